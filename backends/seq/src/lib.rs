@@ -1,0 +1,57 @@
+//! The sequential backend: every element in set order, one at a time, with
+//! reductions applied straight to the user's variables. This is OP2's reference
+//! order, so results are bitwise those of a plain loop over the set.
+
+use op2_core::invoke::{Executor, Invoker, LoopRun};
+
+/// Sequential execution.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Seq;
+
+impl Executor for Seq {
+    fn name(&self) -> &'static str {
+        "seq"
+    }
+
+    unsafe fn execute(&self, run: &LoopRun<'_>, inv: &dyn Invoker) {
+        if run.exec_size > 0 {
+            // SAFETY: forwarded from the caller's contract; one thread only.
+            inv.run(run.views, 0, run.exec_size);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use op2_core::invoke::FnInvoker;
+    use op2_core::{ArgView, ViewKind};
+
+    #[test]
+    fn runs_every_element_in_order() {
+        let mut out = vec![0.0f64; 5];
+        let view = ArgView {
+            data: out.as_mut_ptr() as *mut u8,
+            map: std::ptr::null(),
+            map_dim: 0,
+            idx: -1,
+            elem_bytes: 8,
+            kind: ViewKind::Direct,
+        };
+        let order = std::sync::Mutex::new(Vec::new());
+        let inv = FnInvoker(|n, p: &[*mut u8]| unsafe {
+            *(p[0] as *mut f64) = n as f64 * 2.0;
+            order.lock().unwrap().push(n);
+        });
+        let run = LoopRun {
+            name: "t",
+            exec_size: 5,
+            views: &[view],
+            args: &[],
+            scalars: &[],
+        };
+        unsafe { Seq.execute(&run, &inv) };
+        assert_eq!(out, vec![0.0, 2.0, 4.0, 6.0, 8.0]);
+        assert_eq!(order.into_inner().unwrap(), vec![0, 1, 2, 3, 4]);
+    }
+}

@@ -1,0 +1,168 @@
+// airfoil.cpp -- 2D inviscid flow around a NACA 0012 section, written
+// against the OP2 API (sets, maps, dats, op_par_loop).
+//
+// Finite-volume, cell-centred; explicit two-stage time marching with local
+// time steps.  Each time step:
+//   save_soln  (cells)   qold = q
+//   twice:
+//     adt_calc (cells)   local wave-speed sums, via cell -> node
+//     res_calc (edges)   interior fluxes, via edge -> node, edge -> cell
+//     bres_calc(bedges)  wall / far-field fluxes, via bedge -> node, -> cell
+//     update   (cells)   q = qold - res/adt, accumulate rms (OP_INC)
+// Every 100 steps the rms of the last stage's change is printed.
+//
+// Command line: see airfoil_setup.h (mesh file or built-in O-grid,
+// --cells, --iters, --out, --diags).  OP2 runtime arguments such as
+// OP_PART_SIZE=... are passed through to op_init.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vector>
+
+// flow constants read by the kernels (declared to OP2 with op_decl_const)
+double gam, gm1, cfl, eps, mach, alpha, qinf[4];
+
+#include "op_seq.h"
+
+#include "airfoil_setup.h"
+
+#include "adt_calc.h"
+#include "bres_calc.h"
+#include "res_calc.h"
+#include "save_soln.h"
+#include "update.h"
+
+int main(int argc, char **argv) {
+  AirfoilOptions opt = airfoil_parse_args(argc, argv);
+
+  op_init(argc, argv, opt.diags);
+
+  op_printf("%s grid \n", opt.mesh_file ? "reading in" : "generating");
+  naca_mesh m;
+  airfoil_get_mesh(opt, &m);
+  op_printf(" nodes %d, cells %d, edges %d, boundary edges %d \n", m.nnode,
+            m.ncell, m.nedge, m.nbedge);
+
+  op_printf("initialising flow field \n");
+  airfoil_set_constants();
+
+  std::vector<double> q(4 * (size_t)m.ncell), qold(4 * (size_t)m.ncell, 0.0),
+      res(4 * (size_t)m.ncell, 0.0), adt((size_t)m.ncell, 0.0);
+  for (int c = 0; c < m.ncell; ++c)
+    for (int k = 0; k < 4; ++k)
+      q[4 * c + k] = qinf[k];
+
+  // sets
+  op_set nodes = op_decl_set(m.nnode, "nodes");
+  op_set edges = op_decl_set(m.nedge, "edges");
+  op_set bedges = op_decl_set(m.nbedge, "bedges");
+  op_set cells = op_decl_set(m.ncell, "cells");
+
+  // connectivity
+  op_map pedge = op_decl_map(edges, nodes, 2, m.edge, "pedge");
+  op_map pecell = op_decl_map(edges, cells, 2, m.ecell, "pecell");
+  op_map pbedge = op_decl_map(bedges, nodes, 2, m.bedge, "pbedge");
+  op_map pbecell = op_decl_map(bedges, cells, 1, m.becell, "pbecell");
+  op_map pcell = op_decl_map(cells, nodes, 4, m.cell, "pcell");
+
+  // data
+  op_dat p_bound = op_decl_dat(bedges, 1, "int", m.bound, "p_bound");
+  op_dat p_x = op_decl_dat(nodes, 2, "double", m.x, "p_x");
+  op_dat p_q = op_decl_dat(cells, 4, "double", q.data(), "p_q");
+  op_dat p_qold = op_decl_dat(cells, 4, "double", qold.data(), "p_qold");
+  op_dat p_adt = op_decl_dat(cells, 1, "double", adt.data(), "p_adt");
+  op_dat p_res = op_decl_dat(cells, 4, "double", res.data(), "p_res");
+
+  op_decl_const(1, "double", &gam);
+  op_decl_const(1, "double", &gm1);
+  op_decl_const(1, "double", &cfl);
+  op_decl_const(1, "double", &eps);
+  op_decl_const(1, "double", &mach);
+  op_decl_const(1, "double", &alpha);
+  op_decl_const(4, "double", qinf);
+
+  if (opt.diags > 1)
+    op_diagnostic_output();
+
+  double cpu_t1, cpu_t2, wall_t1, wall_t2;
+  op_timers(&cpu_t1, &wall_t1);
+
+  double rms = 0.0;
+
+  for (int iter = 1; iter <= opt.iters; ++iter) {
+
+    op_par_loop(save_soln, "save_soln", cells,
+                op_arg_dat(p_q, -1, OP_ID, 4, "double", OP_READ),
+                op_arg_dat(p_qold, -1, OP_ID, 4, "double", OP_WRITE));
+
+    for (int stage = 0; stage < 2; ++stage) {
+
+      op_par_loop(adt_calc, "adt_calc", cells,
+                  op_arg_dat(p_x, 0, pcell, 2, "double", OP_READ),
+                  op_arg_dat(p_x, 1, pcell, 2, "double", OP_READ),
+                  op_arg_dat(p_x, 2, pcell, 2, "double", OP_READ),
+                  op_arg_dat(p_x, 3, pcell, 2, "double", OP_READ),
+                  op_arg_dat(p_q, -1, OP_ID, 4, "double", OP_READ),
+                  op_arg_dat(p_adt, -1, OP_ID, 1, "double", OP_WRITE));
+
+      op_par_loop(res_calc, "res_calc", edges,
+                  op_arg_dat(p_x, 0, pedge, 2, "double", OP_READ),
+                  op_arg_dat(p_x, 1, pedge, 2, "double", OP_READ),
+                  op_arg_dat(p_q, 0, pecell, 4, "double", OP_READ),
+                  op_arg_dat(p_q, 1, pecell, 4, "double", OP_READ),
+                  op_arg_dat(p_adt, 0, pecell, 1, "double", OP_READ),
+                  op_arg_dat(p_adt, 1, pecell, 1, "double", OP_READ),
+                  op_arg_dat(p_res, 0, pecell, 4, "double", OP_INC),
+                  op_arg_dat(p_res, 1, pecell, 4, "double", OP_INC));
+
+      op_par_loop(bres_calc, "bres_calc", bedges,
+                  op_arg_dat(p_x, 0, pbedge, 2, "double", OP_READ),
+                  op_arg_dat(p_x, 1, pbedge, 2, "double", OP_READ),
+                  op_arg_dat(p_q, 0, pbecell, 4, "double", OP_READ),
+                  op_arg_dat(p_adt, 0, pbecell, 1, "double", OP_READ),
+                  op_arg_dat(p_res, 0, pbecell, 4, "double", OP_INC),
+                  op_arg_dat(p_bound, -1, OP_ID, 1, "int", OP_READ));
+
+      rms = 0.0;
+      op_par_loop(update, "update", cells,
+                  op_arg_dat(p_qold, -1, OP_ID, 4, "double", OP_READ),
+                  op_arg_dat(p_q, -1, OP_ID, 4, "double", OP_WRITE),
+                  op_arg_dat(p_res, -1, OP_ID, 4, "double", OP_RW),
+                  op_arg_dat(p_adt, -1, OP_ID, 1, "double", OP_READ),
+                  op_arg_gbl(&rms, 1, "double", OP_INC));
+    }
+
+    rms = sqrt(rms / (double)op_get_size(cells));
+    if (iter % 100 == 0)
+      op_printf(" %d  %10.5e \n", iter, rms);
+  }
+
+  op_timers(&cpu_t2, &wall_t2);
+
+  // bring the final state back to the host and summarise it
+  const int ncell = (int)op_get_size(cells);
+  std::vector<double> qfinal(4 * (size_t)ncell);
+  op_fetch_data(p_q, qfinal.data());
+  double qsum[4] = {0.0, 0.0, 0.0, 0.0};
+  for (int c = 0; c < ncell; ++c)
+    for (int k = 0; k < 4; ++k)
+      qsum[k] += qfinal[4 * c + k];
+  op_printf(" q sums: %.15e %.15e %.15e %.15e \n", qsum[0], qsum[1], qsum[2],
+            qsum[3]);
+
+  if (opt.out_file != nullptr) {
+    op_print_dat_to_binfile(p_q, opt.out_file);
+    op_printf(" wrote final q to %s \n", opt.out_file);
+  }
+
+  op_timing_output();
+  op_printf("Max total runtime = %f\n", wall_t2 - wall_t1);
+
+  op_exit();
+  // released only after op_exit: with the OP_NO_REALLOC runtime option OP2
+  // adopts the user's dat arrays instead of copying them
+  naca_mesh_free(&m);
+  return 0;
+}

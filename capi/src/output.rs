@@ -1,0 +1,487 @@
+//! Getting data out: fetch, dumps, diagnostics, timers and the timing table.
+
+use crate::ffi::*;
+use crate::globals::{self, *};
+use crate::guard::guard;
+use crate::state::{c_str, with_state, State};
+use op2_core::error::obj;
+use op2_core::timing::{format_table, moments_ignoring_zeros, TimingRow};
+use op2_core::{DatId, Op2Error, Result};
+use std::ffi::CStr;
+use std::os::raw::{c_char, c_double, c_int};
+use std::ptr::addr_of;
+
+fn out(s: &str) {
+    crate::printf::cout(s)
+}
+
+fn fetch_range(
+    st: &State,
+    call: &str,
+    dat: op_dat,
+    low: i64,
+    high: i64,
+    dst: *mut c_char,
+    dst_elem: Option<usize>,
+) -> Result<()> {
+    let id = st.dat_id(call, dat)?;
+    let d = st.dom.dat(id);
+    let o = obj("dat", &d.name);
+    let n = st.dom.set(d.set).size as i64;
+    if dst.is_null() {
+        return Err(Op2Error::new(call, o, "the destination pointer is NULL"));
+    }
+    if let Some(sz) = dst_elem {
+        if let Some(ts) = d.scalar.size() {
+            if ts != sz {
+                return Err(Op2Error::new(
+                    call,
+                    o,
+                    format!("the destination has {sz}-byte elements but the dat's type \"{}\" has {ts}-byte elements", d.type_name),
+                ));
+            }
+        }
+    }
+    if n == 0 && low == 0 && high == -1 {
+        return Ok(());
+    }
+    if low < 0 || high >= n || low > high {
+        return Err(Op2Error::new(
+            call,
+            o,
+            format!(
+                "range [{low}, {high}] is not inside the set's elements [0, {}]",
+                n - 1
+            ),
+        ));
+    }
+    let eb = d.elem_bytes;
+    let bytes = &d.data.as_slice()[low as usize * eb..(high as usize + 1) * eb];
+    // SAFETY: OP2's contract: dst holds (high - low + 1) elements.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst as *mut u8, bytes.len()) };
+    Ok(())
+}
+
+/// Copy all of a dat's owned elements to `dst`.
+#[no_mangle]
+pub unsafe extern "C" fn op_fetch_data_char(dat: op_dat, dst: *mut c_char) {
+    with_state("op_fetch_data", |st| {
+        let id = st.dat_id("op_fetch_data", dat)?;
+        let n = st.dom.set(st.dom.dat(id).set).size as i64;
+        fetch_range(st, "op_fetch_data", dat, 0, n - 1, dst, None)
+    })
+}
+
+/// `op_fetch_data` from the C/C++ headers, which know the destination's element size.
+#[no_mangle]
+pub unsafe extern "C" fn op2_fetch_data_checked(dat: op_dat, dst: *mut c_char, dst_elem: c_int) {
+    with_state("op_fetch_data", |st| {
+        let id = st.dat_id("op_fetch_data", dat)?;
+        let n = st.dom.set(st.dom.dat(id).set).size as i64;
+        fetch_range(
+            st,
+            "op_fetch_data",
+            dat,
+            0,
+            n - 1,
+            dst,
+            Some(dst_elem as usize),
+        )
+    })
+}
+
+/// Copy elements `low..=high` of a dat to `dst` (which holds `high-low+1` elements).
+/// Unlike OP2, nothing past `high` is read.
+#[no_mangle]
+pub unsafe extern "C" fn op_fetch_data_idx_char(
+    dat: op_dat,
+    dst: *mut c_char,
+    low: c_int,
+    high: c_int,
+) {
+    with_state("op_fetch_data_idx", |st| {
+        fetch_range(
+            st,
+            "op_fetch_data_idx",
+            dat,
+            low as i64,
+            high as i64,
+            dst,
+            None,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn op2_fetch_data_idx_checked(
+    dat: op_dat,
+    dst: *mut c_char,
+    low: c_int,
+    high: c_int,
+    dst_elem: c_int,
+) {
+    with_state("op_fetch_data_idx", |st| {
+        fetch_range(
+            st,
+            "op_fetch_data_idx",
+            dat,
+            low as i64,
+            high as i64,
+            dst,
+            Some(dst_elem as usize),
+        )
+    })
+}
+
+fn dat_owned(st: &State, id: DatId) -> (&op2_core::Dat, usize) {
+    let d = st.dom.dat(id);
+    (d, st.dom.set(d.set).size)
+}
+
+/// Write a dat as text (OP2's single-node format).
+#[no_mangle]
+pub unsafe extern "C" fn op_print_dat_to_txtfile(dat: op_dat, file: *const c_char) {
+    let call = "op_print_dat_to_txtfile";
+    with_state(call, |st| {
+        let id = st.dat_id(call, dat)?;
+        let path = c_str(call, "the file name", file)?;
+        let (d, n) = dat_owned(st, id);
+        let o = obj("dat", &d.name);
+        let text = op2_core::format::dat_txt(&d.type_name, d.dim, n, d.data.as_slice())
+            .ok_or_else(|| {
+                Op2Error::new(
+                    call,
+                    o.clone(),
+                    format!(
+                        "cannot print type \"{}\" (double, float, int, long long only)",
+                        d.type_name
+                    ),
+                )
+            })?;
+        std::fs::write(&path, text)
+            .map_err(|e| Op2Error::new(call, o, format!("cannot write \"{path}\": {e}")))
+    })
+}
+
+/// Write a dat as binary: int32 count, int32 dim, raw element data.
+#[no_mangle]
+pub unsafe extern "C" fn op_print_dat_to_binfile(dat: op_dat, file: *const c_char) {
+    let call = "op_print_dat_to_binfile";
+    with_state(call, |st| {
+        let id = st.dat_id(call, dat)?;
+        let path = c_str(call, "the file name", file)?;
+        let (d, n) = dat_owned(st, id);
+        let bytes = op2_core::format::dat_bin(d.dim, n, d.elem_bytes, d.data.as_slice());
+        std::fs::write(&path, bytes).map_err(|e| {
+            Op2Error::new(
+                call,
+                obj("dat", &d.name),
+                format!("cannot write \"{path}\": {e}"),
+            )
+        })
+    })
+}
+
+/// Print every value of a dat on its own line.
+#[no_mangle]
+pub unsafe extern "C" fn op_dump_dat(dat: op_dat) {
+    let call = "op_dump_dat";
+    with_state(call, |st| {
+        let id = st.dat_id(call, dat)?;
+        let (d, n) = dat_owned(st, id);
+        let text = op2_core::format::dat_txt(&d.type_name, d.dim, n, d.data.as_slice())
+            .ok_or_else(|| Op2Error::new(call, obj("dat", &d.name), "cannot print this type"))?;
+        let mut s = String::new();
+        for v in text.lines().skip(1).flat_map(|l| l.split_whitespace()) {
+            s.push_str(v);
+            s.push('\n');
+        }
+        out(&s);
+        Ok(())
+    })
+}
+
+/// Tables of sets, maps and dats (printed when OP_diags > 1).
+#[no_mangle]
+pub extern "C" fn op_diagnostic_output() {
+    with_state("op_diagnostic_output", |st| {
+        if globals::diags() <= 1 {
+            return Ok(());
+        }
+        let dom = &st.dom;
+        let mut s = String::from("\n  OP diagnostic output\n  --------------------\n\n       set       size\n  -------------------\n");
+        for set in dom.sets() {
+            s.push_str(&format!("{:>10} {:>10}\n", set.name, set.size));
+        }
+        s.push_str("\n       map        dim       from         to\n  -----------------------------------------\n");
+        for m in dom.maps() {
+            s.push_str(&format!(
+                "{:>10} {:>10} {:>10} {:>10}\n",
+                m.name,
+                m.dim,
+                dom.set(m.from).name,
+                dom.set(m.to).name
+            ));
+        }
+        s.push_str("\n       dat        dim        set\n  ------------------------------\n");
+        for (_, d) in dom.dats() {
+            s.push_str(&format!(
+                "{:>10} {:>10} {:>10}\n",
+                d.name,
+                d.dim,
+                dom.set(d.set).name
+            ));
+        }
+        s.push('\n');
+        out(&s);
+        Ok(())
+    })
+}
+
+// ---- timers and timing -------------------------------------------------------
+
+fn wall_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+fn cpu_now() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec we pass.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// Wall-clock seconds in `*et` and process CPU seconds in `*cpu` (either may be NULL).
+#[no_mangle]
+pub unsafe extern "C" fn op_timers_core(cpu: *mut c_double, et: *mut c_double) {
+    if !cpu.is_null() {
+        *cpu = cpu_now();
+    }
+    if !et.is_null() {
+        *et = wall_now();
+    }
+}
+
+/// As op_timers_core (a barrier first under MPI).
+#[no_mangle]
+pub unsafe extern "C" fn op_timers(cpu: *mut c_double, et: *mut c_double) {
+    op_timers_core(cpu, et)
+}
+
+/// Make `OP_kernels[k]` exist (generated code calls this before touching it).
+#[no_mangle]
+pub extern "C" fn op_timing_realloc(k: c_int) {
+    op_timing_realloc_manytime(k, 1)
+}
+
+#[no_mangle]
+pub extern "C" fn op_timing_realloc_manytime(k: c_int, ntimers: c_int) {
+    with_state("op_timing_realloc", |st| {
+        if k < 0 {
+            return Err(Op2Error::new(
+                "op_timing_realloc",
+                "",
+                format!("kernel index {k} is negative"),
+            ));
+        }
+        st.kernels.realloc(k as usize, ntimers.max(1) as usize);
+        Ok(())
+    })
+}
+
+/// Rows of the timing table from `OP_kernels`.
+pub(crate) fn timing_rows(st: &mut State) -> Vec<TimingRow> {
+    let mut rows = Vec::new();
+    for r in st.kernels.recs.iter_mut() {
+        if r.count == 0 {
+            continue;
+        }
+        // SAFETY: times has ntimes entries (allocated by Kernels::realloc).
+        let times = unsafe { std::slice::from_raw_parts_mut(r.times, r.ntimes.max(1) as usize) };
+        if times.len() == 1 && times[0] == 0.0 && r.time != 0.0 {
+            times[0] = r.time;
+        }
+        let (m, sd) = moments_ignoring_zeros(times);
+        let name = if r.name.is_null() {
+            "?".to_string()
+        } else {
+            // SAFETY: names are C strings set by us or the application.
+            unsafe { CStr::from_ptr(r.name) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        rows.push(TimingRow {
+            name,
+            count: r.count as i64,
+            plan_time: r.plan_time as f64,
+            mpi_time: r.mpi_time,
+            mpi_std: 0.0,
+            time: m,
+            time_std: sd,
+            transfer: r.transfer as f64,
+            transfer2: r.transfer2 as f64,
+        });
+    }
+    rows
+}
+
+/// Print the per-kernel timing table (every loop run through op_par_loop and
+/// every kernel generated code recorded).
+#[no_mangle]
+pub extern "C" fn op_timing_output() {
+    with_state("op_timing_output", |st| {
+        if st.kernels.recs.is_empty() {
+            return Ok(());
+        }
+        let rows = timing_rows(st);
+        let mut s = format_table(&rows);
+        if crate::PRINTS_PLAN_TIME {
+            // SAFETY: plain double global.
+            let pt = unsafe { std::ptr::read_volatile(addr_of!(OP_plan_time)) };
+            s.push_str(&format!("Total plan time: {pt:8.4}\n"));
+        }
+        out(&s);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn op_timing_output_core() {
+    with_state("op_timing_output_core", |st| {
+        if !st.kernels.recs.is_empty() {
+            let rows = timing_rows(st);
+            out(&format_table(&rows));
+        }
+        Ok(())
+    })
+}
+
+/// The timing table in OP2's file layout.
+#[no_mangle]
+pub unsafe extern "C" fn op_timing_output_2_file(file: *const c_char) {
+    let call = "op_timing_output_2_file";
+    with_state(call, |st| {
+        let path = c_str(call, "the file name", file)?;
+        let rows = timing_rows(st);
+        let mut s = String::from("  count     time     GB/s     GB/s   kernel name \n");
+        s.push_str(&format!(" {}\n", "-".repeat(91)));
+        let mut total = 0.0;
+        for r in &rows {
+            total += r.time;
+            let g = |b: f64| {
+                if r.time > 0.0 {
+                    b / (1e9 * r.time)
+                } else {
+                    0.0
+                }
+            };
+            if r.transfer2 < 1e-8 {
+                s.push_str(&format!(
+                    " {:6}  {:8.4} {:8.4}            {} \n",
+                    r.count,
+                    r.time,
+                    g(r.transfer),
+                    r.name
+                ));
+            } else {
+                s.push_str(&format!(
+                    " {:6}  {:8.4} {:8.4} {:8.4}   {} \n",
+                    r.count,
+                    r.time,
+                    g(r.transfer),
+                    g(r.transfer2),
+                    r.name
+                ));
+            }
+        }
+        s.push_str(&format!("Total kernel time = {total:.6}\n"));
+        std::fs::write(&path, s)
+            .map_err(|e| Op2Error::new(call, "", format!("cannot write \"{path}\": {e}")))
+    })
+}
+
+/// Per-kernel timings as CSV (one row per kernel; rank 0, thread 0).
+#[no_mangle]
+pub unsafe extern "C" fn op_timings_to_csv(file: *const c_char) {
+    let call = "op_timings_to_csv";
+    with_state(call, |st| {
+        let path = c_str(call, "the file name", file)?;
+        let rows = timing_rows(st);
+        let mut s = String::from("rank,thread,nranks,nthreads,count,total time,plan time,mpi time,GB used,GB total,kernel name\n");
+        for r in &rows {
+            s.push_str(&format!(
+                "0,0,1,1,{},{:.6},{:.6},{:.6},{:.6},{:.6},{}\n",
+                r.count,
+                r.time,
+                r.plan_time,
+                r.mpi_time,
+                r.transfer / 1e9,
+                r.transfer2 / 1e9,
+                r.name
+            ));
+        }
+        std::fs::write(&path, s)
+            .map_err(|e| Op2Error::new(call, "", format!("cannot write \"{path}\": {e}")))
+    })
+}
+
+/// First and second moment of one value (across ranks under MPI).
+#[no_mangle]
+pub unsafe extern "C" fn op_compute_moment(t: c_double, m1: *mut c_double, m2: *mut c_double) {
+    if !m1.is_null() {
+        *m1 = t;
+    }
+    if !m2.is_null() {
+        *m2 = t * t;
+    }
+}
+
+/// Moments over `n` times, optionally ignoring zeros.
+#[no_mangle]
+pub unsafe extern "C" fn op_compute_moment_across_times(
+    times: *const c_double,
+    n: c_int,
+    ignore_zeros: bool,
+    m1: *mut c_double,
+    m2: *mut c_double,
+) {
+    let ts: Vec<f64> = if times.is_null() || n <= 0 {
+        Vec::new()
+    } else {
+        std::slice::from_raw_parts(times, n as usize).to_vec()
+    };
+    let used: Vec<f64> = ts
+        .into_iter()
+        .filter(|t| !ignore_zeros || *t != 0.0)
+        .collect();
+    let k = used.len().max(1) as f64;
+    if !m1.is_null() {
+        *m1 = used.iter().sum::<f64>() / k;
+    }
+    if !m2.is_null() {
+        *m2 = used.iter().map(|t| t * t).sum::<f64>() / k;
+    }
+}
+
+/// Print a line (root only under MPI).
+#[no_mangle]
+pub unsafe extern "C" fn op_print(line: *const c_char) {
+    guard("op_print", || {
+        if !line.is_null() && crate::is_root() {
+            let s = CStr::from_ptr(line).to_string_lossy();
+            out(&format!("{s}\n"));
+        }
+    })
+}
+
+/// 1 on the root process (always on one node).
+#[no_mangle]
+pub extern "C" fn op_is_root() -> c_int {
+    crate::is_root() as c_int
+}

@@ -1,0 +1,101 @@
+//! 64-byte aligned, zero-initialised byte storage for dats.
+
+use std::alloc::{self, Layout};
+use std::ptr::NonNull;
+
+/// Alignment of every dat buffer (OP2's `OP2_ALIGNMENT`; generated OpenMP code assumes it).
+pub const ALIGNMENT: usize = 64;
+
+/// An owned, zeroed, 64-byte aligned byte buffer whose address never changes.
+pub struct AlignedBuf {
+    ptr: NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: AlignedBuf uniquely owns its allocation, like a Box<[u8]>.
+unsafe impl Send for AlignedBuf {}
+// SAFETY: shared access only hands out `&[u8]`.
+unsafe impl Sync for AlignedBuf {}
+
+impl AlignedBuf {
+    /// A zeroed buffer of `len` bytes (at least one cache line is allocated).
+    pub fn zeroed(len: usize) -> AlignedBuf {
+        let layout = Self::layout(len);
+        // SAFETY: the layout has non-zero size (at least ALIGNMENT bytes).
+        let raw = unsafe { alloc::alloc_zeroed(layout) };
+        let ptr = NonNull::new(raw).unwrap_or_else(|| alloc::handle_alloc_error(layout));
+        AlignedBuf { ptr, len }
+    }
+
+    /// A buffer holding a copy of `bytes`, padded with zeros to `len` bytes.
+    pub fn from_bytes(bytes: &[u8], len: usize) -> AlignedBuf {
+        let mut b = AlignedBuf::zeroed(len.max(bytes.len()));
+        b.as_mut_slice()[..bytes.len()].copy_from_slice(bytes);
+        b
+    }
+
+    fn layout(len: usize) -> Layout {
+        let size = len.div_ceil(ALIGNMENT).max(1) * ALIGNMENT;
+        Layout::from_size_align(size, ALIGNMENT).expect("dat size overflows the address space")
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn as_ptr(&self) -> *const u8 {
+        self.ptr.as_ptr()
+    }
+
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        // SAFETY: ptr is valid for len initialised (zeroed) bytes while self lives.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: as above, and &mut self gives exclusive access.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for AlignedBuf {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `zeroed` with exactly this layout.
+        unsafe { alloc::dealloc(self.ptr.as_ptr(), Self::layout(self.len)) }
+    }
+}
+
+impl std::fmt::Debug for AlignedBuf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "AlignedBuf({} bytes @ {:p})", self.len, self.ptr)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aligned_and_zeroed() {
+        for len in [0usize, 1, 63, 64, 65, 1000] {
+            let b = AlignedBuf::zeroed(len);
+            assert_eq!(b.as_ptr() as usize % ALIGNMENT, 0);
+            assert_eq!(b.len(), len);
+            assert!(b.as_slice().iter().all(|&x| x == 0));
+        }
+    }
+
+    #[test]
+    fn copies_and_pads() {
+        let b = AlignedBuf::from_bytes(&[1, 2, 3], 8);
+        assert_eq!(b.as_slice(), &[1, 2, 3, 0, 0, 0, 0, 0]);
+    }
+}

@@ -1,0 +1,429 @@
+//! Loop arguments and the checks run on them before a loop executes.
+
+use crate::domain::{dat_type_matches, DatId, Domain, MapId, SetId};
+use crate::error::{obj, Op2Error, Result};
+use crate::types::ScalarType;
+
+/// OP2 access modes, with OP2's C values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(i32)]
+pub enum Access {
+    Read = 0,
+    Write = 1,
+    Rw = 2,
+    Inc = 3,
+    Min = 4,
+    Max = 5,
+    Work = 6,
+}
+
+impl Access {
+    pub fn from_c(v: i32) -> Option<Access> {
+        Some(match v {
+            0 => Access::Read,
+            1 => Access::Write,
+            2 => Access::Rw,
+            3 => Access::Inc,
+            4 => Access::Min,
+            5 => Access::Max,
+            6 => Access::Work,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Access::Read => "OP_READ",
+            Access::Write => "OP_WRITE",
+            Access::Rw => "OP_RW",
+            Access::Inc => "OP_INC",
+            Access::Min => "OP_MIN",
+            Access::Max => "OP_MAX",
+            Access::Work => "OP_WORK",
+        }
+    }
+
+    /// Does the kernel modify data through this access?
+    pub fn writes(self) -> bool {
+        !matches!(self, Access::Read)
+    }
+
+    /// Is this a reduction (the kernel combines into a global)?
+    pub fn is_reduction(self) -> bool {
+        matches!(self, Access::Inc | Access::Min | Access::Max)
+    }
+}
+
+/// What an argument refers to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ArgKind {
+    /// A dat, directly (`map == None`, idx -1), through map column `idx >= 0`, or
+    /// through all columns (`idx < -1`, a vector argument of `-idx` pointers).
+    Dat {
+        dat: DatId,
+        map: Option<MapId>,
+        idx: i32,
+    },
+    /// A global (constant or reduction) of `dim` scalars.
+    Gbl,
+    /// The element index (direct) or a map entry (`op_arg_idx`).
+    Idx { map: Option<MapId>, idx: i32 },
+    /// Location info for a companion MIN/MAX gbl (`op_arg_info`); `reference` is its arg number.
+    Info { reference: i32 },
+}
+
+/// A checked description of one argument of a loop.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ArgSpec {
+    pub kind: ArgKind,
+    pub dim: i32,
+    pub type_name: String,
+    pub access: Access,
+    /// false: an optional argument switched off (the kernel gets NULL).
+    pub opt: bool,
+}
+
+impl ArgSpec {
+    pub fn is_indirect(&self) -> bool {
+        self.opt && matches!(self.kind, ArgKind::Dat { map: Some(_), .. })
+    }
+}
+
+/// Check an `op_arg_dat` against the dat and map it names.
+pub fn check_arg_dat(
+    call: &str,
+    d: &Domain,
+    dat: DatId,
+    idx: i32,
+    map: Option<MapId>,
+    dim: i32,
+    type_name: &str,
+    access: Access,
+) -> Result<()> {
+    let dt = d.dat(dat);
+    let err = |msg: String| Op2Error::new(call, obj("dat", &dt.name), msg);
+    if dim != dt.dim as i32 {
+        return Err(err(format!(
+            "arg dim {dim} is not the dat's dim {}",
+            dt.dim
+        )));
+    }
+    if !dat_type_matches(dt, type_name) {
+        return Err(err(format!(
+            "arg type \"{type_name}\" is not the dat's type \"{}\"",
+            dt.type_name
+        )));
+    }
+    if matches!(access, Access::Min | Access::Max) {
+        return Err(err(format!(
+            "{} is only allowed on global arguments (op_arg_gbl)",
+            access.name()
+        )));
+    }
+    match map {
+        None => {
+            if idx != -1 {
+                return Err(err(format!(
+                    "idx {idx} given with OP_ID; a direct argument must have idx -1"
+                )));
+            }
+        }
+        Some(m) => {
+            let mp = d.map(m);
+            let mdim = mp.dim as i32;
+            if idx < -mdim || idx >= mdim || idx == -1 {
+                return Err(err(format!(
+                    "idx {idx} is outside [-{mdim}, {mdim}) for map \"{}\" of dim {mdim} (and -1 means direct, which needs OP_ID)",
+                    mp.name
+                )));
+            }
+            if idx < -1 && idx != -mdim {
+                // OP2 accepts any -K with K <= map dim: K pointers from columns 0..K-1.
+            }
+            if mp.to != dt.set {
+                return Err(err(format!(
+                    "map \"{}\" goes to set \"{}\" but the dat is on set \"{}\"",
+                    mp.name,
+                    d.set(mp.to).name,
+                    d.set(dt.set).name
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Check a global argument's declared type and element size.
+pub fn check_arg_gbl(call: &str, dim: i32, type_name: &str, type_size: i32) -> Result<()> {
+    let err = |msg: String| Op2Error::new(call, format!("global of type \"{type_name}\""), msg);
+    if dim <= 0 {
+        return Err(err(format!("dim {dim} must be positive")));
+    }
+    if let Some(sz) = ScalarType::parse(type_name).size() {
+        if type_size > 0 && sz != type_size as usize {
+            return Err(err(format!(
+                "type \"{type_name}\" has {sz}-byte elements but the data's elements have {type_size} bytes"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Summary of a checked loop.
+#[derive(Debug, Clone, Default)]
+pub struct LoopInfo {
+    /// Any enabled argument reaches a dat through a map.
+    pub indirect: bool,
+    /// Number of distinct (dat, map) pairs accessed indirectly, OP2's `ninds`.
+    pub ninds: usize,
+    /// Per argument, the index of its indirect (dat) group or -1, OP2's `inds`.
+    pub inds: Vec<i32>,
+}
+
+/// Check every argument of `op_par_loop(name, set, args)` against the loop set.
+pub fn check_loop(d: &Domain, name: &str, set: SetId, args: &[ArgSpec]) -> Result<LoopInfo> {
+    let s = d.set(set);
+    let lerr = |i: usize, msg: String| {
+        Op2Error::new("op_par_loop", obj("loop", name), format!("arg {i}: {msg}"))
+    };
+    let mut info = LoopInfo {
+        inds: vec![-1; args.len()],
+        ..LoopInfo::default()
+    };
+    let mut groups: Vec<DatId> = Vec::new();
+    for (i, a) in args.iter().enumerate() {
+        if !a.opt {
+            continue;
+        }
+        match &a.kind {
+            ArgKind::Dat { dat, map, idx } => {
+                check_arg_dat(
+                    "op_par_loop",
+                    d,
+                    *dat,
+                    *idx,
+                    *map,
+                    a.dim,
+                    &a.type_name,
+                    a.access,
+                )
+                .map_err(|e| lerr(i, format!("{}: {}", e.object, e.msg)))?;
+                let dt = d.dat(*dat);
+                match map {
+                    None => {
+                        if dt.set != set {
+                            return Err(lerr(
+                                i,
+                                format!(
+                                    "direct dat \"{}\" is on set \"{}\", not on the loop set \"{}\"",
+                                    dt.name,
+                                    d.set(dt.set).name,
+                                    s.name
+                                ),
+                            ));
+                        }
+                    }
+                    Some(m) => {
+                        let mp = d.map(*m);
+                        if mp.from != set {
+                            return Err(lerr(
+                                i,
+                                format!(
+                                    "map \"{}\" is from set \"{}\", not from the loop set \"{}\"",
+                                    mp.name,
+                                    d.set(mp.from).name,
+                                    s.name
+                                ),
+                            ));
+                        }
+                        info.indirect = true;
+                        let g = match groups.iter().position(|g| g == dat) {
+                            Some(g) => g,
+                            None => {
+                                groups.push(*dat);
+                                groups.len() - 1
+                            }
+                        };
+                        info.inds[i] = g as i32;
+                    }
+                }
+            }
+            ArgKind::Gbl => {
+                if a.access == Access::Work {
+                    continue;
+                }
+            }
+            ArgKind::Idx { map, idx } => {
+                if let Some(m) = map {
+                    let mp = d.map(*m);
+                    if mp.from != set {
+                        return Err(lerr(
+                            i,
+                            format!(
+                                "op_arg_idx map \"{}\" is from set \"{}\", not from the loop set \"{}\"",
+                                mp.name,
+                                d.set(mp.from).name,
+                                s.name
+                            ),
+                        ));
+                    }
+                    if *idx < 0 || *idx >= mp.dim as i32 {
+                        return Err(lerr(
+                            i,
+                            format!(
+                                "op_arg_idx idx {idx} is outside [0, {}) for map \"{}\"",
+                                mp.dim, mp.name
+                            ),
+                        ));
+                    }
+                } else if *idx != -1 {
+                    return Err(lerr(
+                        i,
+                        format!("op_arg_idx idx {idx} with OP_ID must be -1"),
+                    ));
+                }
+            }
+            ArgKind::Info { reference } => {
+                let r = *reference;
+                if r < 0 || r as usize >= args.len() {
+                    return Err(lerr(
+                        i,
+                        format!(
+                            "op_arg_info refers to arg {r}, but the loop has {} args",
+                            args.len()
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    info.ninds = groups.len();
+    Ok(info)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::MapCheck;
+
+    fn mesh() -> (Domain, SetId, SetId, MapId, DatId, DatId) {
+        let mut d = Domain::new();
+        let nodes = d.decl_set(3, "nodes").unwrap();
+        let edges = d.decl_set(2, "edges").unwrap();
+        let pedge = d
+            .decl_map(edges, nodes, 2, &[0, 1, 1, 2], 0, "pedge", MapCheck::Local)
+            .unwrap();
+        let x = d
+            .decl_dat("op_decl_dat", nodes, 2, "double", 8, None, "x", false)
+            .unwrap();
+        let w = d
+            .decl_dat("op_decl_dat", edges, 1, "float", 4, None, "w", false)
+            .unwrap();
+        (d, nodes, edges, pedge, x, w)
+    }
+
+    fn dat(dat: DatId, map: Option<MapId>, idx: i32, dim: i32, t: &str, acc: Access) -> ArgSpec {
+        ArgSpec {
+            kind: ArgKind::Dat { dat, map, idx },
+            dim,
+            type_name: t.into(),
+            access: acc,
+            opt: true,
+        }
+    }
+
+    #[test]
+    fn good_loop_and_inds() {
+        let (d, _n, edges, pedge, x, w) = mesh();
+        let args = vec![
+            dat(x, Some(pedge), 0, 2, "double", Access::Read),
+            dat(x, Some(pedge), 1, 2, "double", Access::Read),
+            dat(w, None, -1, 1, "float", Access::Write),
+            dat(x, Some(pedge), -2, 2, "double", Access::Inc),
+        ];
+        let info = check_loop(&d, "l", edges, &args).unwrap();
+        assert!(info.indirect);
+        assert_eq!(info.ninds, 1);
+        assert_eq!(info.inds, vec![0, 0, -1, 0]);
+    }
+
+    #[test]
+    fn each_mismatch_is_named() {
+        let (d, nodes, edges, pedge, x, w) = mesh();
+        let cases: Vec<(SetId, ArgSpec, &str)> = vec![
+            (
+                edges,
+                dat(x, Some(pedge), 0, 3, "double", Access::Read),
+                "dim 3",
+            ),
+            (
+                edges,
+                dat(x, Some(pedge), 0, 2, "float", Access::Read),
+                "type \"float\"",
+            ),
+            (
+                edges,
+                dat(x, None, -1, 2, "double", Access::Read),
+                "not on the loop set",
+            ),
+            (
+                nodes,
+                dat(x, Some(pedge), 0, 2, "double", Access::Read),
+                "not from the loop set",
+            ),
+            (
+                edges,
+                dat(w, Some(pedge), 0, 1, "float", Access::Read),
+                "goes to set",
+            ),
+            (
+                edges,
+                dat(x, Some(pedge), 2, 2, "double", Access::Read),
+                "idx 2 is outside",
+            ),
+            (
+                edges,
+                dat(x, Some(pedge), -3, 2, "double", Access::Read),
+                "idx -3 is outside",
+            ),
+            (
+                edges,
+                dat(x, Some(pedge), -1, 2, "double", Access::Read),
+                "idx -1 is outside",
+            ),
+            (
+                edges,
+                dat(w, None, 0, 1, "float", Access::Read),
+                "direct argument",
+            ),
+            (
+                edges,
+                dat(w, None, -1, 1, "float", Access::Min),
+                "only allowed on global",
+            ),
+        ];
+        for (set, a, want) in cases {
+            let e = check_loop(&d, "res_calc", set, &[a]).unwrap_err();
+            let s = e.to_string();
+            assert!(s.contains("loop \"res_calc\""), "{s}");
+            assert!(s.contains("arg 0"), "{s}");
+            assert!(s.contains(want), "want {want:?} in {s}");
+        }
+    }
+
+    #[test]
+    fn disabled_args_are_not_checked() {
+        let (d, _n, edges, _p, x, _w) = mesh();
+        let mut a = dat(x, None, -1, 7, "int", Access::Read);
+        a.opt = false;
+        assert!(check_loop(&d, "l", edges, &[a]).is_ok());
+    }
+
+    #[test]
+    fn gbl_checks() {
+        assert!(check_arg_gbl("op_arg_gbl", 1, "double", 8).is_ok());
+        assert!(check_arg_gbl("op_arg_gbl", 1, "double", 4).is_err());
+        assert!(check_arg_gbl("op_arg_gbl", 0, "double", 8).is_err());
+        assert!(check_arg_gbl("op_arg_gbl", 2, "my_t", 24).is_ok());
+    }
+}

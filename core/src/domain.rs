@@ -1,0 +1,451 @@
+//! Sets, maps and dats, and the checks OP2 applications get wrong.
+
+use crate::aligned::AlignedBuf;
+use crate::error::{obj, Op2Error, Result};
+use crate::types::{self, ScalarType};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SetId(pub usize);
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MapId(pub usize);
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DatId(pub usize);
+
+/// A set of mesh elements. On a single node `core_size == size` and there is no halo.
+#[derive(Debug, Clone)]
+pub struct Set {
+    pub name: String,
+    /// Owned elements.
+    pub size: usize,
+    /// Owned elements that touch no halo (== size on one node).
+    pub core_size: usize,
+    /// Imported elements executed redundantly (MPI).
+    pub exec_size: usize,
+    /// Imported elements only read (MPI).
+    pub nonexec_size: usize,
+}
+
+impl Set {
+    /// Elements stored per dat on this set (owned + halos).
+    pub fn total_size(&self) -> usize {
+        self.size + self.exec_size + self.nonexec_size
+    }
+}
+
+/// A map from each element of `from` to `dim` elements of `to`, row-major.
+#[derive(Debug, Clone)]
+pub struct Map {
+    pub name: String,
+    pub from: SetId,
+    pub to: SetId,
+    pub dim: usize,
+    pub values: Vec<i32>,
+}
+
+/// Data on a set: `dim` scalars of `type_name` per element, 64-byte aligned.
+#[derive(Debug)]
+pub struct Dat {
+    pub name: String,
+    pub set: SetId,
+    pub dim: usize,
+    /// The type string as declared (e.g. `double`, `double:soa`, `r8`, a user type).
+    pub type_name: String,
+    pub scalar: ScalarType,
+    /// Bytes per element (`dim * sizeof(T)`), OP2's `dat->size`.
+    pub elem_bytes: usize,
+    pub data: AlignedBuf,
+    /// Declared with op_decl_dat_temp (may be freed with op_free_dat_temp).
+    pub temp: bool,
+}
+
+/// The objects of one OP2 program. Ids are indices and are never reused.
+#[derive(Debug, Default)]
+pub struct Domain {
+    sets: Vec<Set>,
+    maps: Vec<Map>,
+    dats: Vec<Option<Dat>>,
+}
+
+/// How map entries are given to `decl_map`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapCheck {
+    /// Single node: every entry must lie in `[0, to.size)`.
+    Local,
+    /// Entries are global indices (MPI before partitioning); checked later.
+    Deferred,
+}
+
+impl Domain {
+    pub fn new() -> Domain {
+        Domain::default()
+    }
+
+    pub fn sets(&self) -> &[Set] {
+        &self.sets
+    }
+    pub fn maps(&self) -> &[Map] {
+        &self.maps
+    }
+    pub fn set(&self, id: SetId) -> &Set {
+        &self.sets[id.0]
+    }
+    pub fn set_mut(&mut self, id: SetId) -> &mut Set {
+        &mut self.sets[id.0]
+    }
+    pub fn map(&self, id: MapId) -> &Map {
+        &self.maps[id.0]
+    }
+    pub fn map_mut(&mut self, id: MapId) -> &mut Map {
+        &mut self.maps[id.0]
+    }
+    /// A live dat (panics on a freed id: callers resolve ids from live handles).
+    pub fn dat(&self, id: DatId) -> &Dat {
+        self.dats[id.0]
+            .as_ref()
+            .expect("dat id refers to a freed temporary dat")
+    }
+    pub fn dat_mut(&mut self, id: DatId) -> &mut Dat {
+        self.dats[id.0]
+            .as_mut()
+            .expect("dat id refers to a freed temporary dat")
+    }
+    pub fn dat_live(&self, id: DatId) -> Option<&Dat> {
+        self.dats.get(id.0).and_then(|d| d.as_ref())
+    }
+    /// Live dats in declaration order.
+    pub fn dats(&self) -> impl Iterator<Item = (DatId, &Dat)> {
+        self.dats
+            .iter()
+            .enumerate()
+            .filter_map(|(i, d)| d.as_ref().map(|d| (DatId(i), d)))
+    }
+    pub fn num_dat_slots(&self) -> usize {
+        self.dats.len()
+    }
+
+    /// `op_decl_set`.
+    pub fn decl_set(&mut self, size: i64, name: &str) -> Result<SetId> {
+        if size < 0 {
+            return Err(Op2Error::new(
+                "op_decl_set",
+                obj("set", name),
+                format!("negative set size {size}"),
+            ));
+        }
+        let size = usize::try_from(size)
+            .map_err(|_| Op2Error::new("op_decl_set", obj("set", name), "set size too large"))?;
+        if size > i32::MAX as usize {
+            return Err(Op2Error::new(
+                "op_decl_set",
+                obj("set", name),
+                format!("set size {size} exceeds the 32-bit index range"),
+            ));
+        }
+        self.sets.push(Set {
+            name: name.to_string(),
+            size,
+            core_size: size,
+            exec_size: 0,
+            nonexec_size: 0,
+        });
+        Ok(SetId(self.sets.len() - 1))
+    }
+
+    /// `op_decl_map`: copies `values` (length `from.size * dim`), subtracting `base`
+    /// (1 for Fortran-style maps), and checks every entry against the to-set.
+    pub fn decl_map(
+        &mut self,
+        from: SetId,
+        to: SetId,
+        dim: i32,
+        values: &[i32],
+        base: i32,
+        name: &str,
+        check: MapCheck,
+    ) -> Result<MapId> {
+        let err = |msg: String| Op2Error::new("op_decl_map", obj("map", name), msg);
+        if dim <= 0 {
+            return Err(err(format!("dimension {dim} must be positive")));
+        }
+        let dim = dim as usize;
+        let nfrom = self.sets[from.0].size;
+        let expect = nfrom * dim;
+        if values.len() != expect {
+            return Err(err(format!(
+                "{} entries given, from-set \"{}\" needs {} x {} = {expect}",
+                values.len(),
+                self.sets[from.0].name,
+                nfrom,
+                dim
+            )));
+        }
+        let vals: Vec<i32> = if base == 0 {
+            values.to_vec()
+        } else {
+            values.iter().map(|v| v.wrapping_sub(base)).collect()
+        };
+        if check == MapCheck::Local {
+            check_map_range(&vals, dim, self.sets[to.0].size, base)
+                .map_err(|m| err(format!("{m} of to-set \"{}\"", self.sets[to.0].name)))?;
+        }
+        self.maps.push(Map {
+            name: name.to_string(),
+            from,
+            to,
+            dim,
+            values: vals,
+        });
+        Ok(MapId(self.maps.len() - 1))
+    }
+
+    /// `op_decl_dat` / `op_decl_dat_temp`. `data` holds `set.size` elements (or is
+    /// `None`: zero-initialised). `type_size` is the size of one scalar.
+    #[allow(clippy::too_many_arguments)]
+    pub fn decl_dat(
+        &mut self,
+        call: &str,
+        set: SetId,
+        dim: i32,
+        type_name: &str,
+        type_size: i32,
+        data: Option<&[u8]>,
+        name: &str,
+        temp: bool,
+    ) -> Result<DatId> {
+        let err = |msg: String| Op2Error::new(call, obj("dat", name), msg);
+        if dim <= 0 {
+            return Err(err(format!("dimension {dim} must be positive")));
+        }
+        if type_size <= 0 {
+            return Err(err(format!(
+                "element type size {type_size} must be positive"
+            )));
+        }
+        let scalar = ScalarType::parse(type_name);
+        if let Some(sz) = scalar.size() {
+            if sz != type_size as usize {
+                return Err(err(format!(
+                    "type \"{type_name}\" has {sz}-byte elements but the data's elements have {type_size} bytes"
+                )));
+            }
+        }
+        let s = &self.sets[set.0];
+        let elem_bytes = dim as usize * type_size as usize;
+        let len = elem_bytes * s.total_size();
+        let buf = match data {
+            Some(bytes) => {
+                let own = elem_bytes * s.size;
+                if bytes.len() < own {
+                    return Err(err(format!(
+                        "{} bytes of data given, set \"{}\" needs {own}",
+                        bytes.len(),
+                        s.name
+                    )));
+                }
+                AlignedBuf::from_bytes(&bytes[..own], len)
+            }
+            None => AlignedBuf::zeroed(len),
+        };
+        self.dats.push(Some(Dat {
+            name: name.to_string(),
+            set,
+            dim: dim as usize,
+            type_name: type_name.to_string(),
+            scalar,
+            elem_bytes,
+            data: buf,
+            temp,
+        }));
+        Ok(DatId(self.dats.len() - 1))
+    }
+
+    /// `op_free_dat_temp`: only temporary dats may be freed.
+    pub fn free_temp(&mut self, id: DatId) -> Result<Dat> {
+        match self.dats.get_mut(id.0) {
+            Some(slot @ Some(_)) => {
+                if !slot.as_ref().is_some_and(|d| d.temp) {
+                    let name = slot.as_ref().map(|d| d.name.clone()).unwrap_or_default();
+                    return Err(Op2Error::new(
+                        "op_free_dat_temp",
+                        obj("dat", &name),
+                        "not a temporary dat (declared with op_decl_dat, not op_decl_dat_temp)",
+                    ));
+                }
+                Ok(slot.take().expect("checked above"))
+            }
+            _ => Err(Op2Error::new(
+                "op_free_dat_temp",
+                "",
+                "dat was already freed",
+            )),
+        }
+    }
+}
+
+/// Check map entries against `[0, to_size)`. The message names the first bad
+/// entry (in the caller's numbering, i.e. with `base` added back) and how many there are.
+pub fn check_map_range(
+    vals: &[i32],
+    dim: usize,
+    to_size: usize,
+    base: i32,
+) -> std::result::Result<(), String> {
+    let bad = |v: i32| v < 0 || v as i64 >= to_size as i64;
+    if let Some(pos) = vals.iter().position(|&v| bad(v)) {
+        let nbad = vals.iter().filter(|&&v| bad(v)).count();
+        let v = vals[pos] as i64 + base as i64;
+        let what = if vals[pos] < 0 {
+            "negative"
+        } else {
+            "out of range"
+        };
+        return Err(format!(
+            "entry {v} at element {} column {} is {what} ({nbad} bad entr{} in all); valid entries are {}..{}",
+            pos / dim,
+            pos % dim,
+            if nbad == 1 { "y" } else { "ies" },
+            base,
+            to_size as i64 - 1 + base as i64
+        ));
+    }
+    Ok(())
+}
+
+/// Is `t` a type string the dat accepts for an argument?
+pub fn dat_type_matches(dat: &Dat, t: &str) -> bool {
+    types::equivalent(&dat.type_name, t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small() -> (Domain, SetId, SetId) {
+        let mut d = Domain::new();
+        let nodes = d.decl_set(4, "nodes").unwrap();
+        let edges = d.decl_set(3, "edges").unwrap();
+        (d, nodes, edges)
+    }
+
+    #[test]
+    fn negative_set_size_is_an_error() {
+        let mut d = Domain::new();
+        let e = d.decl_set(-3, "cells").unwrap_err();
+        assert_eq!(e.call, "op_decl_set");
+        assert!(e.to_string().contains("set \"cells\""), "{e}");
+        assert!(e.to_string().contains("negative"));
+        assert!(d.decl_set(0, "empty").is_ok());
+    }
+
+    #[test]
+    fn map_range_checked() {
+        let (mut d, nodes, edges) = small();
+        assert!(d
+            .decl_map(
+                edges,
+                nodes,
+                2,
+                &[0, 1, 1, 2, 2, 3],
+                0,
+                "ok",
+                MapCheck::Local
+            )
+            .is_ok());
+        let e = d
+            .decl_map(
+                edges,
+                nodes,
+                2,
+                &[0, 1, 1, 4, 2, -1],
+                0,
+                "pedge",
+                MapCheck::Local,
+            )
+            .unwrap_err();
+        let s = e.to_string();
+        assert!(s.contains("map \"pedge\""), "{s}");
+        assert!(s.contains("entry 4 at element 1 column 1"), "{s}");
+        assert!(s.contains("2 bad entries"), "{s}");
+        assert!(s.contains("\"nodes\""), "{s}");
+        let e = d
+            .decl_map(
+                edges,
+                nodes,
+                2,
+                &[0, 1, -1, 1, 2, 3],
+                0,
+                "neg",
+                MapCheck::Local,
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("negative"));
+        // deferred: global indices are not checked here
+        assert!(d
+            .decl_map(
+                edges,
+                nodes,
+                2,
+                &[0, 1, 1, 9, 2, 3],
+                0,
+                "g",
+                MapCheck::Deferred
+            )
+            .is_ok());
+    }
+
+    #[test]
+    fn fortran_base_is_subtracted() {
+        let (mut d, nodes, edges) = small();
+        let m = d
+            .decl_map(
+                edges,
+                nodes,
+                2,
+                &[1, 2, 2, 3, 3, 4],
+                1,
+                "f",
+                MapCheck::Local,
+            )
+            .unwrap();
+        assert_eq!(d.map(m).values, vec![0, 1, 1, 2, 2, 3]);
+        let e = d
+            .decl_map(edges, nodes, 1, &[0, 1, 2], 1, "f0", MapCheck::Local)
+            .unwrap_err();
+        assert!(e.to_string().contains("entry 0 "), "{e}");
+    }
+
+    #[test]
+    fn dat_checks() {
+        let (mut d, nodes, _) = small();
+        let data: Vec<u8> = (0..4 * 2 * 8).map(|i| i as u8).collect();
+        let x = d
+            .decl_dat(
+                "op_decl_dat",
+                nodes,
+                2,
+                "double",
+                8,
+                Some(&data),
+                "x",
+                false,
+            )
+            .unwrap();
+        assert_eq!(d.dat(x).data.as_slice(), &data[..]);
+        assert_eq!(d.dat(x).elem_bytes, 16);
+        let e = d
+            .decl_dat("op_decl_dat", nodes, 2, "double", 4, None, "y", false)
+            .unwrap_err();
+        assert!(e.to_string().contains("dat \"y\""));
+        assert!(d
+            .decl_dat("op_decl_dat", nodes, 0, "double", 8, None, "z", false)
+            .is_err());
+        let e = d.free_temp(x).unwrap_err();
+        assert!(e.to_string().contains("not a temporary"));
+        let t = d
+            .decl_dat("op_decl_dat_temp", nodes, 1, "int", 4, None, "t", true)
+            .unwrap();
+        assert!(d.free_temp(t).is_ok());
+        assert!(d.free_temp(t).is_err());
+        assert!(d.dat_live(t).is_none());
+    }
+}

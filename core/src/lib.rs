@@ -1,0 +1,25 @@
+//! `op2-core`: the OP2 model in pure Rust.
+//!
+//! Sets, maps and dats live in a [`Domain`]; loop arguments are described by
+//! [`ArgSpec`] and checked against a loop set by [`Domain::check_loop`]. The crate
+//! has no FFI and no global state: the C ABI layer (`capi/`) owns one `Domain`
+//! and mirrors its objects in OP2's C structs.
+
+pub mod aligned;
+pub mod arg;
+pub mod domain;
+pub mod error;
+pub mod format;
+pub mod invoke;
+// profile: added when the tree profiler lands
+
+pub mod reduce;
+pub mod timing;
+pub mod types;
+
+pub use aligned::AlignedBuf;
+pub use arg::{Access, ArgKind, ArgSpec};
+pub use domain::{Dat, DatId, Domain, Map, MapId, Set, SetId};
+pub use error::{Op2Error, Result};
+pub use invoke::{ArgView, Invoker, ViewKind};
+pub use types::ScalarType;

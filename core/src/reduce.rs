@@ -1,0 +1,123 @@
+//! Combining partial results of global reductions (INC/MIN/MAX) per scalar type.
+
+use crate::arg::Access;
+use crate::types::ScalarType;
+
+/// Combine `src` into `dst` (both `dim` scalars of type `t`, native byte order)
+/// with the reduction `acc`. Returns false for a type or access that cannot be
+/// reduced (user types, READ/WRITE/RW).
+pub fn combine(t: ScalarType, acc: Access, dst: &mut [u8], src: &[u8]) -> bool {
+    macro_rules! go {
+        ($ty:ty) => {{
+            const W: usize = std::mem::size_of::<$ty>();
+            for (d, s) in dst.chunks_exact_mut(W).zip(src.chunks_exact(W)) {
+                let a = <$ty>::from_ne_bytes(d.try_into().unwrap());
+                let b = <$ty>::from_ne_bytes(s.try_into().unwrap());
+                let r = match acc {
+                    Access::Inc => a + b,
+                    Access::Min => {
+                        if b < a {
+                            b
+                        } else {
+                            a
+                        }
+                    }
+                    Access::Max => {
+                        if b > a {
+                            b
+                        } else {
+                            a
+                        }
+                    }
+                    _ => return false,
+                };
+                d.copy_from_slice(&r.to_ne_bytes());
+            }
+            true
+        }};
+    }
+    match t {
+        ScalarType::F64 => go!(f64),
+        ScalarType::F32 => go!(f32),
+        ScalarType::I32 => go!(i32),
+        ScalarType::U32 => go!(u32),
+        ScalarType::I64 => go!(i64),
+        ScalarType::U64 => go!(u64),
+        ScalarType::Bool => {
+            for (d, s) in dst.iter_mut().zip(src) {
+                *d = match acc {
+                    Access::Inc | Access::Max => (*d != 0 || *s != 0) as u8,
+                    Access::Min => (*d != 0 && *s != 0) as u8,
+                    _ => return false,
+                };
+            }
+            true
+        }
+        ScalarType::Other => false,
+    }
+}
+
+/// Initial value of a private reduction slot: zero for INC, the current global
+/// value for MIN/MAX (so the combined result never goes past it).
+pub fn init_slot(acc: Access, current: &[u8], slot: &mut [u8]) {
+    if acc == Access::Inc {
+        slot.fill(0);
+    } else {
+        slot.copy_from_slice(current);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bytes(v: &[f64]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+    }
+
+    #[test]
+    fn inc_min_max() {
+        let mut d = bytes(&[1.0, 5.0]);
+        assert!(combine(
+            ScalarType::F64,
+            Access::Inc,
+            &mut d,
+            &bytes(&[2.0, -1.0])
+        ));
+        assert_eq!(d, bytes(&[3.0, 4.0]));
+        assert!(combine(
+            ScalarType::F64,
+            Access::Min,
+            &mut d,
+            &bytes(&[2.0, 9.0])
+        ));
+        assert_eq!(d, bytes(&[2.0, 4.0]));
+        assert!(combine(
+            ScalarType::F64,
+            Access::Max,
+            &mut d,
+            &bytes(&[2.5, 9.0])
+        ));
+        assert_eq!(d, bytes(&[2.5, 9.0]));
+        let mut i = 7i32.to_ne_bytes().to_vec();
+        assert!(combine(
+            ScalarType::I32,
+            Access::Min,
+            &mut i,
+            &(-3i32).to_ne_bytes()
+        ));
+        assert_eq!(i, (-3i32).to_ne_bytes());
+        assert!(!combine(
+            ScalarType::Other,
+            Access::Inc,
+            &mut i,
+            &[0, 0, 0, 0]
+        ));
+        assert!(!combine(
+            ScalarType::I32,
+            Access::Write,
+            &mut i,
+            &[0, 0, 0, 0]
+        ));
+    }
+}

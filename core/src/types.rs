@@ -1,0 +1,124 @@
+//! Element types of dats and global arguments, named as OP2 names them.
+
+/// The scalar type behind an OP2 type string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ScalarType {
+    F64,
+    F32,
+    I32,
+    U32,
+    I64,
+    U64,
+    Bool,
+    /// A user type (OP_USER_DATATYPES) or anything OP2 does not know: opaque bytes.
+    Other,
+}
+
+impl ScalarType {
+    /// Parse an OP2 type string. Accepts OP2's C names, the Fortran aliases
+    /// OP2 normalises (`r8`, `real(8)`, `integer(4)`, ...) and a `:soa` suffix.
+    pub fn parse(type_name: &str) -> ScalarType {
+        match base_type(type_name) {
+            "double" | "r8" | "real*8" | "real(8)" | "double precision" => ScalarType::F64,
+            "float" | "r4" | "real*4" | "real(4)" | "real" => ScalarType::F32,
+            "int" | "i4" | "integer*4" | "integer(4)" | "integer" | "int(4)" => ScalarType::I32,
+            "uint" | "unsigned int" => ScalarType::U32,
+            "ll" | "long long" | "long" | "i8" | "integer(8)" | "integer*8" => ScalarType::I64,
+            "ull" | "unsigned long long" => ScalarType::U64,
+            "bool" | "logical" => ScalarType::Bool,
+            _ => ScalarType::Other,
+        }
+    }
+
+    /// Size in bytes of one scalar, `None` for `Other`.
+    pub fn size(self) -> Option<usize> {
+        match self {
+            ScalarType::F64 | ScalarType::I64 | ScalarType::U64 => Some(8),
+            ScalarType::F32 | ScalarType::I32 | ScalarType::U32 => Some(4),
+            ScalarType::Bool => Some(1),
+            ScalarType::Other => None,
+        }
+    }
+
+    /// OP2's normalised name (what `op_arg_dat` stores in `arg.type`).
+    pub fn c_name(self) -> Option<&'static str> {
+        match self {
+            ScalarType::F64 => Some("double"),
+            ScalarType::F32 => Some("float"),
+            ScalarType::I32 => Some("int"),
+            ScalarType::U32 => Some("uint"),
+            ScalarType::I64 => Some("ll"),
+            ScalarType::U64 => Some("ull"),
+            ScalarType::Bool => Some("bool"),
+            ScalarType::Other => None,
+        }
+    }
+}
+
+/// The type string without a `:soa` suffix, trimmed.
+pub fn base_type(type_name: &str) -> &str {
+    let t = type_name.trim();
+    t.strip_suffix(":soa").unwrap_or(t).trim()
+}
+
+/// OP2's normalisation of a type string as stored in `op_arg.type`:
+/// `r8`/`real(8)`... become `double`, etc.; other strings are kept.
+pub fn normalise(type_name: &str) -> String {
+    let st = ScalarType::parse(type_name);
+    match st {
+        ScalarType::F64 | ScalarType::F32 | ScalarType::I32 | ScalarType::Bool => {
+            let n = st.c_name().unwrap_or_default();
+            if type_name.trim().ends_with(":soa") {
+                format!("{n}:soa")
+            } else {
+                n.to_string()
+            }
+        }
+        _ => type_name.to_string(),
+    }
+}
+
+/// Do two type strings describe the same element type? (`double` ≡ `r8` ≡ `double:soa`.)
+pub fn equivalent(a: &str, b: &str) -> bool {
+    let (ta, tb) = (ScalarType::parse(a), ScalarType::parse(b));
+    if ta == ScalarType::Other || tb == ScalarType::Other {
+        base_type(a) == base_type(b)
+    } else {
+        ta == tb
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_op2_names_and_aliases() {
+        assert_eq!(ScalarType::parse("double"), ScalarType::F64);
+        assert_eq!(ScalarType::parse("double:soa"), ScalarType::F64);
+        assert_eq!(ScalarType::parse("real(8)"), ScalarType::F64);
+        assert_eq!(ScalarType::parse("r4"), ScalarType::F32);
+        assert_eq!(ScalarType::parse("integer(4)"), ScalarType::I32);
+        assert_eq!(ScalarType::parse("ull"), ScalarType::U64);
+        assert_eq!(ScalarType::parse("my_struct"), ScalarType::Other);
+        assert_eq!(ScalarType::parse("bool").size(), Some(1));
+    }
+
+    #[test]
+    fn normalises_like_op2() {
+        assert_eq!(normalise("r8"), "double");
+        assert_eq!(normalise("real(4)"), "float");
+        assert_eq!(normalise("double:soa"), "double:soa");
+        assert_eq!(normalise("ll"), "ll");
+        assert_eq!(normalise("my_t"), "my_t");
+    }
+
+    #[test]
+    fn equivalence() {
+        assert!(equivalent("double", "r8"));
+        assert!(equivalent("double", "double:soa"));
+        assert!(!equivalent("double", "float"));
+        assert!(equivalent("my_t", "my_t:soa"));
+        assert!(!equivalent("my_t", "double"));
+    }
+}
