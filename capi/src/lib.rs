@@ -20,6 +20,7 @@ pub mod mem;
 pub mod output;
 pub mod par_loop;
 pub mod printf;
+pub mod profile;
 pub mod single_node;
 pub mod state;
 

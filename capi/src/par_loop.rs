@@ -120,6 +120,7 @@ struct Prepared {
     transfer: f64,
     exec: Arc<dyn Executor + Send + Sync>,
     name: String,
+    indirect: bool,
 }
 
 /// Kernel parameter type codes sent by the C++ trampoline.
@@ -279,6 +280,7 @@ unsafe fn prepare(
             transfer,
             exec: st.exec.clone(),
             name,
+            indirect: info.indirect,
         })
     })
 }
@@ -297,7 +299,9 @@ unsafe fn run_loop(call: &'static str, p: Prepared, inv: &dyn Invoker) {
         // dats on the right sets) and the views point at live dat storage.
         guard(call, || p.exec.execute(&run, inv));
     }
-    let secs = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    let secs = (t1 - t0).as_secs_f64();
+    crate::profile::record_kernel(&p.name, p.exec.name(), p.indirect, t0, t1);
     with_state(call, |st| {
         st.kernels.record(p.kernel, secs, p.transfer);
         Ok(())

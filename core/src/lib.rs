@@ -11,7 +11,7 @@ pub mod domain;
 pub mod error;
 pub mod format;
 pub mod invoke;
-// profile: added when the tree profiler lands
+pub mod profile;
 
 pub mod reduce;
 pub mod timing;

@@ -1,13 +1,210 @@
 //! Helpers for the integration tests: locate the workspace, compile C/C++
 //! programs against `include/` and a built OP2 library, run them.
+//!
+//! The libraries must have been built first (`cargo build --release`, which
+//! `scripts/test.sh` does); `OP2_LIB_DIR` overrides where they are looked for.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::{Mutex, OnceLock};
 
 /// The workspace root.
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// Directory holding libop2_*.{a,so}.
+pub fn lib_dir() -> PathBuf {
+    std::env::var_os("OP2_LIB_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/release"))
+}
+
+/// Where test executables are written.
+pub fn out_dir() -> PathBuf {
+    let d = root().join("target/op2-tests");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Source language of a test program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lang {
+    /// `gcc -std=c99 -pedantic`
+    C99,
+    /// `gcc -std=c11`
+    C11,
+    /// `g++ -std=c++17`
+    Cxx17,
+}
+
+/// How the OP2 library is linked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Link {
+    /// The static archive `libop2_<x>.a`.
+    Static,
+    /// The shared library `libop2_<x>.so` (found through an rpath).
+    Shared,
+}
+
+/// A program to build.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub name: String,
+    pub sources: Vec<PathBuf>,
+    pub lang: Lang,
+    /// `op2_seq`, `op2_openmp`, ...
+    pub lib: String,
+    pub link: Link,
+    pub include_dirs: Vec<PathBuf>,
+    pub defines: Vec<String>,
+    pub extra_flags: Vec<String>,
+}
+
+impl Program {
+    /// A program from sources relative to the workspace root.
+    pub fn new(name: &str, lang: Lang, sources: &[&str]) -> Program {
+        Program {
+            name: name.to_string(),
+            sources: sources.iter().map(|s| root().join(s)).collect(),
+            lang,
+            lib: "op2_seq".into(),
+            link: Link::Static,
+            include_dirs: Vec::new(),
+            defines: Vec::new(),
+            extra_flags: Vec::new(),
+        }
+    }
+
+    pub fn lib(mut self, lib: &str) -> Self {
+        self.lib = lib.into();
+        self
+    }
+    pub fn link(mut self, link: Link) -> Self {
+        self.link = link;
+        self
+    }
+    pub fn include(mut self, dir: &str) -> Self {
+        self.include_dirs.push(root().join(dir));
+        self
+    }
+    pub fn define(mut self, d: &str) -> Self {
+        self.defines.push(d.into());
+        self
+    }
+    pub fn flag(mut self, f: &str) -> Self {
+        self.extra_flags.push(f.into());
+        self
+    }
+
+    /// Compile and link; panics with the compiler output on failure or on any
+    /// warning (examples and tests must build warning-free).
+    pub fn build(&self) -> PathBuf {
+        let lib = lib_dir();
+        let archive = lib.join(format!("lib{}.a", self.lib));
+        assert!(
+            archive.exists(),
+            "{} is missing: build the libraries first (cargo build --release, or scripts/test.sh)",
+            archive.display()
+        );
+        let exe = out_dir().join(format!("{}-{}", self.name, self.lib));
+        let (cc, std): (&str, &[&str]) = match self.lang {
+            Lang::C99 => ("gcc", &["-std=c99", "-pedantic"]),
+            Lang::C11 => ("gcc", &["-std=c11", "-pedantic"]),
+            Lang::Cxx17 => ("g++", &["-std=c++17", "-pedantic"]),
+        };
+        let mut cmd = Command::new(cc);
+        cmd.args(std).args(["-O2", "-Wall", "-Wextra", "-ffp-contract=off"]);
+        cmd.arg(format!("-I{}", root().join("include").display()));
+        for d in &self.include_dirs {
+            cmd.arg(format!("-I{}", d.display()));
+        }
+        for d in &self.defines {
+            cmd.arg(format!("-D{d}"));
+        }
+        cmd.args(&self.extra_flags);
+        cmd.args(&self.sources);
+        match self.link {
+            Link::Static => {
+                cmd.arg(&archive);
+            }
+            Link::Shared => {
+                cmd.arg(format!("-L{}", lib.display()));
+                cmd.arg(format!("-Wl,-rpath,{}", lib.display()));
+                cmd.arg(format!("-l{}", self.lib));
+            }
+        }
+        cmd.args(["-lpthread", "-ldl", "-lm", "-o"]).arg(&exe);
+        let out = cmd.output().expect("run the C compiler");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success(),
+            "compiling {} failed:\n{:?}\n{stderr}",
+            self.name,
+            cmd
+        );
+        assert!(
+            !stderr.contains("warning"),
+            "compiling {} gave warnings:\n{stderr}",
+            self.name
+        );
+        exe
+    }
+}
+
+/// Build once per test process (tests that share a program call this).
+pub fn build_once(p: &Program) -> PathBuf {
+    static BUILT: OnceLock<Mutex<Vec<(String, PathBuf)>>> = OnceLock::new();
+    let key = format!("{}-{}-{:?}", p.name, p.lib, p.link);
+    let m = BUILT.get_or_init(|| Mutex::new(Vec::new()));
+    let mut g = m.lock().unwrap();
+    if let Some((_, e)) = g.iter().find(|(k, _)| *k == key) {
+        return e.clone();
+    }
+    let e = p.build();
+    g.push((key, e.clone()));
+    e
+}
+
+/// The result of running a program.
+pub struct Run {
+    pub status: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn ok(&self) -> &Self {
+        assert_eq!(
+            self.status,
+            Some(0),
+            "program failed\nstdout:\n{}\nstderr:\n{}",
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+}
+
+/// Run `exe` with `args` in directory `cwd` (created if needed) and extra env vars.
+pub fn run_in(exe: &Path, args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Run {
+    std::fs::create_dir_all(cwd).unwrap();
+    let out: Output = Command::new(exe)
+        .args(args)
+        .current_dir(cwd)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
+    Run {
+        status: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Run `exe` in a fresh scratch directory named after `tag`.
+pub fn run(exe: &Path, args: &[&str], tag: &str) -> Run {
+    let dir = out_dir().join("runs").join(tag);
+    let _ = std::fs::remove_dir_all(&dir);
+    run_in(exe, args, &dir, &[])
 }

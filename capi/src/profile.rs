@@ -1,0 +1,115 @@
+//! OP2's tree profiler C API (`op_profile.h`), over `op2_core::profile`.
+//! It works independently of op_init/op_exit, as in OP2. `op_par_loop`
+//! records each loop as a kernel section (shown from OP_PROFILE_LEVEL=2).
+
+use op2_core::profile::{parse_level, Profiler, DEFAULT_LEVEL};
+use parking_lot::Mutex;
+use std::ffi::CStr;
+use std::os::raw::c_char;
+use std::time::Instant;
+
+static PROFILER: Mutex<Option<Profiler>> = Mutex::new(None);
+
+fn with<R>(f: impl FnOnce(&mut Profiler) -> R) -> R {
+    let mut g = PROFILER.lock();
+    let p = g.get_or_insert_with(|| {
+        let level = std::env::var("OP_PROFILE_LEVEL")
+            .ok()
+            .and_then(|v| parse_level(&v))
+            .unwrap_or(DEFAULT_LEVEL);
+        Profiler::new(level)
+    });
+    f(p)
+}
+
+unsafe fn name(p: *const c_char) -> String {
+    if p.is_null() {
+        "(null)".into()
+    } else {
+        CStr::from_ptr(p).to_string_lossy().into_owned()
+    }
+}
+
+/// Record one execution of loop `name` (called by op_par_loop).
+pub(crate) fn record_kernel(name: &str, target: &str, indirect: bool, t0: Instant, t1: Instant) {
+    with(|p| {
+        p.enter_kernel(name, target, if indirect { "Indirect" } else { "Direct" }, t0);
+        p.exit(t1);
+    })
+}
+
+/// Start the profile's root section.
+#[no_mangle]
+pub unsafe extern "C" fn op_profile_start(name: *const c_char) {
+    let n = self::name(name);
+    crate::guard::guard("op_profile_start", || with(|p| p.start(&n, Instant::now())))
+}
+
+/// Close every open section and the root.
+#[no_mangle]
+pub extern "C" fn op_profile_end() {
+    crate::guard::guard("op_profile_end", || with(|p| p.end(Instant::now())))
+}
+
+/// Open a nested section.
+#[no_mangle]
+pub unsafe extern "C" fn op_profile_enter(name: *const c_char) {
+    let n = self::name(name);
+    crate::guard::guard("op_profile_enter", || with(|p| p.enter(&n, Instant::now())))
+}
+
+/// Open a kernel section (generated code).
+#[no_mangle]
+pub unsafe extern "C" fn op_profile_enter_kernel(name: *const c_char, target: *const c_char, variant: *const c_char) {
+    let (n, t, v) = (self::name(name), self::name(target), self::name(variant));
+    crate::guard::guard("op_profile_enter_kernel", || {
+        with(|p| p.enter_kernel(&n, &t, &v, Instant::now()))
+    })
+}
+
+/// Close the current section and open a sibling.
+#[no_mangle]
+pub unsafe extern "C" fn op_profile_next(name: *const c_char) {
+    let n = self::name(name);
+    crate::guard::guard("op_profile_next", || with(|p| p.next(&n, Instant::now())))
+}
+
+/// Close the current section.
+#[no_mangle]
+pub extern "C" fn op_profile_exit() {
+    crate::guard::guard("op_profile_exit", || with(|p| p.exit(Instant::now())))
+}
+
+/// Print the profile (root process); also write JSON if OP_PROFILE_JSON_OUTPUT is set.
+#[no_mangle]
+pub extern "C" fn op_profile_output() {
+    crate::guard::guard("op_profile_output", || {
+        let (text, json) = with(|p| (p.output(), p.output_json()));
+        if crate::is_root() {
+            crate::printf::cout(&text);
+            if let (Ok(file), Some(j)) = (std::env::var("OP_PROFILE_JSON_OUTPUT"), json) {
+                write_json(&file, &j);
+            }
+        }
+    })
+}
+
+fn write_json(file: &str, json: &str) {
+    crate::printf::cout(&format!("Writing timing JSON to: {file}\n"));
+    if let Err(e) = std::fs::write(file, json) {
+        eprintln!("OP2 warning in op_profile_output_json: cannot write \"{file}\": {e}");
+    }
+}
+
+/// Write the profile as JSON to `filename`.
+#[no_mangle]
+pub unsafe extern "C" fn op_profile_output_json(filename: *const c_char) {
+    let f = self::name(filename);
+    crate::guard::guard("op_profile_output_json", || {
+        if let Some(j) = with(|p| p.output_json()) {
+            if crate::is_root() {
+                write_json(&f, &j);
+            }
+        }
+    })
+}
