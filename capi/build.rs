@@ -42,7 +42,8 @@ fn main() {
     std::fs::write(out.join("arity.rs"), s).expect("write arity.rs");
 
     let lib = std::env::var("CARGO_PKG_NAME").unwrap().replace('-', "_");
-    let lib = lib.replace("op2_", "op2_");
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,lib{lib}.so");
     println!("cargo:rerun-if-changed=../../build.rs");
+    // The shared source names every library's feature; each crate defines only its own.
+    println!("cargo::rustc-check-cfg=cfg(feature, values(\"lib-seq\", \"lib-openmp\", \"lib-mpi\", \"lib-cuda\"))");
 }

@@ -104,46 +104,6 @@ typedef struct op_arg {
 } op_arg;
 
 /**
- * `TAILQ_ENTRY(op_dat_entry_core)`.
- */
-typedef struct op_dat_entry_link {
-  struct op_dat_entry_core *tqe_next;
-  struct op_dat_entry_core **tqe_prev;
-} op_dat_entry_link;
-
-/**
- * A node of `OP_dat_list`.
- */
-typedef struct op_dat_entry_core {
-  op_dat dat;
-  void *orig_ptr;
-  struct op_dat_entry_link entries;
-} op_dat_entry_core;
-
-/**
- * `TAILQ_HEAD(, op_dat_entry_core)`.
- */
-typedef struct Double_linked_list {
-  struct op_dat_entry_core *tqh_first;
-  struct op_dat_entry_core **tqh_last;
-} Double_linked_list;
-
-/**
- * Timing record of one kernel (element of `OP_kernels`).
- */
-typedef struct op_kernel {
-  const char *name;
-  int count;
-  double time;
-  double *times;
-  int ntimes;
-  float plan_time;
-  float transfer;
-  float transfer2;
-  double mpi_time;
-} op_kernel;
-
-/**
  * An execution plan (OP2's `op_rt_support.h`), read by generated OpenMP/CUDA code.
  */
 typedef struct op_plan {
@@ -188,6 +148,46 @@ typedef struct op_plan {
   float transfer2;
   int count;
 } op_plan;
+
+/**
+ * `TAILQ_ENTRY(op_dat_entry_core)`.
+ */
+typedef struct op_dat_entry_link {
+  struct op_dat_entry_core *tqe_next;
+  struct op_dat_entry_core **tqe_prev;
+} op_dat_entry_link;
+
+/**
+ * A node of `OP_dat_list`.
+ */
+typedef struct op_dat_entry_core {
+  op_dat dat;
+  void *orig_ptr;
+  struct op_dat_entry_link entries;
+} op_dat_entry_core;
+
+/**
+ * `TAILQ_HEAD(, op_dat_entry_core)`.
+ */
+typedef struct Double_linked_list {
+  struct op_dat_entry_core *tqh_first;
+  struct op_dat_entry_core **tqh_last;
+} Double_linked_list;
+
+/**
+ * Timing record of one kernel (element of `OP_kernels`).
+ */
+typedef struct op_kernel {
+  const char *name;
+  int count;
+  double time;
+  double *times;
+  int ntimes;
+  float plan_time;
+  float transfer;
+  float transfer2;
+  double mpi_time;
+} op_kernel;
 
 #define OP_READ 0
 
@@ -608,6 +608,72 @@ int op_is_root(void);
  * `kernel` takes `nargs` pointer parameters.
  */
 void op2_par_loop_c(void (*kernel)(void), const char *name, op_set set, int nargs, const struct op_arg *args);
+
+/**
+ * OP2's plan builder (cached): blocks, renumbering, two-level colouring.
+ */
+struct op_plan *op_plan_core(const char *name, op_set set, int part_size, int nargs, struct op_arg *args, int ninds, int *inds, int staging);
+
+/**
+ * A plan staging every indirect dat (`OP_STAGE_ALL`).
+ */
+struct op_plan *op_plan_get(const char *name, op_set set, int part_size, int nargs, struct op_arg *args, int ninds, int *inds);
+
+/**
+ * A plan with the given staging.
+ */
+struct op_plan *op_plan_get_stage(const char *name, op_set set, int part_size, int nargs, struct op_arg *args, int ninds, int *inds, int staging);
+
+/**
+ * As op_plan_get_stage; `upload` only matters for device libraries.
+ */
+struct op_plan *op_plan_get_stage_upload(const char *name, op_set set, int part_size, int nargs, struct op_arg *args, int ninds, int *inds, int staging, int _upload);
+
+/**
+ * Verify a plan returned by op_plan_get*: no two blocks (or elements in a
+ * block) of one colour modify the same element. Stops the program if not.
+ */
+void op_plan_check(struct op_plan plan, int _ninds, int *_inds);
+
+/**
+ * Start the profile's root section.
+ */
+void op_profile_start(const char *name);
+
+/**
+ * Close every open section and the root.
+ */
+void op_profile_end(void);
+
+/**
+ * Open a nested section.
+ */
+void op_profile_enter(const char *name);
+
+/**
+ * Open a kernel section (generated code).
+ */
+void op_profile_enter_kernel(const char *name, const char *target, const char *variant);
+
+/**
+ * Close the current section and open a sibling.
+ */
+void op_profile_next(const char *name);
+
+/**
+ * Close the current section.
+ */
+void op_profile_exit(void);
+
+/**
+ * Print the profile (root process); also write JSON if OP_PROFILE_JSON_OUTPUT is set.
+ */
+void op_profile_output(void);
+
+/**
+ * Write the profile as JSON to `filename`.
+ */
+void op_profile_output_json(const char *filename);
 
 /**
  * Number of elements to execute: the set size (no halo on one node).

@@ -122,9 +122,50 @@ template <typename T> struct arg_state<T, true> {
   }
 };
 
+/* An argument of kind direct (0), indirect (1), global (3) or NULL (6) in a
+   branch-free form: the pointer for element n is
+   data + elem_bytes * (n * dn + map[n * md]), where map points at a zero for
+   arguments without a map. */
+struct simple_arg {
+  char *data;
+  const int *map;
+  long md, dn, eb;
+};
+
+inline simple_arg make_simple(const op2_arg_view &v) {
+  static const int zero = 0;
+  switch (v.kind) {
+  case 0:
+    return {v.data, &zero, 0, 1, v.elem_bytes};
+  case 1:
+    return {v.data, v.map + v.idx, v.map_dim, 0, v.elem_bytes};
+  case 3:
+    return {v.data, &zero, 0, 0, 0};
+  default:
+    return {nullptr, &zero, 0, 0, 0};
+  }
+}
+
 template <auto Kernel, typename... T, std::size_t... I>
 inline void run_range(const op2_arg_view *views, int start, int end, std::index_sequence<I...>) {
   constexpr std::size_t N = sizeof...(T);
+  bool simple = true;
+  for (std::size_t i = 0; i < N; ++i) {
+    int k = views[i].kind;
+    simple = simple && (k == 0 || k == 1 || k == 3 || k == 6);
+  }
+  if (simple) {
+    /* The common case: no vector or index arguments. */
+    const simple_arg a[N] = {make_simple(views[I])...};
+    /* Cursors: the map row and direct element of the current element. */
+    const int *mp[N] = {(a[I].map + (long)start * a[I].md)...};
+    char *dp[N] = {(a[I].data + (long)start * a[I].dn * a[I].eb)...};
+    for (long n = start; n < end; ++n) {
+      Kernel((T *)(dp[I] + a[I].eb * (long)*mp[I])...);
+      ((mp[I] += a[I].md, dp[I] += a[I].dn * a[I].eb), ...);
+    }
+    return;
+  }
   /* Local copies let the compiler keep the views in registers across kernel calls. */
   op2_arg_view v[N] = {views[I]...};
   std::tuple<arg_state<T>...> st;

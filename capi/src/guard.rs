@@ -45,3 +45,10 @@ pub fn checked<R>(call: &'static str, f: impl FnOnce() -> Result<R, Op2Error>) -
         Err(e) => fatal(&e),
     }
 }
+
+/// Report an internal error (a broken invariant inside op2-rs) and stop.
+pub fn internal(msg: &str) -> ! {
+    crate::printf::cflush();
+    eprintln!("OP2 internal error: {msg} (this is a bug in op2-rs; please report it)");
+    std::process::exit(EXIT_INTERNAL)
+}

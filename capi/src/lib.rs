@@ -19,6 +19,7 @@ pub mod guard;
 pub mod mem;
 pub mod output;
 pub mod par_loop;
+pub mod plans;
 pub mod printf;
 pub mod profile;
 pub mod single_node;
@@ -27,7 +28,7 @@ pub mod state;
 use op2_core::invoke::Executor;
 use std::sync::Arc;
 
-#[cfg(not(any(feature = "lib-seq")))]
+#[cfg(not(any(feature = "lib-seq", feature = "lib-openmp")))]
 compile_error!("build the C ABI through one of the library crates in capi/libs");
 
 /// The execution engine of this library.
@@ -36,9 +37,14 @@ pub(crate) fn new_executor() -> Arc<dyn Executor + Send + Sync> {
     Arc::new(op2_backend_seq::Seq)
 }
 
+/// The execution engine of this library: threads (OMP_NUM_THREADS, default all cores).
+#[cfg(feature = "lib-openmp")]
+pub(crate) fn new_executor() -> Arc<dyn Executor + Send + Sync> {
+    Arc::new(op2_backend_threads::Threads::from_env())
+}
+
 /// Does op_timing_output end with OP2's `Total plan time` line?
-#[cfg(feature = "lib-seq")]
-pub(crate) const PRINTS_PLAN_TIME: bool = false;
+pub(crate) const PRINTS_PLAN_TIME: bool = cfg!(feature = "lib-openmp");
 
 /// Is this process the root (prints, writes files)?
 pub(crate) fn is_root() -> bool {

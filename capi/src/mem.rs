@@ -47,7 +47,7 @@ pub unsafe extern "C" fn op_realloc(ptr: *mut c_void, size: usize) -> *mut c_voi
         return op_malloc(size);
     }
     let q = libc::realloc(ptr, size.max(1));
-    if q.is_null() || (q as usize) % ALIGN == 0 {
+    if q.is_null() || (q as usize).is_multiple_of(ALIGN) {
         return q;
     }
     // realloc kept the contents but lost the alignment: move them.

@@ -75,7 +75,14 @@ impl<const N: usize> ElemState<N> {
     }
 }
 
-include!(concat!(env!("OUT_DIR"), "/arity.rs"));
+/// The generated runners (capi/build.rs): `run_N` calls a kernel of N pointer
+/// parameters for every element of a range.
+#[allow(clippy::type_complexity)]
+mod arity {
+    use super::*;
+    include!(concat!(env!("OUT_DIR"), "/arity.rs"));
+}
+use arity::{MAX_C_ARGS, RUNNERS};
 
 /// Calls a C kernel per element through the runner of its arity.
 struct CInvoker {
@@ -121,6 +128,7 @@ struct Prepared {
     exec: Arc<dyn Executor + Send + Sync>,
     name: String,
     indirect: bool,
+    plan: Option<Arc<op2_core::plan::Plan>>,
 }
 
 /// Kernel parameter type codes sent by the C++ trampoline.
@@ -271,6 +279,13 @@ unsafe fn prepare(
             }
         }
         let kernel = st.kernels.index_of(&name);
+        let plan = if st.exec.wants_plan() {
+            Some(crate::plans::loop_plan(
+                st, &name, s, &specs, &info.inds, info.ninds,
+            ))
+        } else {
+            None
+        };
         Ok(Prepared {
             views,
             specs,
@@ -281,6 +296,7 @@ unsafe fn prepare(
             exec: st.exec.clone(),
             name,
             indirect: info.indirect,
+            plan,
         })
     })
 }
@@ -294,6 +310,7 @@ unsafe fn run_loop(call: &'static str, p: Prepared, inv: &dyn Invoker) {
             views: &p.views,
             args: &p.specs,
             scalars: &p.scalars,
+            plan: p.plan.as_deref(),
         };
         // SAFETY: the args were checked against the loop set (maps in range,
         // dats on the right sets) and the views point at live dat storage.

@@ -33,7 +33,12 @@ unsafe fn name(p: *const c_char) -> String {
 /// Record one execution of loop `name` (called by op_par_loop).
 pub(crate) fn record_kernel(name: &str, target: &str, indirect: bool, t0: Instant, t1: Instant) {
     with(|p| {
-        p.enter_kernel(name, target, if indirect { "Indirect" } else { "Direct" }, t0);
+        p.enter_kernel(
+            name,
+            target,
+            if indirect { "Indirect" } else { "Direct" },
+            t0,
+        );
         p.exit(t1);
     })
 }
@@ -60,7 +65,11 @@ pub unsafe extern "C" fn op_profile_enter(name: *const c_char) {
 
 /// Open a kernel section (generated code).
 #[no_mangle]
-pub unsafe extern "C" fn op_profile_enter_kernel(name: *const c_char, target: *const c_char, variant: *const c_char) {
+pub unsafe extern "C" fn op_profile_enter_kernel(
+    name: *const c_char,
+    target: *const c_char,
+    variant: *const c_char,
+) {
     let (n, t, v) = (self::name(name), self::name(target), self::name(variant));
     crate::guard::guard("op_profile_enter_kernel", || {
         with(|p| p.enter_kernel(&n, &t, &v, Instant::now()))

@@ -55,6 +55,10 @@ pub struct State {
     map_list: Vec<op_map>,
     pub kernels: Kernels,
     interned: HashMap<String, CString>,
+    /// Plans of op_par_loop, per loop signature.
+    pub(crate) loop_plans: HashMap<crate::plans::PlanKey, std::sync::Arc<op2_core::plan::Plan>>,
+    /// Plans handed to generated code (behind OP_plans).
+    pub(crate) c_plans: crate::plans::CPlans,
     pub exec: std::sync::Arc<dyn Executor + Send + Sync>,
 }
 
@@ -112,6 +116,8 @@ impl State {
             map_list: Vec::new(),
             kernels: Kernels::default(),
             interned: HashMap::new(),
+            loop_plans: HashMap::new(),
+            c_plans: Default::default(),
             exec,
         }
     }
@@ -191,7 +197,7 @@ impl State {
     pub fn dat_by_orig_ptr(&self, p: *const c_void) -> Option<DatId> {
         self.dats.iter().enumerate().find_map(|(i, d)| {
             d.as_ref()
-                .filter(|d| d.entry.orig_ptr as *const c_void == p)
+                .filter(|d| std::ptr::eq(d.entry.orig_ptr, p))
                 .map(|_| DatId(i))
         })
     }
@@ -453,5 +459,22 @@ impl Kernels {
         // SAFETY: times has ntimes >= 1 entries (allocated in realloc).
         unsafe { *r.times += secs };
         r.transfer += transfer as f32;
+    }
+}
+
+impl Kernels {
+    /// Index of the record whose name is `name` (no record is created).
+    pub fn find(&self, name: &str) -> Option<usize> {
+        self.recs.iter().position(|r| {
+            // SAFETY: names are C strings set by us or by generated code.
+            !r.name.is_null() && unsafe { CStr::from_ptr(r.name) }.to_bytes() == name.as_bytes()
+        })
+    }
+
+    /// Add plan construction time to kernel `name` (if it has a record).
+    pub fn add_plan_time(&mut self, name: &str, secs: f64) {
+        if let Some(k) = self.find(name) {
+            self.recs[k].plan_time += secs as f32;
+        }
     }
 }

@@ -89,7 +89,8 @@ impl ArgSpec {
     }
 }
 
-/// Check an `op_arg_dat` against the dat and map it names.
+/// Check an `op_arg_dat` against the dat and map it names (OP2's parameter list).
+#[allow(clippy::too_many_arguments)]
 pub fn check_arg_dat(
     call: &str,
     d: &Domain,

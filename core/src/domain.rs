@@ -153,6 +153,7 @@ impl Domain {
 
     /// `op_decl_map`: copies `values` (length `from.size * dim`), subtracting `base`
     /// (1 for Fortran-style maps), and checks every entry against the to-set.
+    #[allow(clippy::too_many_arguments)]
     pub fn decl_map(
         &mut self,
         from: SetId,

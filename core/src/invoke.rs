@@ -134,6 +134,45 @@ impl<F: Fn(usize, &[*mut u8]) + Sync> Invoker for FnInvoker<F> {
     }
 }
 
+/// One loop, ready to execute: everything a backend needs besides the invoker.
+pub struct LoopRun<'a> {
+    pub name: &'a str,
+    /// Number of elements to execute (set size; plus the exec halo under MPI).
+    pub exec_size: usize,
+    /// One view per argument. Global reduction views point at the user's variable.
+    pub views: &'a [ArgView],
+    /// The checked arguments (access modes, kinds), parallel to `views`.
+    pub args: &'a [crate::arg::ArgSpec],
+    /// Scalar type of each argument (used to combine reduction partials).
+    pub scalars: &'a [crate::types::ScalarType],
+    /// The execution plan, for executors that want one.
+    pub plan: Option<&'a crate::plan::Plan>,
+}
+
+/// An execution engine: runs a loop's elements through an invoker.
+pub trait Executor {
+    /// Short name shown in diagnostics (`seq`, `threads`, ...).
+    fn name(&self) -> &'static str;
+
+    /// Does this executor run loops by an execution plan?
+    fn wants_plan(&self) -> bool {
+        false
+    }
+
+    /// Run `f` inside the executor's thread pool (so nested rayon work, such
+    /// as plan construction, uses the same threads).
+    fn install(&self, f: &mut (dyn FnMut() + Send)) {
+        f()
+    }
+
+    /// Execute every element of the loop.
+    ///
+    /// # Safety
+    /// The views must describe live memory for all `exec_size` elements, and the
+    /// arguments must have been checked against the loop set (maps in range).
+    unsafe fn execute(&self, run: &LoopRun<'_>, inv: &dyn Invoker);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,30 +253,4 @@ mod tests {
         assert_eq!(s[0], (1, 1.0, 1.0, 4.0, 1.0, 0.0, 1, 4, true));
         assert_eq!(s[1], (2, 2.0, 9.0, 5.0, 9.0, 0.0, 2, 5, true));
     }
-}
-
-/// One loop, ready to execute: everything a backend needs besides the invoker.
-pub struct LoopRun<'a> {
-    pub name: &'a str,
-    /// Number of elements to execute (set size; plus the exec halo under MPI).
-    pub exec_size: usize,
-    /// One view per argument. Global reduction views point at the user's variable.
-    pub views: &'a [ArgView],
-    /// The checked arguments (access modes, kinds), parallel to `views`.
-    pub args: &'a [crate::arg::ArgSpec],
-    /// Scalar type of each argument (used to combine reduction partials).
-    pub scalars: &'a [crate::types::ScalarType],
-}
-
-/// An execution engine: runs a loop's elements through an invoker.
-pub trait Executor {
-    /// Short name shown in diagnostics (`seq`, `threads`, ...).
-    fn name(&self) -> &'static str;
-
-    /// Execute every element of the loop.
-    ///
-    /// # Safety
-    /// The views must describe live memory for all `exec_size` elements, and the
-    /// arguments must have been checked against the loop set (maps in range).
-    unsafe fn execute(&self, run: &LoopRun<'_>, inv: &dyn Invoker);
 }

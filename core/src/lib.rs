@@ -11,6 +11,7 @@ pub mod domain;
 pub mod error;
 pub mod format;
 pub mod invoke;
+pub mod plan;
 pub mod profile;
 
 pub mod reduce;

@@ -67,6 +67,32 @@ pub fn init_slot(acc: Access, current: &[u8], slot: &mut [u8]) {
     }
 }
 
+/// Would `src` replace `dst` under MIN/MAX (strictly better in the first
+/// component)? Used to carry `op_arg_info` locations with the winning block.
+pub fn improves(t: ScalarType, acc: Access, dst: &[u8], src: &[u8]) -> bool {
+    macro_rules! cmp {
+        ($ty:ty) => {{
+            const W: usize = std::mem::size_of::<$ty>();
+            let a = <$ty>::from_ne_bytes(dst[..W].try_into().unwrap());
+            let b = <$ty>::from_ne_bytes(src[..W].try_into().unwrap());
+            match acc {
+                Access::Min => b < a,
+                Access::Max => b > a,
+                _ => false,
+            }
+        }};
+    }
+    match t {
+        ScalarType::F64 => cmp!(f64),
+        ScalarType::F32 => cmp!(f32),
+        ScalarType::I32 => cmp!(i32),
+        ScalarType::U32 => cmp!(u32),
+        ScalarType::I64 => cmp!(i64),
+        ScalarType::U64 => cmp!(u64),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -49,6 +49,7 @@ mod tests {
             views: &[view],
             args: &[],
             scalars: &[],
+            plan: None,
         };
         unsafe { Seq.execute(&run, &inv) };
         assert_eq!(out, vec![0.0, 2.0, 4.0, 6.0, 8.0]);

@@ -1,0 +1,1011 @@
+//! Execution plans: OP2's two-level colouring, in Rust.
+//!
+//! A plan cuts the loop set into mini-partitions ("blocks") of `part_size`
+//! contiguous elements, colours the blocks so that no two blocks of one colour
+//! touch the same indirectly incremented/modified element (blocks of a colour
+//! can then run concurrently), and — for the full plan that generated GPU/OpenMP
+//! code reads — renumbers each block's indirect references locally
+//! (`ind_map`/`loc_map`) and colours the elements inside each block.
+//! Names follow OP2's `op_plan` fields, which generated code reads.
+//!
+//! Rules (as in OP2's developer guide and run-time):
+//! * `exec_length` = set size, plus the exec halo if an enabled indirect
+//!   argument is written.
+//! * block size = `part_size`, or from staged bytes per element
+//!   (`max((24 KiB / (64 × bytes)) × 64, 256)`, 256 when nothing is staged);
+//!   COLOR2 uses one block of the whole exec length.
+//! * blocks are cut at `core_size`, at the set size for loops with an indirect
+//!   global reduction, and at `exec_length`.
+//! * colouring is greedy in element/block order with 32-bit masks per target
+//!   element, repeated with a base of 32, 64, ... when colours run out; blocks
+//!   past `core_size` may not take a core colour (so core colours can run
+//!   while halos are in flight).
+
+use crate::arg::Access;
+use rayon::prelude::*;
+
+/// OP2's staging modes (`OP_STAGE_*`, `OP_COLOR2`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Staging {
+    None = 0,
+    Inc = 1,
+    All = 2,
+    Permute = 3,
+    Color2 = 4,
+}
+
+impl Staging {
+    pub fn from_c(v: i32) -> Option<Staging> {
+        Some(match v {
+            0 => Staging::None,
+            1 => Staging::Inc,
+            2 => Staging::All,
+            3 => Staging::Permute,
+            4 => Staging::Color2,
+            _ => return None,
+        })
+    }
+}
+
+/// One argument as the planner sees it.
+#[derive(Debug, Clone)]
+pub struct PlanArg<'a> {
+    /// Enabled (optional arguments may be off).
+    pub opt: bool,
+    /// Indirect group (OP2's `inds[m]`): args through maps into the same dat
+    /// share a group; -1 for direct and global arguments.
+    pub ind: i32,
+    /// Map entries, row-major (`from.size (+exec) × map_dim`); empty if direct.
+    pub map: &'a [i32],
+    pub map_dim: usize,
+    /// Map column read by this argument.
+    pub idx: usize,
+    pub access: Access,
+    /// A global (`OP_ARG_GBL`) argument.
+    pub gbl: bool,
+    /// Bytes per element of the dat (0 for globals).
+    pub dat_bytes: usize,
+    pub dat_dim: usize,
+    /// Elements of the map's to-set (owned + halos).
+    pub to_size: usize,
+}
+
+impl PlanArg<'_> {
+    /// Does this argument make two elements conflict when they share a target?
+    fn colours(&self) -> bool {
+        self.ind >= 0 && self.opt && matches!(self.access, Access::Inc | Access::Rw)
+    }
+    #[inline]
+    fn target(&self, e: usize) -> usize {
+        self.map[e * self.map_dim + self.idx] as usize
+    }
+}
+
+/// Everything a plan is built from.
+#[derive(Debug, Clone)]
+pub struct PlanInput<'a> {
+    pub set_size: usize,
+    pub core_size: usize,
+    pub exec_size: usize,
+    /// 0: choose from the staged bytes per element.
+    pub part_size: usize,
+    pub staging: Staging,
+    pub args: Vec<PlanArg<'a>>,
+    /// Number of indirect groups.
+    pub ninds: usize,
+    pub cache_line_size: usize,
+    /// Build the per-block renumbering and element colouring (what generated
+    /// code reads); `false` builds blocks and block colours only.
+    pub full: bool,
+}
+
+/// An execution plan. Arrays are OP2's, as owned vectors.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    pub exec_length: usize,
+    pub bsize: usize,
+    pub ninds: usize,
+    pub ninds_staged: usize,
+    /// Per argument, its staged group or -1.
+    pub inds_staged: Vec<i32>,
+    pub nblocks: usize,
+    /// First element and size of each block.
+    pub offset: Vec<i32>,
+    pub nelems: Vec<i32>,
+    /// Colour of each block.
+    pub blk_col: Vec<i32>,
+    pub ncolors: usize,
+    pub ncolors_core: usize,
+    pub ncolors_owned: usize,
+    /// Blocks per colour.
+    pub ncolblk: Vec<i32>,
+    /// Block ids grouped by colour (block order within a colour).
+    pub blkmap: Vec<i32>,
+    /// Full plans only: thread colours per block, element colours, colour
+    /// permutation (PERMUTE/COLOR2) and per-block colour offsets.
+    pub nthrcol: Vec<i32>,
+    pub thrcol: Vec<i32>,
+    pub col_reord: Vec<i32>,
+    /// Flattened `col_offsets`; block b's list starts at `col_offsets_start[b]`.
+    pub col_offsets: Vec<i32>,
+    pub col_offsets_start: Vec<usize>,
+    /// Concatenated local→global lists; staged group m starts at `ind_maps_start[m]`.
+    pub ind_map: Vec<i32>,
+    pub ind_maps_start: Vec<usize>,
+    pub ind_offs: Vec<i32>,
+    pub ind_sizes: Vec<i32>,
+    pub nindirect: Vec<i32>,
+    /// Block-local renumbered maps; argument m's starts at `loc_maps_start[m]`.
+    pub loc_map: Vec<i16>,
+    pub loc_maps_start: Vec<Option<usize>>,
+    pub nshared_col: Vec<i32>,
+    pub nshared: i32,
+    pub transfer: f32,
+    pub transfer2: f32,
+    /// Average thread colours per block (diagnostics).
+    pub avg_thread_colors: f32,
+}
+
+/// `ceil(bytes / 64) * 64`.
+fn round_up_64(b: usize) -> usize {
+    b.div_ceil(64) * 64
+}
+
+/// A mask with bits `[lo, hi)` set, clipped to 32 bits.
+fn bits(lo: i64, hi: i64) -> u32 {
+    let lo = lo.clamp(0, 32);
+    let hi = hi.clamp(0, 32);
+    if hi <= lo {
+        return 0;
+    }
+    let upto = |n: i64| if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
+    upto(hi) & !upto(lo)
+}
+
+/// Block boundaries `[start, end)` (OP2's cutting rule).
+pub fn block_bounds(
+    set_size: usize,
+    core_size: usize,
+    exec_length: usize,
+    bsize: usize,
+    indirect_reduce: bool,
+) -> Vec<(usize, usize)> {
+    let bsize = bsize.max(1);
+    let mut out = Vec::with_capacity(exec_length / bsize + 3);
+    let mut next = 0usize;
+    while next < exec_length {
+        let prev = next;
+        next = if prev + bsize >= core_size && prev < core_size {
+            core_size
+        } else if prev + bsize >= set_size && prev < set_size && indirect_reduce {
+            set_size
+        } else if prev + bsize >= exec_length && prev < exec_length {
+            exec_length
+        } else {
+            prev + bsize
+        };
+        out.push((prev, next));
+    }
+    out
+}
+
+/// The block size OP2 would choose.
+pub fn block_size(input: &PlanInput<'_>, staged: &[bool]) -> usize {
+    let maxbytes: usize = input
+        .args
+        .iter()
+        .zip(staged)
+        .filter(|(a, &s)| a.opt && s)
+        .map(|(a, _)| a.dat_bytes)
+        .sum();
+    let b = if input.part_size > 0 {
+        input.part_size
+    } else if maxbytes > 0 {
+        ((24 * 1024 / (64 * maxbytes)) * 64).max(256)
+    } else {
+        256
+    };
+    b.max(1)
+}
+
+/// Per-block results of the full plan (computed independently per block).
+struct BlockDetail {
+    /// Per staged group: sorted distinct targets.
+    lists: Vec<Vec<i32>>,
+    /// Per argument with a staged group: local indices of its elements.
+    locs: Vec<Vec<i16>>,
+    /// Element colours.
+    thrcol: Vec<i32>,
+    nthrcol: i32,
+    ncolors_owned: Option<usize>,
+}
+
+impl Plan {
+    /// Build a plan. `input.args[m].map` must hold valid rows for every
+    /// element `< exec_length` with entries `< to_size` (checked by the caller).
+    pub fn build(input: &PlanInput<'_>) -> Plan {
+        let args = &input.args;
+        let nargs = args.len();
+        let exec_writes = args
+            .iter()
+            .any(|a| a.opt && a.ind >= 0 && a.access != Access::Read);
+        let exec_length = input.set_size + if exec_writes { input.exec_size } else { 0 };
+        let staged: Vec<bool> = args
+            .iter()
+            .map(|a| {
+                a.ind >= 0
+                    && match input.staging {
+                        Staging::Inc => a.access == Access::Inc,
+                        Staging::All | Staging::Permute => true,
+                        _ => false,
+                    }
+            })
+            .collect();
+        let mut bsize = block_size(input, &staged);
+        if input.staging == Staging::Color2 {
+            bsize = exec_length.max(1);
+        }
+        let indirect_reduce = input.ninds > 0
+            && args
+                .iter()
+                .any(|a| a.gbl && !matches!(a.access, Access::Read | Access::Work));
+        let bounds = if input.staging == Staging::Color2 {
+            if exec_length > 0 {
+                vec![(0, exec_length)]
+            } else {
+                Vec::new()
+            }
+        } else {
+            block_bounds(
+                input.set_size,
+                input.core_size,
+                exec_length,
+                bsize,
+                indirect_reduce,
+            )
+        };
+        let nblocks = bounds.len();
+
+        // Staged groups, numbered in order of first use.
+        let mut inds_staged = vec![-1i32; nargs];
+        let mut group_to_staged = vec![-1i32; input.ninds];
+        let mut ninds_staged = 0usize;
+        for m in 0..nargs {
+            if staged[m] {
+                let g = args[m].ind as usize;
+                if group_to_staged[g] < 0 {
+                    group_to_staged[g] = ninds_staged as i32;
+                    ninds_staged += 1;
+                }
+                inds_staged[m] = group_to_staged[g];
+            }
+        }
+
+        let mut plan = Plan {
+            exec_length,
+            bsize,
+            ninds: input.ninds,
+            ninds_staged,
+            inds_staged,
+            nblocks,
+            offset: bounds.iter().map(|b| b.0 as i32).collect(),
+            nelems: bounds.iter().map(|b| (b.1 - b.0) as i32).collect(),
+            ..Plan::default()
+        };
+
+        if input.full {
+            plan.build_detail(input, &bounds, indirect_reduce);
+        }
+        plan.colour_blocks(input, &bounds, indirect_reduce);
+        if input.staging == Staging::Color2 {
+            plan.ncolors = plan.nthrcol.first().copied().unwrap_or(0) as usize;
+        }
+        plan.shared_and_transfer(input);
+        plan
+    }
+
+    /// First-level detail: renumbering and element colouring, per block in parallel.
+    fn build_detail(
+        &mut self,
+        input: &PlanInput<'_>,
+        bounds: &[(usize, usize)],
+        indirect_reduce: bool,
+    ) {
+        let args = &input.args;
+        let nargs = args.len();
+        let ninds = input.ninds;
+        let staging = input.staging;
+        // First argument of each group.
+        let first_of: Vec<usize> = (0..ninds)
+            .map(|g| {
+                args.iter()
+                    .position(|a| a.ind == g as i32)
+                    .expect("every group has an argument")
+            })
+            .collect();
+        let halo_exchange = args
+            .iter()
+            .any(|a| a.opt && a.ind >= 0 && !matches!(a.access, Access::Write | Access::Inc));
+        let inds_staged = &self.inds_staged;
+        let (set_size, core_size) = (input.set_size, input.core_size);
+
+        let details: Vec<BlockDetail> = bounds
+            .par_iter()
+            .map(|&(s, e)| {
+                // Sorted distinct targets of every enabled group in this block.
+                let mut group_lists: Vec<Vec<i32>> = vec![Vec::new(); ninds];
+                for (g, list) in group_lists.iter_mut().enumerate() {
+                    if !args[first_of[g]].opt {
+                        continue;
+                    }
+                    for a in args.iter().filter(|a| a.ind == g as i32 && a.opt) {
+                        list.extend((s..e).map(|el| a.target(el) as i32));
+                    }
+                    list.sort_unstable();
+                    list.dedup();
+                }
+                let local = |g: usize, t: i32| -> usize {
+                    group_lists[g]
+                        .binary_search(&t)
+                        .expect("target is in its block list")
+                };
+                let mut locs = Vec::new();
+                for (m, a) in args.iter().enumerate() {
+                    if inds_staged[m] >= 0 && a.opt {
+                        locs.push(
+                            (s..e)
+                                .map(|el| local(a.ind as usize, a.target(el) as i32) as i16)
+                                .collect(),
+                        );
+                    } else if inds_staged[m] >= 0 {
+                        locs.push(vec![0i16; e - s]);
+                    }
+                }
+                // Element colouring with masks on block-local targets.
+                let mut work: Vec<Vec<u32>> =
+                    group_lists.iter().map(|l| vec![0u32; l.len()]).collect();
+                let mut thrcol = vec![-1i32; e - s];
+                let mut base = 0i64;
+                let mut ncolors = 0i64;
+                let mut repeat = true;
+                let mut repeat_color2 = true;
+                let mut ncolors_owned = None;
+                while repeat {
+                    repeat = false;
+                    for w in work.iter_mut() {
+                        w.iter_mut().for_each(|x| *x = 0);
+                    }
+                    for el in s..e {
+                        if thrcol[el - s] != -1 {
+                            continue;
+                        }
+                        if staging == Staging::Color2
+                            && indirect_reduce
+                            && el >= set_size
+                            && repeat_color2
+                        {
+                            continue;
+                        }
+                        let mut mask = 0u32;
+                        if staging == Staging::Color2
+                            && halo_exchange
+                            && el >= core_size
+                            && core_size > 0
+                            && el < set_size
+                            && base == 0
+                        {
+                            mask = 1;
+                        }
+                        for a in args.iter().filter(|a| a.colours()) {
+                            mask |=
+                                work[a.ind as usize][local(a.ind as usize, a.target(el) as i32)];
+                        }
+                        let free = (!mask).trailing_zeros();
+                        if free == 32 {
+                            repeat = true;
+                        } else {
+                            thrcol[el - s] = (base + free as i64) as i32;
+                            ncolors = ncolors.max(base + free as i64 + 1);
+                            for a in args.iter().filter(|a| a.colours()) {
+                                work[a.ind as usize][local(a.ind as usize, a.target(el) as i32)] |=
+                                    1 << free;
+                            }
+                        }
+                    }
+                    if staging == Staging::Color2 && indirect_reduce && !repeat && repeat_color2 {
+                        repeat_color2 = false;
+                        repeat = true;
+                        base = ncolors;
+                        ncolors_owned = Some(ncolors as usize);
+                    } else {
+                        base += 32;
+                    }
+                }
+                let lists = (0..ninds)
+                    .filter(|&g| group_to_staged_of(inds_staged, args, g) >= 0)
+                    .map(|g| group_lists[g].clone())
+                    .collect();
+                BlockDetail {
+                    lists,
+                    locs,
+                    thrcol,
+                    nthrcol: ncolors as i32,
+                    ncolors_owned,
+                }
+            })
+            .collect();
+
+        // Assemble in block order.
+        let nst = self.ninds_staged;
+        let el = self.exec_length;
+        let mut counts = vec![0usize; nst];
+        for (m, &st) in self.inds_staged.iter().enumerate() {
+            if st >= 0 {
+                let _ = m;
+                counts[st as usize] += 1;
+            }
+        }
+        let mut starts = vec![0usize; nst];
+        let mut acc = 0;
+        for g in 0..nst {
+            starts[g] = acc * el;
+            acc += counts[g];
+        }
+        self.ind_map = vec![0; acc * el];
+        self.ind_maps_start = starts;
+        self.ind_offs = vec![0; self.nblocks * nst];
+        self.ind_sizes = vec![0; self.nblocks * nst];
+        self.nindirect = vec![0; ninds];
+        let nloc = self.inds_staged.iter().filter(|&&s| s >= 0).count();
+        self.loc_map = vec![0; nloc * el];
+        let mut k = 0;
+        self.loc_maps_start = self
+            .inds_staged
+            .iter()
+            .map(|&s| {
+                if s >= 0 {
+                    k += 1;
+                    Some((k - 1) * el)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        self.thrcol = vec![0; el];
+        self.nthrcol = vec![0; self.nblocks];
+        let mut total_colors = 0f32;
+        // Staged group index -> ind group index.
+        let staged_groups: Vec<usize> = (0..ninds)
+            .filter(|&g| group_to_staged_of(&self.inds_staged, args, g) >= 0)
+            .collect();
+        for (b, d) in details.iter().enumerate() {
+            let (s, e) = bounds[b];
+            for (i, &g) in staged_groups.iter().enumerate() {
+                let m3 = group_to_staged_of(&self.inds_staged, args, g) as usize;
+                let _ = i;
+                let list = &d.lists[i];
+                let base = self.ind_maps_start[m3] + self.nindirect[g] as usize;
+                self.ind_map[base..base + list.len()].copy_from_slice(list);
+                let off = if b == 0 {
+                    0
+                } else {
+                    self.ind_offs[m3 + (b - 1) * nst] + self.ind_sizes[m3 + (b - 1) * nst]
+                };
+                self.ind_offs[m3 + b * nst] = off;
+                self.ind_sizes[m3 + b * nst] = list.len() as i32;
+                self.nindirect[g] += list.len() as i32;
+            }
+            let mut li = 0;
+            for m in 0..nargs {
+                if let Some(st) = self.loc_maps_start[m] {
+                    self.loc_map[st + s..st + e].copy_from_slice(&d.locs[li]);
+                    li += 1;
+                }
+            }
+            self.thrcol[s..e].copy_from_slice(&d.thrcol);
+            self.nthrcol[b] = d.nthrcol;
+            total_colors += d.nthrcol as f32;
+            if let Some(o) = d.ncolors_owned {
+                self.ncolors_owned = o;
+            }
+        }
+        self.avg_thread_colors = if self.nblocks > 0 {
+            total_colors / self.nblocks as f32
+        } else {
+            0.0
+        };
+
+        // Element permutation by colour.
+        if matches!(input.staging, Staging::Permute | Staging::Color2) {
+            self.col_reord = vec![0; el + 16];
+            self.col_offsets_start = Vec::with_capacity(self.nblocks);
+            for &(s, e) in bounds.iter().take(self.nblocks) {
+                let mut kv: Vec<(i32, i32)> =
+                    (s..e).map(|x| (self.thrcol[x], (x - s) as i32)).collect();
+                kv.sort_by_key(|&(k, v)| (k, v));
+                self.col_offsets_start.push(self.col_offsets.len());
+                self.col_offsets.push(0);
+                for (i, &(key, val)) in kv.iter().enumerate() {
+                    self.thrcol[s + i] = key;
+                    self.col_reord[s + i] = val;
+                    if i > 0 && key > kv[i - 1].0 {
+                        self.col_offsets.push(i as i32);
+                    }
+                }
+                self.col_offsets.push((e - s) as i32);
+            }
+        }
+    }
+
+    /// Second level: greedy block colouring.
+    fn colour_blocks(
+        &mut self,
+        input: &PlanInput<'_>,
+        bounds: &[(usize, usize)],
+        indirect_reduce: bool,
+    ) {
+        let args = &input.args;
+        let mut work: Vec<Vec<u32>> = (0..input.ninds)
+            .map(|g| {
+                let a = args
+                    .iter()
+                    .find(|a| a.ind == g as i32)
+                    .expect("group has an argument");
+                if a.opt {
+                    vec![0u32; a.to_size]
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        let colouring: Vec<&PlanArg<'_>> = args.iter().filter(|a| a.colours()).collect();
+        let nblocks = bounds.len();
+        let mut blk_col = vec![-1i32; nblocks];
+        let (mut ncolor, mut ncolors) = (0i64, 0i64);
+        let mut ncolors_core = 0i64;
+        let mut ncolors_owned = self.ncolors_owned as i64;
+        let mut repeat = true;
+        while repeat {
+            repeat = false;
+            for w in work.iter_mut() {
+                w.iter_mut().for_each(|x| *x = 0);
+            }
+            for (b, &(s, e)) in bounds.iter().enumerate() {
+                if blk_col[b] != -1 {
+                    continue;
+                }
+                let mut mask = 0u32;
+                if e > input.core_size {
+                    if s <= input.core_size {
+                        ncolors_core = ncolors;
+                    }
+                    mask |= bits(0, ncolors_core - ncolor);
+                    if s == input.set_size && indirect_reduce && input.staging != Staging::Color2 {
+                        ncolors_owned = ncolors;
+                    }
+                    if indirect_reduce {
+                        mask |= bits(ncolors_core, ncolors_owned - ncolor);
+                    }
+                }
+                for a in &colouring {
+                    let w = &work[a.ind as usize];
+                    for el in s..e {
+                        mask |= w[a.target(el)];
+                    }
+                }
+                let free = (!mask).trailing_zeros();
+                if free == 32 {
+                    repeat = true;
+                } else {
+                    blk_col[b] = (ncolor + free as i64) as i32;
+                    ncolors = ncolors.max(ncolor + free as i64 + 1);
+                    for a in &colouring {
+                        let w = &mut work[a.ind as usize];
+                        for el in s..e {
+                            w[a.target(el)] |= 1 << free;
+                        }
+                    }
+                }
+            }
+            ncolor += 32;
+        }
+        if indirect_reduce && ncolors_owned == 0 {
+            ncolors_owned = ncolors;
+        }
+        let ncolors = ncolors as usize;
+        let mut ncolblk = vec![0i32; ncolors];
+        for &c in &blk_col {
+            ncolblk[c as usize] += 1;
+        }
+        let mut start = vec![0usize; ncolors];
+        for c in 1..ncolors {
+            start[c] = start[c - 1] + ncolblk[c - 1] as usize;
+        }
+        let mut blkmap = vec![0i32; nblocks];
+        for (b, &c) in blk_col.iter().enumerate() {
+            blkmap[start[c as usize]] = b as i32;
+            start[c as usize] += 1;
+        }
+        self.blk_col = blk_col;
+        self.ncolors = ncolors;
+        self.ncolors_core = ncolors_core as usize;
+        self.ncolors_owned = ncolors_owned as usize;
+        self.ncolblk = ncolblk;
+        self.blkmap = blkmap;
+    }
+
+    /// Shared-memory sizes and bytes-moved estimates.
+    fn shared_and_transfer(&mut self, input: &PlanInput<'_>) {
+        let args = &input.args;
+        let nst = self.ninds_staged;
+        let first_staged: Vec<usize> = (0..nst)
+            .map(|m| {
+                self.inds_staged
+                    .iter()
+                    .position(|&s| s == m as i32)
+                    .expect("staged group has an argument")
+            })
+            .collect();
+        let block_bytes = |b: usize| -> usize {
+            if self.ind_sizes.is_empty() {
+                return 0;
+            }
+            (0..nst)
+                .filter(|&m| args[first_staged[m]].opt)
+                .map(|m| {
+                    round_up_64(
+                        self.ind_sizes[m + b * nst] as usize * args[first_staged[m]].dat_bytes,
+                    )
+                })
+                .sum()
+        };
+        self.nshared_col = vec![0; self.ncolors];
+        self.nshared = 0;
+        for b in 0..self.nblocks {
+            let nb = block_bytes(b) as i32;
+            let c = self.blk_col[b] as usize;
+            if c < self.nshared_col.len() {
+                self.nshared_col[c] = self.nshared_col[c].max(nb);
+            }
+            self.nshared = self.nshared.max(nb);
+        }
+
+        let (mut t1, mut t2) = (0f64, 0f64);
+        if !matches!(input.staging, Staging::Color2 | Staging::Inc) {
+            let cl = input.cache_line_size.max(1);
+            for b in 0..self.nblocks {
+                let ne = self.nelems[b] as f64;
+                for a in args.iter().filter(|a| a.opt) {
+                    if a.ind < 0 {
+                        let fac = if matches!(a.access, Access::Read | Access::Write) {
+                            1.0
+                        } else {
+                            2.0
+                        };
+                        t1 += fac * ne * a.dat_bytes as f64;
+                        t2 += fac * ne * a.dat_bytes as f64;
+                    } else {
+                        t1 += ne * 2.0;
+                        t2 += ne * 2.0;
+                    }
+                }
+                for g in 0..input.ninds {
+                    let a = args
+                        .iter()
+                        .find(|a| a.ind == g as i32)
+                        .expect("group has an argument");
+                    if !a.opt {
+                        continue;
+                    }
+                    let fac = if matches!(a.access, Access::Read | Access::Write) {
+                        1.0
+                    } else {
+                        2.0
+                    };
+                    let st = self.inds_staged[args.iter().position(|x| x.ind == g as i32).unwrap()];
+                    if self.ind_sizes.is_empty() || st < 0 {
+                        // Blocks-only plan: count every reference (an upper bound).
+                        t1 += fac * ne * a.dat_bytes as f64;
+                        t2 += fac * ne * a.dat_bytes as f64;
+                        continue;
+                    }
+                    let st = st as usize;
+                    let size = self.ind_sizes[st + b * nst] as usize;
+                    t1 += fac * (size * a.dat_bytes) as f64;
+                    let e0 = self.ind_offs[st + b * nst] as usize;
+                    let list = &self.ind_map
+                        [self.ind_maps_start[st] + e0..self.ind_maps_start[st] + e0 + size];
+                    let mut l_old: i64 = -1;
+                    for &i in list {
+                        let first = (i as usize * a.dat_bytes / cl) as i64;
+                        if first > l_old {
+                            t2 += fac * cl as f64;
+                        }
+                        l_old = first;
+                        let last = (((i as usize + 1) * a.dat_bytes - 1) / cl) as i64;
+                        t2 += fac * ((last - l_old) as f64) * cl as f64;
+                        l_old = last;
+                    }
+                    let mf = if a.access == Access::Rw { 2.0 } else { 1.0 };
+                    t1 += mf * size as f64 * 4.0;
+                    t2 += mf * size as f64 * 4.0;
+                }
+            }
+        }
+        self.transfer = t1 as f32;
+        self.transfer2 = t2 as f32;
+    }
+
+    /// Blocks of colour `c`, in order.
+    pub fn blocks_of_colour(&self, c: usize) -> &[i32] {
+        let start: usize = self.ncolblk[..c].iter().map(|&n| n as usize).sum();
+        &self.blkmap[start..start + self.ncolblk[c] as usize]
+    }
+
+    /// Element range of block `b`.
+    pub fn block_range(&self, b: usize) -> (usize, usize) {
+        let s = self.offset[b] as usize;
+        (s, s + self.nelems[b] as usize)
+    }
+
+    /// OP2's `op_plan_check`: no two blocks of one colour, and no two elements
+    /// of one thread colour in a block, touch the same element through an
+    /// indirect INC/RW argument; blocks tile `[0, exec_length)`; blkmap is a
+    /// permutation grouped by colour; local maps round-trip to the global map.
+    pub fn check(&self, input: &PlanInput<'_>) -> Result<(), String> {
+        // Blocks tile the exec range in order.
+        let mut next = 0usize;
+        for b in 0..self.nblocks {
+            let (s, e) = self.block_range(b);
+            if s != next || e < s {
+                return Err(format!(
+                    "block {b} covers [{s}, {e}) but should start at {next}"
+                ));
+            }
+            next = e;
+        }
+        if next != self.exec_length {
+            return Err(format!(
+                "blocks end at {next}, exec length is {}",
+                self.exec_length
+            ));
+        }
+        // blkmap: a permutation grouped by colour.
+        let mut seen = vec![false; self.nblocks];
+        let mut pos = 0usize;
+        for c in 0..self.ncolors {
+            for _ in 0..self.ncolblk[c] {
+                let b = self.blkmap[pos] as usize;
+                if b >= self.nblocks || seen[b] {
+                    return Err(format!("blkmap[{pos}] = {b} repeats or is out of range"));
+                }
+                if self.blk_col[b] as usize != c {
+                    return Err(format!(
+                        "block {b} of colour {} listed under colour {c}",
+                        self.blk_col[b]
+                    ));
+                }
+                seen[b] = true;
+                pos += 1;
+            }
+        }
+        if pos != self.nblocks {
+            return Err(format!("blkmap lists {pos} of {} blocks", self.nblocks));
+        }
+        // Conflicts: sort (target, colour, block) triples; equal target and
+        // colour from two different blocks is a race.
+        for g in 0..input.ninds {
+            let conflicting: Vec<&PlanArg<'_>> = input
+                .args
+                .iter()
+                .filter(|a| a.ind == g as i32 && a.colours())
+                .collect();
+            if conflicting.is_empty() {
+                continue;
+            }
+            let mut touches: Vec<(usize, i32, usize)> = Vec::new();
+            for b in 0..self.nblocks {
+                let (s, e) = self.block_range(b);
+                for a in &conflicting {
+                    touches.extend((s..e).map(|el| (a.target(el), self.blk_col[b], b)));
+                }
+            }
+            touches.sort_unstable();
+            touches.dedup();
+            for w in touches.windows(2) {
+                if w[0].0 == w[1].0 && w[0].1 == w[1].1 {
+                    return Err(format!(
+                        "blocks {} and {} of colour {} both modify element {} of indirect group {g}",
+                        w[0].2, w[1].2, w[0].1, w[0].0
+                    ));
+                }
+            }
+            // Thread colours inside blocks (full plans).
+            if !self.thrcol.is_empty() {
+                let permuted = !self.col_reord.is_empty();
+                for b in 0..self.nblocks {
+                    let (s, e) = self.block_range(b);
+                    let mut t: Vec<(usize, i32, usize)> = Vec::new();
+                    for i in s..e {
+                        let el = if permuted {
+                            s + self.col_reord[i] as usize
+                        } else {
+                            i
+                        };
+                        for a in &conflicting {
+                            t.push((a.target(el), self.thrcol[i], el));
+                        }
+                    }
+                    t.sort_unstable();
+                    t.dedup();
+                    for w in t.windows(2) {
+                        if w[0].0 == w[1].0 && w[0].1 == w[1].1 {
+                            return Err(format!(
+                                "elements {} and {} of thread colour {} in block {b} both modify element {} of group {g}",
+                                w[0].2, w[1].2, w[0].1, w[0].0
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        // Local maps round-trip to the global map.
+        if !self.loc_map.is_empty() {
+            for (m, a) in input.args.iter().enumerate() {
+                let (Some(ls), true) = (self.loc_maps_start[m], a.opt) else {
+                    continue;
+                };
+                let st = self.inds_staged[m] as usize;
+                let nst = self.ninds_staged;
+                for b in 0..self.nblocks {
+                    let (s, e) = self.block_range(b);
+                    let off = self.ind_maps_start[st] + self.ind_offs[st + b * nst] as usize;
+                    for el in s..e {
+                        let l = self.loc_map[ls + el] as usize;
+                        if self.ind_map[off + l] as usize != a.target(el) {
+                            return Err(format!("loc_map of arg {m} at element {el} does not map back to the global map"));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Staged group of indirect group `g` (-1 if not staged).
+fn group_to_staged_of(inds_staged: &[i32], args: &[PlanArg<'_>], g: usize) -> i32 {
+    args.iter()
+        .zip(inds_staged)
+        .find(|(a, &s)| a.ind == g as i32 && s >= 0)
+        .map(|(_, &s)| s)
+        .unwrap_or(-1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 1D chain: edge e joins nodes e and e+1.
+    fn chain(n: usize) -> Vec<i32> {
+        (0..n).flat_map(|e| [e as i32, e as i32 + 1]).collect()
+    }
+
+    fn inc_args(map: &[i32], nodes: usize) -> Vec<PlanArg<'_>> {
+        (0..2)
+            .map(|idx| PlanArg {
+                opt: true,
+                ind: 0,
+                map,
+                map_dim: 2,
+                idx,
+                access: Access::Inc,
+                gbl: false,
+                dat_bytes: 8,
+                dat_dim: 1,
+                to_size: nodes,
+            })
+            .collect()
+    }
+
+    fn input(map: &[i32], n: usize, part: usize, full: bool) -> PlanInput<'_> {
+        PlanInput {
+            set_size: n,
+            core_size: n,
+            exec_size: 0,
+            part_size: part,
+            staging: Staging::All,
+            args: inc_args(map, n + 1),
+            ninds: 1,
+            cache_line_size: 128,
+            full,
+        }
+    }
+
+    #[test]
+    fn chain_blocks_alternate_colours() {
+        let m = chain(1000);
+        let inp = input(&m, 1000, 100, true);
+        let p = Plan::build(&inp);
+        assert_eq!(p.nblocks, 10);
+        assert_eq!(p.ncolors, 2);
+        assert_eq!(p.blk_col, vec![0, 1, 0, 1, 0, 1, 0, 1, 0, 1]);
+        assert_eq!(p.blkmap, vec![0, 2, 4, 6, 8, 1, 3, 5, 7, 9]);
+        assert_eq!(p.ncolblk, vec![5, 5]);
+        assert!(p.nthrcol.iter().all(|&c| c == 2));
+        p.check(&inp).unwrap();
+    }
+
+    #[test]
+    fn block_size_rule() {
+        let m = chain(10);
+        let inp = input(&m, 10, 0, false);
+        // two staged args of 8 bytes: 24K/(64*16)*64 = 1536
+        assert_eq!(Plan::build(&inp).bsize, 1536);
+    }
+
+    #[test]
+    fn cuts_at_core_size() {
+        assert_eq!(
+            block_bounds(10, 3, 10, 4, false),
+            vec![(0, 3), (3, 7), (7, 10)]
+        );
+        assert_eq!(
+            block_bounds(10, 10, 12, 4, true),
+            vec![(0, 4), (4, 8), (8, 10), (10, 12)]
+        );
+        assert!(block_bounds(0, 0, 0, 4, false).is_empty());
+    }
+
+    #[test]
+    fn checker_catches_a_conflict() {
+        let m = chain(100);
+        let inp = input(&m, 100, 10, false);
+        let mut p = Plan::build(&inp);
+        p.check(&inp).unwrap();
+        // Give blocks 0 and 2 different colours but 1 the colour of 0 and 3 the
+        // colour of 1: neighbours 0/1 now conflict with a block in between.
+        let mut q = p.clone();
+        q.blk_col[1] = 0;
+        q.blk_col[0] = 0;
+        q.blk_col[2] = 1;
+        q.ncolblk = vec![0, 0];
+        for &c in &q.blk_col {
+            q.ncolblk[c as usize] += 1;
+        }
+        let mut order: Vec<i32> = (0..q.nblocks as i32).collect();
+        order.sort_by_key(|&b| q.blk_col[b as usize]);
+        q.blkmap = order;
+        assert!(q.check(&inp).unwrap_err().contains("of colour 0"));
+        // Force all blocks into colour 0: neighbours now conflict.
+        p.blk_col.iter_mut().for_each(|c| *c = 0);
+        p.ncolors = 1;
+        p.ncolblk = vec![p.nblocks as i32];
+        p.blkmap = (0..p.nblocks as i32).collect();
+        assert!(p.check(&inp).unwrap_err().contains("colour 0"));
+    }
+
+    #[test]
+    fn many_colours_need_repeat_passes() {
+        // A star: every edge increments node 0, so every block needs its own colour.
+        let n = 40;
+        let m: Vec<i32> = (0..n).flat_map(|e| [0, e as i32 + 1]).collect();
+        let inp = input(&m, n, 1, true);
+        let p = Plan::build(&inp);
+        assert_eq!(p.ncolors, n);
+        p.check(&inp).unwrap();
+    }
+
+    #[test]
+    fn permute_reorders_elements_by_colour() {
+        let m = chain(64);
+        let mut inp = input(&m, 64, 64, true);
+        inp.staging = Staging::Permute;
+        let p = Plan::build(&inp);
+        assert_eq!(p.col_offsets, vec![0, 32, 64]);
+        assert_eq!(p.col_reord[0], 0);
+        assert_eq!(p.col_reord[1], 2);
+        assert_eq!(p.col_reord[32], 1);
+        p.check(&inp).unwrap();
+    }
+}
