@@ -539,7 +539,7 @@ void op_print_dat_to_txtfile(op_dat dat, const char *file);
 void op_print_dat_to_binfile(op_dat dat, const char *file);
 
 /**
- * Print every value of a dat on its own line.
+ * Print every value of a dat on its own line (`%lf`, `%f` or `%d`, as OP2).
  */
 void op_dump_dat(op_dat dat);
 

@@ -182,19 +182,48 @@ pub unsafe extern "C" fn op_print_dat_to_binfile(dat: op_dat, file: *const c_cha
     })
 }
 
-/// Print every value of a dat on its own line.
+/// Print every value of a dat on its own line (`%lf`, `%f` or `%d`, as OP2).
 #[no_mangle]
 pub unsafe extern "C" fn op_dump_dat(dat: op_dat) {
     let call = "op_dump_dat";
     with_state(call, |st| {
         let id = st.dat_id(call, dat)?;
         let (d, n) = dat_owned(st, id);
-        let text = op2_core::format::dat_txt(&d.type_name, d.dim, n, d.data.as_slice())
-            .ok_or_else(|| Op2Error::new(call, obj("dat", &d.name), "cannot print this type"))?;
-        let mut s = String::new();
-        for v in text.lines().skip(1).flat_map(|l| l.split_whitespace()) {
-            s.push_str(v);
-            s.push('\n');
+        let bytes = d.data.as_slice();
+        let count = n * d.dim;
+        let mut s = String::with_capacity(count * 12);
+        match d.scalar {
+            op2_core::ScalarType::F64 => {
+                for c in bytes.chunks_exact(8).take(count) {
+                    s.push_str(&op2_core::format::c_fixed(f64::from_ne_bytes(
+                        c.try_into().unwrap(),
+                    )));
+                    s.push('\n');
+                }
+            }
+            op2_core::ScalarType::F32 => {
+                for c in bytes.chunks_exact(4).take(count) {
+                    s.push_str(&op2_core::format::c_fixed(
+                        f32::from_ne_bytes(c.try_into().unwrap()) as f64,
+                    ));
+                    s.push('\n');
+                }
+            }
+            op2_core::ScalarType::I32 => {
+                for c in bytes.chunks_exact(4).take(count) {
+                    s.push_str(&format!("{}\n", i32::from_ne_bytes(c.try_into().unwrap())));
+                }
+            }
+            _ => {
+                return Err(Op2Error::new(
+                    call,
+                    obj("dat", &d.name),
+                    format!(
+                        "cannot dump type \"{}\" (double, float or int only)",
+                        d.type_name
+                    ),
+                ))
+            }
         }
         out(&s);
         Ok(())
@@ -368,9 +397,13 @@ pub unsafe extern "C" fn op_timing_output_2_file(file: *const c_char) {
     let call = "op_timing_output_2_file";
     with_state(call, |st| {
         let path = c_str(call, "the file name", file)?;
+        if st.kernels.recs.is_empty() {
+            return std::fs::write(&path, "")
+                .map_err(|e| Op2Error::new(call, "", format!("cannot write \"{path}\": {e}")));
+        }
         let rows = timing_rows(st);
-        let mut s = String::from("  count     time     GB/s     GB/s   kernel name \n");
-        s.push_str(&format!(" {}\n", "-".repeat(91)));
+        let mut s = String::from("\n  count     time     GB/s     GB/s   kernel name ");
+        s.push_str(&format!("\n {} \n", "-".repeat(47)));
         let mut total = 0.0;
         for r in &rows {
             total += r.time;

@@ -172,7 +172,7 @@ fn check_params(name: &str, specs: &[ArgSpec], codes: &[c_int]) -> Result<()> {
         if vector && !is_pp {
             return Err(err(
                 i,
-                "a vector argument (idx < -1) needs a kernel parameter of type T** ".into(),
+                "a vector argument (idx < -1) needs a kernel parameter of type T**".into(),
             ));
         }
         if !vector && is_pp {

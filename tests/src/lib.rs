@@ -10,7 +10,10 @@ use std::sync::{Mutex, OnceLock};
 
 /// The workspace root.
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// Directory holding libop2_*.{a,so}.
@@ -114,7 +117,8 @@ impl Program {
             Lang::Cxx17 => ("g++", &["-std=c++17", "-pedantic"]),
         };
         let mut cmd = Command::new(cc);
-        cmd.args(std).args(["-O2", "-Wall", "-Wextra", "-ffp-contract=off"]);
+        cmd.args(std)
+            .args(["-O2", "-Wall", "-Wextra", "-ffp-contract=off"]);
         cmd.arg(format!("-I{}", root().join("include").display()));
         for d in &self.include_dirs {
             cmd.arg(format!("-I{}", d.display()));
@@ -153,17 +157,23 @@ impl Program {
 }
 
 /// Build once per test process (tests that share a program call this).
+/// Different programs build concurrently; the same program builds once.
 pub fn build_once(p: &Program) -> PathBuf {
-    static BUILT: OnceLock<Mutex<Vec<(String, PathBuf)>>> = OnceLock::new();
+    type Slot = std::sync::Arc<OnceLock<PathBuf>>;
+    static BUILT: OnceLock<Mutex<Vec<(String, Slot)>>> = OnceLock::new();
     let key = format!("{}-{}-{:?}", p.name, p.lib, p.link);
-    let m = BUILT.get_or_init(|| Mutex::new(Vec::new()));
-    let mut g = m.lock().unwrap();
-    if let Some((_, e)) = g.iter().find(|(k, _)| *k == key) {
-        return e.clone();
-    }
-    let e = p.build();
-    g.push((key, e.clone()));
-    e
+    let slot: Slot = {
+        let mut g = BUILT.get_or_init(|| Mutex::new(Vec::new())).lock().unwrap();
+        match g.iter().find(|(k, _)| *k == key) {
+            Some((_, s)) => s.clone(),
+            None => {
+                let s: Slot = Default::default();
+                g.push((key, s.clone()));
+                s
+            }
+        }
+    };
+    slot.get_or_init(|| p.build()).clone()
 }
 
 /// The result of running a program.
