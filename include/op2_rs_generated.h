@@ -477,6 +477,86 @@ op_dat op2_decl_dat_temp_checked(op_set set, int dim, const char *type_, int typ
 void op2_decl_const_checked(int dim, const char *type_, int type_size, char *data, const char *name, const char *actual);
 
 /**
+ * A map handle that every op_arg_* call treats as OP_ID (NULL). The Fortran
+ * module writes its `dim` (0 for OP_ID, -1 for OP_GBL).
+ */
+op_map op_decl_null_map(void);
+
+/**
+ * `op_arg_gbl` from Fortran (`acc` 0-based).
+ */
+struct op_arg op_arg_gbl_copy(char *data, int dim, const char *type_, int size, int acc);
+
+/**
+ * `op_opt_arg_gbl` from Fortran.
+ */
+struct op_arg op_opt_arg_gbl_copy(int opt, char *data, int dim, const char *type_, int size, int acc);
+
+/**
+ * `op_arg_info` from Fortran (`ref_` 0-based).
+ */
+struct op_arg op_arg_info_copy(char *data, int dim, const char *type_, int size, int ref_);
+
+/**
+ * `op_arg_dat` with the dat and map named by the arrays they were declared
+ * from. An unknown or NULL map array with idx -1 (or -2, OP2's shifted -1)
+ * means direct access.
+ */
+struct op_arg op_arg_dat_ptr(int opt, char *dat_ptr, int idx, int *map_ptr, int dim, const char *type_, int acc);
+
+/**
+ * `op_arg_idx` with the map named by the array it was declared from.
+ */
+struct op_arg op_arg_idx_ptr(int idx, int *map_ptr);
+
+/**
+ * Owned elements of a set.
+ */
+int get_set_size(op_set set);
+
+/**
+ * Owned elements of a dat's set.
+ */
+int get_associated_set_size(op_dat dat);
+
+/**
+ * Dimension of an argument's map (0 if it has none).
+ */
+int getMapDimFromOpArg(struct op_arg *arg);
+
+/**
+ * This process's rank (0 on one node).
+ */
+void op_mpi_rank(int *rank);
+
+/**
+ * Number of processes (1 on one node).
+ */
+int op_mpi_size(void);
+
+/**
+ * Barrier (nothing to wait for on one node).
+ */
+void op_barrier(void);
+
+bool isCNullPointer(void *ptr);
+
+/**
+ * Add a generated Fortran kernel's timing to `OP_kernels[id]` (returns 0).
+ */
+int setKernelTime(int id, char *name, double t, float transfer, float transfer2, int count);
+
+/**
+ * The plan of a generated Fortran loop.
+ */
+struct op_plan *FortranPlanCaller(char *name, op_set set, int part, int nargs, struct op_arg *args, int ninds, int *inds, int staging);
+
+/**
+ * Print an argument's type string.
+ */
+void print_type(struct op_arg *arg);
+
+/**
  * Allocate `size` bytes aligned to 64 (NULL if out of memory).
  */
 void *op_malloc(size_t size);

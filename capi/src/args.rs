@@ -147,6 +147,7 @@ pub unsafe extern "C" fn op_opt_arg_dat_core(
     arg_dat_impl("op_opt_arg_dat", opt, dat, idx, map, dim, type_, acc)
 }
 
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn arg_gbl_impl(
     call: &'static str,
     opt: c_int,

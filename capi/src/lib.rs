@@ -14,6 +14,7 @@
 pub mod args;
 pub mod decl;
 pub mod ffi;
+pub mod fortran;
 pub mod globals;
 pub mod guard;
 pub mod mem;

@@ -18,19 +18,22 @@ use std::time::Instant;
 /// A C kernel, type-erased: `void kernel(T0*, T1*, ...)`.
 pub type KernelFn = unsafe extern "C" fn();
 type P = *mut c_void;
-type RangeFn = unsafe fn(KernelFn, &[ArgView], usize, usize);
+pub(crate) type RangeFn = unsafe fn(KernelFn, &[ArgView], usize, usize, i32);
 
 /// Per-element argument pointers for a C kernel of `N` parameters.
 struct ElemState<const N: usize> {
     p: [P; N],
     /// Pointer arrays of vector arguments (empty for others).
     vecs: Vec<Vec<P>>,
-    /// The `int` each IdxDirect argument points to (boxed: stable address).
+    /// The `int` each index argument points to (boxed: stable address).
     idx: Box<[c_int; N]>,
+    /// Added to element indices and map entries given to index arguments
+    /// (1 for Fortran kernels, which see 1-based indices).
+    base: i32,
 }
 
 impl<const N: usize> ElemState<N> {
-    fn new(views: &[ArgView]) -> Self {
+    fn new(views: &[ArgView], base: i32) -> Self {
         ElemState {
             p: [std::ptr::null_mut(); N],
             vecs: views
@@ -44,6 +47,7 @@ impl<const N: usize> ElemState<N> {
                 })
                 .collect(),
             idx: Box::new([0; N]),
+            base,
         }
     }
 
@@ -65,7 +69,11 @@ impl<const N: usize> ElemState<N> {
                     vec.as_mut_ptr() as P
                 }
                 ViewKind::IdxDirect => {
-                    self.idx[i] = n as c_int;
+                    self.idx[i] = n as c_int + self.base;
+                    &mut self.idx[i] as *mut c_int as P
+                }
+                ViewKind::IdxMapped if self.base != 0 => {
+                    self.idx[i] = v.map_entry(n, v.idx as usize) + self.base;
                     &mut self.idx[i] as *mut c_int as P
                 }
                 _ => v.simple_ptr(n) as P,
@@ -82,12 +90,14 @@ mod arity {
     use super::*;
     include!(concat!(env!("OUT_DIR"), "/arity.rs"));
 }
-use arity::{MAX_C_ARGS, RUNNERS};
+pub(crate) use arity::{MAX_C_ARGS, RUNNERS};
 
 /// Calls a C kernel per element through the runner of its arity.
-struct CInvoker {
-    f: KernelFn,
-    runner: RangeFn,
+pub(crate) struct CInvoker {
+    pub(crate) f: KernelFn,
+    pub(crate) runner: RangeFn,
+    /// Index base of op_arg_idx values (0 for C, 1 for Fortran).
+    pub(crate) base: i32,
 }
 
 // SAFETY: a C function pointer may be called from any thread; whether the
@@ -97,7 +107,7 @@ unsafe impl Sync for CInvoker {}
 
 impl Invoker for CInvoker {
     unsafe fn run(&self, views: &[ArgView], start: usize, end: usize) {
-        (self.runner)(self.f, views, start, end)
+        (self.runner)(self.f, views, start, end, self.base)
     }
 }
 
@@ -118,8 +128,8 @@ impl Invoker for RangeInvoker {
     }
 }
 
-struct Prepared {
-    views: Vec<ArgView>,
+pub(crate) struct Prepared {
+    pub(crate) views: Vec<ArgView>,
     specs: Vec<ArgSpec>,
     scalars: Vec<ScalarType>,
     exec_size: usize,
@@ -201,7 +211,7 @@ fn check_params(name: &str, specs: &[ArgSpec], codes: &[c_int]) -> Result<()> {
     Ok(())
 }
 
-unsafe fn prepare(
+pub(crate) unsafe fn prepare(
     call: &'static str,
     name: *const c_char,
     set: op_set,
@@ -301,7 +311,7 @@ unsafe fn prepare(
     })
 }
 
-unsafe fn run_loop(call: &'static str, p: Prepared, inv: &dyn Invoker) {
+pub(crate) unsafe fn run_loop(call: &'static str, p: Prepared, inv: &dyn Invoker) {
     let t0 = Instant::now();
     {
         let run = LoopRun {
@@ -357,6 +367,7 @@ pub unsafe extern "C" fn op2_par_loop_c(
     let inv = CInvoker {
         f,
         runner: RUNNERS[p.views.len() - 1],
+        base: 0,
     };
     run_loop(call, p, &inv)
 }

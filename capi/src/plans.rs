@@ -586,3 +586,102 @@ pub unsafe extern "C" fn op_plan_check(plan: op_plan, _ninds: c_int, _inds: *mut
         })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use op2_core::domain::MapCheck;
+    use op2_core::DatId;
+
+    fn state() -> (State, SetId, MapId, DatId, DatId) {
+        let mut st = State::new(Arc::new(op2_backend_threads_or_seq()));
+        let nodes = st.dom.decl_set(5, "nodes").unwrap();
+        let edges = st.dom.decl_set(4, "edges").unwrap();
+        st.mirror_set(nodes);
+        st.mirror_set(edges);
+        let m = st
+            .dom
+            .decl_map(
+                edges,
+                nodes,
+                2,
+                &[0, 1, 1, 2, 2, 3, 3, 4],
+                0,
+                "pedge",
+                MapCheck::Local,
+            )
+            .unwrap();
+        st.mirror_map(m, std::ptr::null());
+        let x = st
+            .dom
+            .decl_dat("t", nodes, 1, "double", 8, None, "x", false)
+            .unwrap();
+        let y = st
+            .dom
+            .decl_dat("t", nodes, 1, "double", 8, None, "y", false)
+            .unwrap();
+        (st, edges, m, x, y)
+    }
+
+    #[cfg(feature = "lib-seq")]
+    fn op2_backend_threads_or_seq() -> op2_backend_seq::Seq {
+        op2_backend_seq::Seq
+    }
+    #[cfg(feature = "lib-openmp")]
+    fn op2_backend_threads_or_seq() -> op2_backend_threads::Threads {
+        op2_backend_threads::Threads::new(2)
+    }
+
+    fn arg(dat: DatId, map: MapId, idx: i32, access: Access) -> ArgSpec {
+        ArgSpec {
+            kind: ArgKind::Dat {
+                dat,
+                map: Some(map),
+                idx,
+            },
+            dim: 1,
+            type_name: "double".into(),
+            access,
+            opt: true,
+        }
+    }
+
+    #[test]
+    fn plan_cache_hits_identical_loops_and_misses_on_any_difference() {
+        let (mut st, edges, m, x, y) = state();
+        let a = [arg(x, m, 0, Access::Inc), arg(x, m, 1, Access::Inc)];
+        let p1 = loop_plan(&mut st, "l", edges, &a, &[0, 0], 1);
+        let p2 = loop_plan(&mut st, "l", edges, &a, &[0, 0], 1);
+        assert!(Arc::ptr_eq(&p1, &p2), "identical loop must reuse the plan");
+        assert_eq!((p1.nblocks, p1.ncolors), (1, 1));
+        let variants: Vec<(&str, Vec<ArgSpec>)> = vec![
+            ("other name", a.to_vec()),
+            (
+                "l",
+                vec![arg(x, m, 0, Access::Read), arg(x, m, 1, Access::Inc)],
+            ),
+            (
+                "l",
+                vec![arg(x, m, 1, Access::Inc), arg(x, m, 0, Access::Inc)],
+            ),
+            ("l", vec![arg(x, m, 0, Access::Inc)]),
+        ];
+        for (name, v) in variants {
+            let inds = vec![0; v.len()];
+            let p = loop_plan(&mut st, name, edges, &v, &inds, 1);
+            assert!(!Arc::ptr_eq(&p1, &p), "{name} {v:?} must get its own plan");
+        }
+        // A different dat with the same shape shares the plan (as in OP2), and
+        // so does the vector form of the same two columns.
+        let b = [arg(y, m, 0, Access::Inc), arg(y, m, 1, Access::Inc)];
+        assert!(Arc::ptr_eq(
+            &p1,
+            &loop_plan(&mut st, "l", edges, &b, &[0, 0], 1)
+        ));
+        assert!(Arc::ptr_eq(
+            &p1,
+            &loop_plan(&mut st, "l", edges, &[arg(x, m, -2, Access::Inc)], &[0], 1)
+        ));
+        assert_eq!(st.loop_plans.len(), 5);
+    }
+}

@@ -55,6 +55,9 @@ pub struct State {
     map_list: Vec<op_map>,
     pub kernels: Kernels,
     interned: HashMap<String, CString>,
+    /// Handles from op_decl_null_map (treated as OP_ID); boxed for stable addresses.
+    #[allow(clippy::vec_box)]
+    null_maps: Vec<Box<op_map_core>>,
     /// Plans of op_par_loop, per loop signature.
     pub(crate) loop_plans: HashMap<crate::plans::PlanKey, std::sync::Arc<op2_core::plan::Plan>>,
     /// Plans handed to generated code (behind OP_plans).
@@ -116,6 +119,7 @@ impl State {
             map_list: Vec::new(),
             kernels: Kernels::default(),
             interned: HashMap::new(),
+            null_maps: Vec::new(),
             loop_plans: HashMap::new(),
             c_plans: Default::default(),
             exec,
@@ -158,9 +162,32 @@ impl State {
         })
     }
 
-    /// `None` for OP_ID (NULL).
+    /// A fresh handle that stands for OP_ID (op_decl_null_map).
+    pub fn new_null_map(&mut self) -> op_map {
+        let mut m = Box::new(op_map_core {
+            index: -1,
+            from: null_mut(),
+            to: null_mut(),
+            dim: 0,
+            map: null_mut(),
+            map_gbl: null_mut(),
+            map_d: null_mut(),
+            name: c"OP_ID".as_ptr(),
+            user_managed: 1,
+            force_part: false,
+        });
+        let p: op_map = &mut *m;
+        self.null_maps.push(m);
+        p
+    }
+
+    fn is_null_map(&self, p: op_map) -> bool {
+        self.null_maps.iter().any(|m| std::ptr::eq(&**m, p))
+    }
+
+    /// `None` for OP_ID (NULL or a null map).
     pub fn opt_map_id(&self, call: &str, p: op_map) -> Result<Option<MapId>> {
-        if p.is_null() {
+        if p.is_null() || self.is_null_map(p) {
             Ok(None)
         } else {
             self.map_id(call, p).map(Some)
@@ -449,6 +476,14 @@ impl Kernels {
         self.names.push(n);
         self.by_name.insert(name.to_string(), k);
         k
+    }
+
+    /// Name record `k` (generated Fortran code via setKernelTime).
+    pub fn rename(&mut self, k: usize, name: &str) {
+        let n = cstring(name);
+        self.recs[k].name = n.as_ptr();
+        self.names.push(n);
+        self.by_name.insert(name.to_string(), k);
     }
 
     /// Add one execution of kernel `k`.

@@ -293,12 +293,17 @@ impl Plan {
             ..Plan::default()
         };
 
-        if input.full {
+        // PERMUTE and COLOR2 are defined by element colours: always full.
+        if input.full || matches!(input.staging, Staging::Permute | Staging::Color2) {
             plan.build_detail(input, &bounds, indirect_reduce);
         }
         plan.colour_blocks(input, &bounds, indirect_reduce);
         if input.staging == Staging::Color2 {
+            // One block; OP2 reports the element colours as the plan's colours.
             plan.ncolors = plan.nthrcol.first().copied().unwrap_or(0) as usize;
+            if plan.ncolblk.len() < plan.ncolors {
+                plan.ncolblk.resize(plan.ncolors, 0);
+            }
         }
         plan.shared_and_transfer(input);
         plan
@@ -1006,6 +1011,18 @@ mod tests {
         assert_eq!(p.col_reord[0], 0);
         assert_eq!(p.col_reord[1], 2);
         assert_eq!(p.col_reord[32], 1);
+        p.check(&inp).unwrap();
+    }
+
+    /// Found by the fuzzer: COLOR2 asked for a blocks-only plan.
+    #[test]
+    fn color2_is_always_full() {
+        let m = chain(50);
+        let mut inp = input(&m, 50, 0, false);
+        inp.staging = Staging::Color2;
+        let p = Plan::build(&inp);
+        assert_eq!(p.nblocks, 1);
+        assert_eq!(p.ncolors, 2);
         p.check(&inp).unwrap();
     }
 }

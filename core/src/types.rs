@@ -21,11 +21,13 @@ impl ScalarType {
         match base_type(type_name) {
             "double" | "r8" | "real*8" | "real(8)" | "double precision" => ScalarType::F64,
             "float" | "r4" | "real*4" | "real(4)" | "real" => ScalarType::F32,
-            "int" | "i4" | "integer*4" | "integer(4)" | "integer" | "int(4)" => ScalarType::I32,
+            // Fortran's default logical is a 4-byte integer type.
+            "int" | "i4" | "integer*4" | "integer(4)" | "integer" | "int(4)" | "logical"
+            | "logical(4)" => ScalarType::I32,
             "uint" | "unsigned int" => ScalarType::U32,
             "ll" | "long long" | "long" | "i8" | "integer(8)" | "integer*8" => ScalarType::I64,
             "ull" | "unsigned long long" => ScalarType::U64,
-            "bool" | "logical" => ScalarType::Bool,
+            "bool" => ScalarType::Bool,
             _ => ScalarType::Other,
         }
     }
