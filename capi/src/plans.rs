@@ -126,23 +126,41 @@ fn print_diags(p: &Plan) {
         " average thread colors  = {:.2} \n",
         p.avg_thread_colors
     ));
-    if !p.nshared_col.is_empty() {
-        let kb: Vec<String> = p
-            .nshared_col
+    let kb: Vec<String> = if p.nshared_col.is_empty() {
+        vec![" 0.00 KB".into()]
+    } else {
+        p.nshared_col
             .iter()
             .map(|b| format!(" {:.2} KB", *b as f32 / 1024.0))
-            .collect();
-        s.push_str(&format!(" shared memory required ={}\n", kb.join(",")));
-    }
+            .collect()
+    };
+    s.push_str(&format!(" shared memory required = {}\n", kb.join(",")));
+    let reuse = p.maxbytes as f32 * (p.exec_length as f32 / p.total_shared);
+    s.push_str(&format!(" average data reuse     = {} \n", c_float2(reuse)));
     s.push_str(&format!(
         " data transfer (used)   = {:.2} MB \n",
         p.transfer / (1024.0 * 1024.0)
     ));
     s.push_str(&format!(
-        " data transfer (total)  = {:.2} MB \n\n",
+        " data transfer (total)  = {:.2} MB \n",
         p.transfer2 / (1024.0 * 1024.0)
     ));
+    s.push_str(&format!(
+        " SoA/AoS transfer ratio = {} \n\n",
+        c_float2(p.transfer3 / p.transfer2)
+    ));
     crate::printf::cout(&s);
+}
+
+/// printf's `%.2f` (including `inf`/`nan` spellings).
+fn c_float2(x: f32) -> String {
+    if x.is_nan() {
+        if x.is_sign_negative() { "-nan" } else { "nan" }.into()
+    } else if x.is_infinite() {
+        if x < 0.0 { "-inf" } else { "inf" }.into()
+    } else {
+        format!("{x:.2}")
+    }
 }
 
 /// The plan `op_par_loop` runs a checked loop by (cached per loop signature).
@@ -568,12 +586,9 @@ pub unsafe extern "C" fn op_plan_check(plan: op_plan, _ninds: c_int, _inds: *mut
     with_state(call, |st| {
         let i = st
             .c_plans
-            .plans
+            .structs
             .iter()
-            .position(|p| {
-                std::ptr::eq(p.plan.blkmap.as_ptr(), plan.blkmap)
-                    && p.plan.nblocks == plan.nblocks as usize
-            })
+            .position(|c| std::ptr::eq(c.name, plan.name) && std::ptr::eq(c.blkmap, plan.blkmap))
             .ok_or_else(|| Op2Error::new(call, "", "the plan was not returned by op_plan_get*"))?;
         let key = st.c_plans.plans[i].key.clone();
         let input = input_of(st, &key, true);

@@ -144,6 +144,12 @@ pub struct Plan {
     pub transfer2: f32,
     /// Average thread colours per block (diagnostics).
     pub avg_thread_colors: f32,
+    /// Bytes per element of the staged dats (diagnostics: data reuse).
+    pub maxbytes: usize,
+    /// Staged bytes summed over blocks (diagnostics: data reuse).
+    pub total_shared: f32,
+    /// Bytes moved if dats were stored SoA (diagnostics).
+    pub transfer3: f32,
 }
 
 /// `ceil(bytes / 64) * 64`.
@@ -241,6 +247,12 @@ impl Plan {
                     }
             })
             .collect();
+        let maxbytes: usize = args
+            .iter()
+            .zip(&staged)
+            .filter(|(a, &st)| a.opt && st)
+            .map(|(a, _)| a.dat_bytes)
+            .sum();
         let mut bsize = block_size(input, &staged);
         if input.staging == Staging::Color2 {
             bsize = exec_length.max(1);
@@ -290,6 +302,7 @@ impl Plan {
             nblocks,
             offset: bounds.iter().map(|b| b.0 as i32).collect(),
             nelems: bounds.iter().map(|b| (b.1 - b.0) as i32).collect(),
+            maxbytes,
             ..Plan::default()
         };
 
@@ -299,11 +312,12 @@ impl Plan {
         }
         plan.colour_blocks(input, &bounds, indirect_reduce);
         if input.staging == Staging::Color2 {
-            // One block; OP2 reports the element colours as the plan's colours.
+            // One block (of colour 0); OP2 reports the element colours as the
+            // plan's colours, and COLOR2 code only reads the element ordering.
             plan.ncolors = plan.nthrcol.first().copied().unwrap_or(0) as usize;
-            if plan.ncolblk.len() < plan.ncolors {
-                plan.ncolblk.resize(plan.ncolors, 0);
-            }
+            plan.blk_col.iter_mut().for_each(|c| *c = 0);
+            plan.ncolblk = vec![0; plan.ncolors.max(1)];
+            plan.ncolblk[0] = plan.nblocks as i32;
         }
         plan.shared_and_transfer(input);
         plan
@@ -666,8 +680,10 @@ impl Plan {
         };
         self.nshared_col = vec![0; self.ncolors];
         self.nshared = 0;
+        self.total_shared = 0.0;
         for b in 0..self.nblocks {
             let nb = block_bytes(b) as i32;
+            self.total_shared += nb as f32;
             let c = self.blk_col[b] as usize;
             if c < self.nshared_col.len() {
                 self.nshared_col[c] = self.nshared_col[c].max(nb);
@@ -675,7 +691,7 @@ impl Plan {
             self.nshared = self.nshared.max(nb);
         }
 
-        let (mut t1, mut t2) = (0f64, 0f64);
+        let (mut t1, mut t2, mut t3) = (0f64, 0f64, 0f64);
         if !matches!(input.staging, Staging::Color2 | Staging::Inc) {
             let cl = input.cache_line_size.max(1);
             for b in 0..self.nblocks {
@@ -689,9 +705,11 @@ impl Plan {
                         };
                         t1 += fac * ne * a.dat_bytes as f64;
                         t2 += fac * ne * a.dat_bytes as f64;
+                        t3 += fac * ne * a.dat_bytes as f64;
                     } else {
                         t1 += ne * 2.0;
                         t2 += ne * 2.0;
+                        t3 += ne * 2.0;
                     }
                 }
                 for g in 0..input.ninds {
@@ -712,6 +730,7 @@ impl Plan {
                         // Blocks-only plan: count every reference (an upper bound).
                         t1 += fac * ne * a.dat_bytes as f64;
                         t2 += fac * ne * a.dat_bytes as f64;
+                        t3 += fac * ne * a.dat_bytes as f64;
                         continue;
                     }
                     let st = st as usize;
@@ -731,14 +750,29 @@ impl Plan {
                         t2 += fac * ((last - l_old) as f64) * cl as f64;
                         l_old = last;
                     }
+                    // The same, with each component in its own array (SoA).
+                    let dim = a.dat_dim.max(1);
+                    let mut l_old: i64 = -1;
+                    for &i in list {
+                        let first = (i as usize * a.dat_bytes / (dim * cl)) as i64;
+                        if first > l_old {
+                            t3 += fac * (dim * cl) as f64;
+                        }
+                        l_old = first;
+                        let last = (((i as usize + 1) * a.dat_bytes - 1) / (dim * cl)) as i64;
+                        t3 += fac * ((last - l_old) as f64) * (dim * cl) as f64;
+                        l_old = last;
+                    }
                     let mf = if a.access == Access::Rw { 2.0 } else { 1.0 };
                     t1 += mf * size as f64 * 4.0;
                     t2 += mf * size as f64 * 4.0;
+                    t3 += mf * size as f64 * 4.0;
                 }
             }
         }
         self.transfer = t1 as f32;
         self.transfer2 = t2 as f32;
+        self.transfer3 = t3 as f32;
     }
 
     /// Blocks of colour `c`, in order.
