@@ -7,6 +7,16 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n==> %s\n' "$*"; }
 
+step "ensure tools (cmake, pkg-config, gfortran: the package tests need them)"
+missing=""
+for t in cmake pkg-config gfortran; do command -v "$t" >/dev/null || missing="$missing $t"; done
+if [ -n "$missing" ]; then
+    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq >/dev/null
+    # shellcheck disable=SC2086
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+fi
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 

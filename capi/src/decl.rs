@@ -22,27 +22,42 @@ pub fn apply_option(a: &str) -> Option<String> {
             .collect();
         digits.parse().ok()
     }
+    // Integer options: (key, global, label in OP2's message).
+    let int_options: [(&str, *mut c_int, &str); 5] = [
+        (
+            "OP_BLOCK_SIZE=",
+            addr_of_mut!(OP_block_size),
+            "OP_block_size = ",
+        ),
+        (
+            "OP_PART_SIZE=",
+            addr_of_mut!(OP_part_size),
+            "OP_part_size = ",
+        ),
+        (
+            "OP_CACHE_LINE_SIZE=",
+            addr_of_mut!(OP_cache_line_size),
+            "OP_cache_line_size  = ",
+        ),
+        (
+            "OP_TEST_FREQ=",
+            addr_of_mut!(OP_mpi_test_frequency),
+            "OP_mpi_test_frequency  = ",
+        ),
+        (
+            "OP_CUDA_REDUCTIONS_MIB=",
+            addr_of_mut!(OP_cuda_reductions_mib),
+            "OP_cuda_reductions_mib  = ",
+        ),
+    ];
+    for (key, global, label) in int_options {
+        if let Some(v) = int_after(a, key) {
+            // SAFETY: a plain int global, written on the API thread.
+            unsafe { globals::set(global, v) };
+            return Some(format!("\n {label}{v} \n"));
+        }
+    }
     // SAFETY (all blocks below): plain int/double globals, written on the API thread.
-    if let Some(v) = int_after(a, "OP_BLOCK_SIZE=") {
-        unsafe { globals::set(addr_of_mut!(OP_block_size), v) };
-        return Some(format!("\n OP_block_size = {v} \n"));
-    }
-    if let Some(v) = int_after(a, "OP_PART_SIZE=") {
-        unsafe { globals::set(addr_of_mut!(OP_part_size), v) };
-        return Some(format!("\n OP_part_size = {v} \n"));
-    }
-    if let Some(v) = int_after(a, "OP_CACHE_LINE_SIZE=") {
-        unsafe { globals::set(addr_of_mut!(OP_cache_line_size), v) };
-        return Some(format!("\n OP_cache_line_size  = {v} \n"));
-    }
-    if let Some(v) = int_after(a, "OP_TEST_FREQ=") {
-        unsafe { globals::set(addr_of_mut!(OP_mpi_test_frequency), v) };
-        return Some(format!("\n OP_mpi_test_frequency  = {v} \n"));
-    }
-    if let Some(v) = int_after(a, "OP_CUDA_REDUCTIONS_MIB=") {
-        unsafe { globals::set(addr_of_mut!(OP_cuda_reductions_mib), v) };
-        return Some(format!("\n OP_cuda_reductions_mib  = {v} \n"));
-    }
     if let Some(v) = int_after(a, "OP_MAPS_BASE_INDEX=") {
         if v == 0 || v == 1 {
             unsafe { globals::set(addr_of_mut!(OP_maps_base_index), v) };
