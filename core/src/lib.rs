@@ -10,7 +10,9 @@ pub mod arg;
 pub mod domain;
 pub mod error;
 pub mod format;
+pub mod halo;
 pub mod invoke;
+pub mod partition;
 pub mod plan;
 pub mod profile;
 
