@@ -591,6 +591,62 @@ void op_free(void *ptr);
 void op_malloc2(void **p, int *bytes);
 
 /**
+ * Partition the mesh over the ranks (see `dist::partition`); the names of
+ * OP2's partitioners are accepted, unknown or unavailable ones fall back with
+ * a message.
+ */
+void op_partition(const char *lib, const char *routine, op_set set, op_map map, op_dat coords);
+
+/**
+ * `op_partition` with the map and coordinates named by their original arrays (Fortran).
+ */
+void op_partition_ptr(const char *lib, const char *routine, op_set set, int *map, double *coords);
+
+/**
+ * Exchange the halos the loop needs; returns the number of elements to execute.
+ */
+int op_mpi_halo_exchanges(op_set set, int nargs, struct op_arg *args);
+
+int op_mpi_halo_exchanges_grouped(op_set set, int nargs, struct op_arg *args, int _device);
+
+int op_mpi_halo_exchanges_cuda(op_set set, int nargs, struct op_arg *args);
+
+/**
+ * Mark the halos of dats the loop wrote as stale.
+ */
+void op_mpi_set_dirtybit(int nargs, struct op_arg *args);
+
+/**
+ * Combine a global reduction across ranks (the value is in `arg->data`).
+ */
+void op_mpi_reduce_double(struct op_arg *arg, double *_data);
+
+void op_mpi_reduce_float(struct op_arg *arg, float *_data);
+
+void op_mpi_reduce_int(struct op_arg *arg, int *_data);
+
+void op_mpi_reduce_bool(struct op_arg *_arg, bool *_data);
+
+/**
+ * Reduce every global reduction among `args`.
+ */
+void op_mpi_reduce_combined(struct op_arg *args, int nargs);
+
+void op_mpi_barrier(void);
+
+/**
+ * Fortran's rank query.
+ */
+void op_mpi_rank(int *rank);
+
+/**
+ * Number of ranks.
+ */
+int op_mpi_size(void);
+
+void op_barrier(void);
+
+/**
  * Copy all of a dat's owned elements to `dst`.
  */
 void op_fetch_data_char(op_dat dat, char *dst);

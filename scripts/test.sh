@@ -7,9 +7,11 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n==> %s\n' "$*"; }
 
-step "ensure tools (cmake, pkg-config, gfortran: the package tests need them)"
+step "ensure tools (cmake, pkg-config, gfortran, OpenMPI, libclang: the package, Fortran and MPI builds need them)"
 missing=""
 for t in cmake pkg-config gfortran; do command -v "$t" >/dev/null || missing="$missing $t"; done
+command -v mpicxx >/dev/null || missing="$missing libopenmpi-dev openmpi-bin"
+ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 || missing="$missing libclang-dev"
 if [ -n "$missing" ]; then
     sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get update -qq >/dev/null

@@ -11,6 +11,13 @@ use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_void};
 use std::ptr::{addr_of, addr_of_mut};
 
+/// Map entries are checked at op_decl_map on one node; under MPI they are
+/// global indices, checked at op_partition.
+#[cfg(not(feature = "lib-mpi"))]
+const MAP_CHECK: MapCheck = MapCheck::Local;
+#[cfg(feature = "lib-mpi")]
+const MAP_CHECK: MapCheck = MapCheck::Deferred;
+
 /// Apply one command-line option the way OP2 does (substring match anywhere
 /// in the string). Returns the message OP2 prints for it, if any.
 pub fn apply_option(a: &str) -> Option<String> {
@@ -138,7 +145,13 @@ pub(crate) fn init_impl(argc: c_int, argv: *mut *mut c_char, diags: c_int, call:
                 }
             }
         }
-        *life = Life::Running(Box::new(State::new(crate::new_executor())));
+        #[allow(unused_mut)]
+        let mut st = Box::new(State::new(crate::new_executor()));
+        #[cfg(feature = "lib-mpi")]
+        {
+            st.dist = Some(crate::dist::Dist::new(op2_backend_mpi::Comm::init()));
+        }
+        *life = Life::Running(st);
         Ok(())
     })
 }
@@ -214,8 +227,20 @@ pub unsafe extern "C" fn set_maps_base(base: c_int) {
 fn exit_impl() {
     guard("op_exit", || {
         let mut life = STATE.lock();
-        if let Life::Running(_) = &*life {
-            *life = Life::Exited;
+        if !matches!(*life, Life::Running(_)) {
+            return;
+        }
+        if let Life::Running(_st) = std::mem::replace(&mut *life, Life::Exited) {
+            // Dropping the state frees every set, map, dat and plan; under MPI
+            // the communicator goes too (and MPI is finalised if op_init
+            // initialised it).
+            #[cfg(feature = "lib-mpi")]
+            {
+                let mut st = _st;
+                if let Some(d) = st.dist.take() {
+                    d.comm.finalize();
+                }
+            }
             globals::reset_all();
         }
     })
@@ -286,15 +311,7 @@ pub(crate) unsafe fn decl_map_impl(
         };
         let id = st
             .dom
-            .decl_map(
-                f,
-                t,
-                dim,
-                vals,
-                globals::maps_base(),
-                &name,
-                MapCheck::Local,
-            )
+            .decl_map(f, t, dim, vals, globals::maps_base(), &name, MAP_CHECK)
             .map_err(|e| Op2Error::new(call, e.object, e.msg))?;
         Ok(st.mirror_map(id, imap))
     })
@@ -522,6 +539,9 @@ pub unsafe extern "C" fn op_decl_const_core(
 pub unsafe extern "C" fn op_get_size(set: op_set) -> idx_g_t {
     with_state("op_get_size", |st| {
         let s = st.set_id("op_get_size", set)?;
+        #[cfg(feature = "lib-mpi")]
+        return Ok(crate::dist::global_size(st, s).0 as idx_g_t);
+        #[cfg(not(feature = "lib-mpi"))]
         Ok(st.dom.set(s).size as idx_g_t)
     })
 }
@@ -553,7 +573,13 @@ pub extern "C" fn op_get_size_local_full(set: op_set) -> c_int {
 /// Offset of this rank's first element in the global numbering (0 on one node).
 #[no_mangle]
 pub extern "C" fn op_get_global_set_offset(set: op_set) -> idx_g_t {
-    local_size("op_get_global_set_offset", set, |_| 0) as idx_g_t
+    with_state("op_get_global_set_offset", |st| {
+        let _s = st.set_id("op_get_global_set_offset", set)?;
+        #[cfg(feature = "lib-mpi")]
+        return Ok(crate::dist::global_size(st, _s).1 as idx_g_t);
+        #[cfg(not(feature = "lib-mpi"))]
+        Ok(0)
+    })
 }
 
 /// size + exec + nonexec of the set named `name`.

@@ -216,6 +216,7 @@ pub unsafe extern "C" fn getMapDimFromOpArg(arg: *mut op_arg) -> c_int {
 }
 
 /// This process's rank (0 on one node).
+#[cfg(not(feature = "lib-mpi"))]
 #[no_mangle]
 pub unsafe extern "C" fn op_mpi_rank(rank: *mut c_int) {
     if !rank.is_null() {
@@ -224,12 +225,14 @@ pub unsafe extern "C" fn op_mpi_rank(rank: *mut c_int) {
 }
 
 /// Number of processes (1 on one node).
+#[cfg(not(feature = "lib-mpi"))]
 #[no_mangle]
 pub extern "C" fn op_mpi_size() -> c_int {
     1
 }
 
 /// Barrier (nothing to wait for on one node).
+#[cfg(not(feature = "lib-mpi"))]
 #[no_mangle]
 pub extern "C" fn op_barrier() {}
 

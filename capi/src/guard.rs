@@ -15,6 +15,8 @@ pub fn fatal(e: &Op2Error) -> ! {
     let _ = std::io::stdout().flush();
     eprintln!("{e}");
     let _ = std::io::stderr().flush();
+    #[cfg(feature = "lib-mpi")]
+    crate::dist::abort_all(EXIT_USAGE);
     std::process::exit(EXIT_USAGE)
 }
 

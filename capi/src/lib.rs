@@ -13,11 +13,18 @@
 
 pub mod args;
 pub mod decl;
+#[cfg(not(feature = "lib-mpi"))]
+#[path = "dist_single.rs"]
+pub(crate) mod dist;
+#[cfg(feature = "lib-mpi")]
+pub(crate) mod dist;
 pub mod ffi;
 pub mod fortran;
 pub mod globals;
 pub mod guard;
 pub mod mem;
+#[cfg(feature = "lib-mpi")]
+pub mod mpi_api;
 pub mod output;
 pub mod par_loop;
 pub mod plans;
@@ -29,7 +36,7 @@ pub mod state;
 use op2_core::invoke::Executor;
 use std::sync::Arc;
 
-#[cfg(not(any(feature = "lib-seq", feature = "lib-openmp")))]
+#[cfg(not(any(feature = "lib-seq", feature = "lib-openmp", feature = "lib-mpi")))]
 compile_error!("build the C ABI through one of the library crates in capi/libs");
 
 /// The execution engine of this library.
@@ -38,14 +45,15 @@ pub(crate) fn new_executor() -> Arc<dyn Executor + Send + Sync> {
     Arc::new(op2_backend_seq::Seq)
 }
 
-/// The execution engine of this library: threads (OMP_NUM_THREADS, default all cores).
-#[cfg(feature = "lib-openmp")]
+/// The execution engine of this library: threads (OMP_NUM_THREADS, default
+/// all cores; under MPI, per rank).
+#[cfg(any(feature = "lib-openmp", feature = "lib-mpi"))]
 pub(crate) fn new_executor() -> Arc<dyn Executor + Send + Sync> {
     Arc::new(op2_backend_threads::Threads::from_env())
 }
 
 /// Does op_timing_output end with OP2's `Total plan time` line?
-pub(crate) const PRINTS_PLAN_TIME: bool = cfg!(feature = "lib-openmp");
+pub(crate) const PRINTS_PLAN_TIME: bool = cfg!(any(feature = "lib-openmp", feature = "lib-mpi"));
 
 /// Is this process the root (prints, writes files)?
 pub(crate) fn is_root() -> bool {

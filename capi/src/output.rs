@@ -15,33 +15,57 @@ fn out(s: &str) {
     crate::printf::cout(s)
 }
 
+/// A dat's elements in the original order: this rank's declared block
+/// (`global == false`) or the whole set (every rank). One node: its data.
+fn dat_rows(st: &mut State, id: DatId, global: bool) -> Vec<u8> {
+    #[cfg(feature = "lib-mpi")]
+    {
+        if global {
+            crate::dist::gather_global(st, id)
+        } else {
+            crate::dist::fetch_block(st, id)
+        }
+    }
+    #[cfg(not(feature = "lib-mpi"))]
+    {
+        let _ = global;
+        let d = st.dom.dat(id);
+        let n = st.dom.set(d.set).size;
+        d.data.as_slice()[..n * d.elem_bytes].to_vec()
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn fetch_range(
-    st: &State,
+    st: &mut State,
     call: &str,
     dat: op_dat,
-    low: i64,
-    high: i64,
+    low: Option<(i64, i64)>,
     dst: *mut c_char,
     dst_elem: Option<usize>,
 ) -> Result<()> {
     let id = st.dat_id(call, dat)?;
     let d = st.dom.dat(id);
     let o = obj("dat", &d.name);
-    let n = st.dom.set(d.set).size as i64;
+    let (eb, scalar, type_name) = (d.elem_bytes, d.scalar, d.type_name.clone());
     if dst.is_null() {
         return Err(Op2Error::new(call, o, "the destination pointer is NULL"));
     }
     if let Some(sz) = dst_elem {
-        if let Some(ts) = d.scalar.size() {
+        if let Some(ts) = scalar.size() {
             if ts != sz {
                 return Err(Op2Error::new(
                     call,
                     o,
-                    format!("the destination has {sz}-byte elements but the dat's type \"{}\" has {ts}-byte elements", d.type_name),
+                    format!("the destination has {sz}-byte elements but the dat's type \"{type_name}\" has {ts}-byte elements"),
                 ));
             }
         }
     }
+    // op_fetch_data: this rank's block; op_fetch_data_idx: a global range.
+    let rows = dat_rows(st, id, low.is_some());
+    let n = (rows.len() / eb.max(1)) as i64;
+    let (low, high) = low.unwrap_or((0, n - 1));
     if n == 0 && low == 0 && high == -1 {
         return Ok(());
     }
@@ -55,8 +79,7 @@ fn fetch_range(
             ),
         ));
     }
-    let eb = d.elem_bytes;
-    let bytes = &d.data.as_slice()[low as usize * eb..(high as usize + 1) * eb];
+    let bytes = &rows[low as usize * eb..(high as usize + 1) * eb];
     // SAFETY: OP2's contract: dst holds (high - low + 1) elements.
     unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst as *mut u8, bytes.len()) };
     Ok(())
@@ -66,9 +89,7 @@ fn fetch_range(
 #[no_mangle]
 pub unsafe extern "C" fn op_fetch_data_char(dat: op_dat, dst: *mut c_char) {
     with_state("op_fetch_data", |st| {
-        let id = st.dat_id("op_fetch_data", dat)?;
-        let n = st.dom.set(st.dom.dat(id).set).size as i64;
-        fetch_range(st, "op_fetch_data", dat, 0, n - 1, dst, None)
+        fetch_range(st, "op_fetch_data", dat, None, dst, None)
     })
 }
 
@@ -76,17 +97,7 @@ pub unsafe extern "C" fn op_fetch_data_char(dat: op_dat, dst: *mut c_char) {
 #[no_mangle]
 pub unsafe extern "C" fn op2_fetch_data_checked(dat: op_dat, dst: *mut c_char, dst_elem: c_int) {
     with_state("op_fetch_data", |st| {
-        let id = st.dat_id("op_fetch_data", dat)?;
-        let n = st.dom.set(st.dom.dat(id).set).size as i64;
-        fetch_range(
-            st,
-            "op_fetch_data",
-            dat,
-            0,
-            n - 1,
-            dst,
-            Some(dst_elem as usize),
-        )
+        fetch_range(st, "op_fetch_data", dat, None, dst, Some(dst_elem as usize))
     })
 }
 
@@ -104,8 +115,7 @@ pub unsafe extern "C" fn op_fetch_data_idx_char(
             st,
             "op_fetch_data_idx",
             dat,
-            low as i64,
-            high as i64,
+            Some((low as i64, high as i64)),
             dst,
             None,
         )
@@ -125,8 +135,7 @@ pub unsafe extern "C" fn op2_fetch_data_idx_checked(
             st,
             "op_fetch_data_idx",
             dat,
-            low as i64,
-            high as i64,
+            Some((low as i64, high as i64)),
             dst,
             Some(dst_elem as usize),
         )
@@ -170,8 +179,13 @@ pub unsafe extern "C" fn op_print_dat_to_binfile(dat: op_dat, file: *const c_cha
     with_state(call, |st| {
         let id = st.dat_id(call, dat)?;
         let path = c_str(call, "the file name", file)?;
-        let (d, n) = dat_owned(st, id);
-        let bytes = op2_core::format::dat_bin(d.dim, n, d.elem_bytes, d.data.as_slice());
+        let rows = dat_rows(st, id, true);
+        if !crate::is_root() {
+            return Ok(());
+        }
+        let d = st.dom.dat(id);
+        let n = rows.len() / d.elem_bytes.max(1);
+        let bytes = op2_core::format::dat_bin(d.dim, n, d.elem_bytes, &rows);
         std::fs::write(&path, bytes).map_err(|e| {
             Op2Error::new(
                 call,
@@ -300,6 +314,13 @@ pub unsafe extern "C" fn op_timers_core(cpu: *mut c_double, et: *mut c_double) {
 /// As op_timers_core (a barrier first under MPI).
 #[no_mangle]
 pub unsafe extern "C" fn op_timers(cpu: *mut c_double, et: *mut c_double) {
+    #[cfg(feature = "lib-mpi")]
+    {
+        let mut life = crate::state::STATE.lock();
+        if let crate::state::Life::Running(st) = &mut *life {
+            crate::dist::barrier(st);
+        }
+    }
     op_timers_core(cpu, et)
 }
 

@@ -133,6 +133,7 @@ pub(crate) struct Prepared {
     specs: Vec<ArgSpec>,
     scalars: Vec<ScalarType>,
     exec_size: usize,
+    owned: usize,
     kernel: usize,
     transfer: f64,
     exec: Arc<dyn Executor + Send + Sync>,
@@ -258,6 +259,9 @@ pub(crate) unsafe fn prepare(
                 crate::printf::cout(&format!(" kernel routine w/o indirection:  {name}\n"));
             }
         }
+        // Distributed: bring halos up to date; the exec halo runs too when
+        // the loop writes through a map.
+        let (exec_size, owned) = crate::dist::before_loop(st, s, &specs)?;
         let views: Vec<ArgView> = specs
             .iter()
             .zip(cargs)
@@ -300,7 +304,8 @@ pub(crate) unsafe fn prepare(
             views,
             specs,
             scalars,
-            exec_size: set_size,
+            exec_size,
+            owned,
             kernel,
             transfer,
             exec: st.exec.clone(),
@@ -317,6 +322,7 @@ pub(crate) unsafe fn run_loop(call: &'static str, p: Prepared, inv: &dyn Invoker
         let run = LoopRun {
             name: &p.name,
             exec_size: p.exec_size,
+            owned: p.owned,
             views: &p.views,
             args: &p.specs,
             scalars: &p.scalars,
@@ -327,6 +333,7 @@ pub(crate) unsafe fn run_loop(call: &'static str, p: Prepared, inv: &dyn Invoker
         guard(call, || p.exec.execute(&run, inv));
     }
     let t1 = Instant::now();
+    with_state(call, |st| crate::dist::after_loop(st, &p.specs, &p.views));
     let secs = (t1 - t0).as_secs_f64();
     crate::profile::record_kernel(&p.name, p.exec.name(), p.indirect, t0, t1);
     with_state(call, |st| {

@@ -642,7 +642,7 @@ mod tests {
     fn op2_backend_threads_or_seq() -> op2_backend_seq::Seq {
         op2_backend_seq::Seq
     }
-    #[cfg(feature = "lib-openmp")]
+    #[cfg(any(feature = "lib-openmp", feature = "lib-mpi"))]
     fn op2_backend_threads_or_seq() -> op2_backend_threads::Threads {
         op2_backend_threads::Threads::new(2)
     }

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 /// 1 when this process prints (the root rank; always on one node).
 static PRINT_ENABLED: AtomicU8 = AtomicU8::new(1);
 
-#[allow(dead_code)] // used by the MPI library
+#[cfg_attr(not(feature = "lib-mpi"), allow(dead_code))]
 pub(crate) fn set_enabled(on: bool) {
     PRINT_ENABLED.store(on as u8, Ordering::Relaxed);
 }
@@ -61,8 +61,12 @@ pub extern "C" fn op_printf() {
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 compile_error!("op_printf is implemented for x86_64 and aarch64 only");
 
-/// Write `s` to the C library's stdout (in order with the application's printf).
+/// Write `s` to the C library's stdout (in order with the application's
+/// printf); only on the root process.
 pub(crate) fn cout(s: &str) {
+    if !enabled() {
+        return;
+    }
     for part in s.split('\0') {
         let c = std::ffi::CString::new(part).expect("split on NUL");
         // SAFETY: a valid NUL-terminated string and a constant format.

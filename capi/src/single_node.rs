@@ -2,12 +2,19 @@
 //! calls them around every loop; on one node there is nothing to exchange.
 
 use crate::ffi::*;
-use crate::globals::{self, OP_hybrid_gpu, OP_is_partitioned, OP_mpi_test_frequency};
+#[cfg(not(feature = "lib-mpi"))]
+use crate::globals::OP_is_partitioned;
+use crate::globals::{self, OP_hybrid_gpu, OP_mpi_test_frequency};
 use crate::state::with_state;
-use std::os::raw::{c_char, c_double, c_float, c_int, c_void};
-use std::ptr::{addr_of, addr_of_mut};
+#[cfg(not(feature = "lib-mpi"))]
+use std::os::raw::c_float;
+use std::os::raw::{c_char, c_double, c_int, c_void};
+use std::ptr::addr_of;
+#[cfg(not(feature = "lib-mpi"))]
+use std::ptr::addr_of_mut;
 
 /// Number of elements to execute: the set size (no halo on one node).
+#[cfg(not(feature = "lib-mpi"))]
 #[no_mangle]
 pub unsafe extern "C" fn op_mpi_halo_exchanges(
     set: op_set,
@@ -20,6 +27,7 @@ pub unsafe extern "C" fn op_mpi_halo_exchanges(
     })
 }
 
+#[cfg(not(feature = "lib-mpi"))]
 #[no_mangle]
 pub unsafe extern "C" fn op_mpi_halo_exchanges_grouped(
     set: op_set,
@@ -30,6 +38,7 @@ pub unsafe extern "C" fn op_mpi_halo_exchanges_grouped(
     op_mpi_halo_exchanges(set, nargs, args)
 }
 
+#[cfg(not(feature = "lib-mpi"))]
 #[no_mangle]
 pub unsafe extern "C" fn op_mpi_halo_exchanges_cuda(
     set: op_set,
@@ -39,6 +48,7 @@ pub unsafe extern "C" fn op_mpi_halo_exchanges_cuda(
     op_mpi_halo_exchanges(set, nargs, args)
 }
 
+#[cfg(not(feature = "lib-mpi"))]
 #[no_mangle]
 pub extern "C" fn op_mpi_set_dirtybit(_nargs: c_int, _args: *mut op_arg) {}
 #[no_mangle]
@@ -55,16 +65,22 @@ pub extern "C" fn op_mpi_test_all(_nargs: c_int, _args: *mut op_arg) {}
 pub extern "C" fn op_mpi_test_all_grouped(_nargs: c_int, _args: *mut op_arg) {}
 #[no_mangle]
 pub extern "C" fn op_mpi_reset_halos() {}
+#[cfg(not(feature = "lib-mpi"))]
 #[no_mangle]
 pub extern "C" fn op_mpi_barrier() {}
+#[cfg(not(feature = "lib-mpi"))]
 #[no_mangle]
 pub extern "C" fn op_mpi_reduce_combined(_args: *mut op_arg, _nargs: c_int) {}
+#[cfg(not(feature = "lib-mpi"))]
 #[no_mangle]
 pub extern "C" fn op_mpi_reduce_float(_arg: *mut op_arg, _data: *mut c_float) {}
+#[cfg(not(feature = "lib-mpi"))]
 #[no_mangle]
 pub extern "C" fn op_mpi_reduce_double(_arg: *mut op_arg, _data: *mut c_double) {}
+#[cfg(not(feature = "lib-mpi"))]
 #[no_mangle]
 pub extern "C" fn op_mpi_reduce_int(_arg: *mut op_arg, _data: *mut c_int) {}
+#[cfg(not(feature = "lib-mpi"))]
 #[no_mangle]
 pub extern "C" fn op_mpi_reduce_bool(_arg: *mut op_arg, _data: *mut bool) {}
 
@@ -80,12 +96,14 @@ pub extern "C" fn op_mpi_get_test_frequency() -> c_int {
     unsafe { globals::get(addr_of!(OP_mpi_test_frequency)) }
 }
 
+#[cfg(not(feature = "lib-mpi"))]
 fn mark_partitioned() {
     // SAFETY: plain int global.
     unsafe { globals::set(addr_of_mut!(OP_is_partitioned), 1) }
 }
 
 /// On one node there is nothing to partition; records that it was asked.
+#[cfg(not(feature = "lib-mpi"))]
 #[no_mangle]
 pub extern "C" fn op_partition(
     _lib: *const c_char,
@@ -97,6 +115,7 @@ pub extern "C" fn op_partition(
     mark_partitioned()
 }
 
+#[cfg(not(feature = "lib-mpi"))]
 #[no_mangle]
 pub extern "C" fn op_partition_ptr(
     _lib: *const c_char,

@@ -63,6 +63,9 @@ pub struct State {
     /// Plans handed to generated code (behind OP_plans).
     pub(crate) c_plans: crate::plans::CPlans,
     pub exec: std::sync::Arc<dyn Executor + Send + Sync>,
+    /// Distribution over MPI ranks (libop2_mpi).
+    #[cfg(feature = "lib-mpi")]
+    pub(crate) dist: Option<crate::dist::Dist>,
 }
 
 // SAFETY: the raw pointers in State point into allocations State owns (or the
@@ -123,6 +126,8 @@ impl State {
             loop_plans: HashMap::new(),
             c_plans: Default::default(),
             exec,
+            #[cfg(feature = "lib-mpi")]
+            dist: None,
         }
     }
 
@@ -392,6 +397,27 @@ impl State {
                 *(*e).entries.tqe_prev = next;
             }
         }
+    }
+
+    /// The C mirror of a live dat.
+    pub fn dat_c(&mut self, id: DatId) -> &mut op_dat_core {
+        &mut self.dats[id.0].as_mut().expect("live dat").c
+    }
+
+    /// Copy a set's sizes into its C mirror (after partitioning).
+    pub fn refresh_set(&mut self, id: SetId) {
+        let s = self.dom.set(id).clone();
+        let c = &mut self.sets[id.0].c;
+        c.size = s.size as c_int;
+        c.core_size = s.core_size as c_int;
+        c.exec_size = s.exec_size as c_int;
+        c.nonexec_size = s.nonexec_size as c_int;
+    }
+
+    /// Point a map's C mirror at its current values (after partitioning).
+    pub fn refresh_map(&mut self, id: MapId) {
+        let p = self.dom.map(id).values.as_ptr() as *mut c_int;
+        self.maps[id.0].c.map = p;
     }
 
     /// Object description for messages.

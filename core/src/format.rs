@@ -86,6 +86,35 @@ pub fn dat_txt(type_name: &str, dim: usize, n: usize, bytes: &[u8]) -> Option<St
     Some(out)
 }
 
+/// `op_print_dat_to_txtfile` of OP2's MPI libraries: header `"<n> <dim>"`,
+/// then per element its values as `"%f "` (double, float) or `"%d "` (int).
+pub fn dat_txt_mpi(type_name: &str, dim: usize, n: usize, bytes: &[u8]) -> Option<String> {
+    let st = ScalarType::parse(type_name);
+    let w = match st {
+        ScalarType::F64 => 8,
+        ScalarType::F32 | ScalarType::I32 => 4,
+        _ => return None,
+    };
+    let mut out = format!("{n} {dim}\n");
+    for e in 0..n {
+        for c in 0..dim {
+            let b = &bytes[(e * dim + c) * w..(e * dim + c + 1) * w];
+            match st {
+                ScalarType::F64 => {
+                    out.push_str(&c_fixed(f64::from_ne_bytes(b.try_into().unwrap())))
+                }
+                ScalarType::F32 => {
+                    out.push_str(&c_fixed(f32::from_ne_bytes(b.try_into().unwrap()) as f64))
+                }
+                _ => out.push_str(&i32::from_ne_bytes(b.try_into().unwrap()).to_string()),
+            }
+            out.push(' ');
+        }
+        out.push('\n');
+    }
+    Some(out)
+}
+
 /// The bytes of `op_print_dat_to_binfile`: int32 count, int32 dim, raw data.
 pub fn dat_bin(dim: usize, n: usize, elem_bytes: usize, bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(8 + n * elem_bytes);

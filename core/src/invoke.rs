@@ -139,6 +139,9 @@ pub struct LoopRun<'a> {
     pub name: &'a str,
     /// Number of elements to execute (set size; plus the exec halo under MPI).
     pub exec_size: usize,
+    /// Owned elements (`<= exec_size`): only these contribute to global
+    /// reductions; elements past it are halo copies executed redundantly.
+    pub owned: usize,
     /// One view per argument. Global reduction views point at the user's variable.
     pub views: &'a [ArgView],
     /// The checked arguments (access modes, kinds), parallel to `views`.

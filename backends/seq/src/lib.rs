@@ -14,9 +14,24 @@ impl Executor for Seq {
     }
 
     unsafe fn execute(&self, run: &LoopRun<'_>, inv: &dyn Invoker) {
-        if run.exec_size > 0 {
+        let owned = run.owned.min(run.exec_size);
+        if owned > 0 {
             // SAFETY: forwarded from the caller's contract; one thread only.
-            inv.run(run.views, 0, run.exec_size);
+            inv.run(run.views, 0, owned);
+        }
+        if run.exec_size > owned {
+            // Halo elements: globals the kernel writes go to a scratch copy.
+            let mut scratch: Vec<Vec<u8>> = Vec::new();
+            let mut views = run.views.to_vec();
+            for (v, a) in views.iter_mut().zip(run.args) {
+                if v.kind == op2_core::ViewKind::Global && a.access != op2_core::Access::Read {
+                    let n = v.elem_bytes.max(0) as usize;
+                    let mut buf = std::slice::from_raw_parts(v.data, n).to_vec();
+                    v.data = buf.as_mut_ptr();
+                    scratch.push(buf);
+                }
+            }
+            inv.run(&views, owned, run.exec_size);
         }
     }
 }
@@ -46,6 +61,7 @@ mod tests {
         let run = LoopRun {
             name: "t",
             exec_size: 5,
+            owned: 5,
             views: &[view],
             args: &[],
             scalars: &[],

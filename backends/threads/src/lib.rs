@@ -154,9 +154,26 @@ impl Executor for Threads {
             }
         }
         let base = SlotBase(slots.as_mut_ptr());
+        let owned = run.owned;
         let run_block = |b: usize| {
             let (s, e) = plan.block_range(b);
-            if reds.is_empty() {
+            if s >= owned && serial {
+                // A halo block of a loop that writes a global: let it write a
+                // scratch copy (halo elements are executed only for their
+                // indirect increments).
+                let mut v: Vec<ArgView> = run.views.to_vec();
+                let mut scratch: Vec<Vec<u8>> = Vec::new();
+                for (view, a) in v.iter_mut().zip(run.args) {
+                    if view.kind == ViewKind::Global && a.access != Access::Read {
+                        let mut buf =
+                            std::slice::from_raw_parts(view.data, view.elem_bytes.max(0) as usize)
+                                .to_vec();
+                        view.data = buf.as_mut_ptr();
+                        scratch.push(buf);
+                    }
+                }
+                inv.run(&v, s, e);
+            } else if reds.is_empty() {
                 inv.run(run.views, s, e);
             } else {
                 let mut v: Vec<ArgView> = run.views.to_vec();
@@ -177,13 +194,14 @@ impl Executor for Threads {
                 _ => blocks.iter().for_each(|&b| run_block(b as usize)),
             }
         }
-        combine(run, &reds, &slots, stride, nblocks);
+        combine(run, plan, &reds, &slots, stride, nblocks);
     }
 }
 
 /// Fold the per-block partials into the user's globals, in block order.
 unsafe fn combine(
     run: &LoopRun<'_>,
+    plan: &op2_core::plan::Plan,
     reds: &[Reduction],
     slots: &[u8],
     stride: usize,
@@ -192,7 +210,8 @@ unsafe fn combine(
     for r in reds.iter().filter(|r| r.info_of.is_none()) {
         let dst = std::slice::from_raw_parts_mut(run.views[r.arg].data, r.bytes);
         let infos: Vec<&Reduction> = reds.iter().filter(|i| i.info_of == Some(r.arg)).collect();
-        for b in 0..nblocks {
+        // Blocks of halo elements (past the owned ones) do not count.
+        for b in (0..nblocks).filter(|&b| plan.block_range(b).0 < run.owned) {
             let src = &slots[b * stride + r.offset..b * stride + r.offset + r.bytes];
             if infos.is_empty() {
                 reduce::combine(r.scalar, r.access, dst, src);
@@ -341,6 +360,7 @@ mod tests {
             let run = LoopRun {
                 name: "chain",
                 exec_size: ne,
+                owned: ne,
                 views: &views,
                 args: &args,
                 scalars: &scalars,
