@@ -165,6 +165,8 @@ enum Primary {
     Random { set: SetId },
     /// Target ranks given by an int dat.
     External { parts: DatId },
+    /// Graph k-way partition (METIS) of a map's to-set, adjacent through the map.
+    Kway { map: op2_core::MapId },
 }
 
 /// `op_partition(lib, routine, set, map, coords)`.
@@ -210,22 +212,15 @@ pub(crate) fn partition(
                 Primary::Block
             }
         },
-        ("PARMETIS" | "PTSCOTCH" | "KAHIP", "KWAY" | "GEOMKWAY") => {
-            let _ = map;
-            match coords {
-                Some(c) => {
-                    note(format!("\n op_partition: graph partitioner {lib}/{routine} not built in; partitioning geometrically (RCB) instead\n"));
-                    Primary::Geom {
-                        coords: c,
-                        inertial: false,
-                    }
-                }
-                None => {
-                    note(format!("\n op_partition: graph partitioner {lib}/{routine} not built in and no coordinates; keeping the block distribution\n"));
-                    Primary::Block
-                }
+        ("PARMETIS" | "PTSCOTCH" | "KAHIP", "KWAY" | "GEOMKWAY") => match map {
+            // All three names get the same graph k-way partitioner (METIS,
+            // built in); the graph is the map's to-set, adjacent through the map.
+            Some(m) => Primary::Kway { map: m },
+            None => {
+                note(format!("\n op_partition: {lib}/{routine} needs a map; keeping the block distribution\n"));
+                Primary::Block
             }
-        }
+        },
         _ => {
             note(format!(
                 "\n op_partition: unknown partitioner {lib}/{routine}{}; keeping the block distribution\n",
@@ -321,6 +316,18 @@ fn partition_impl(st: &mut State, primary: Primary) -> Result<()> {
                 partition::rcb(&all, dim, nranks)
             };
             (s.0, p)
+        }
+        Primary::Kway { map } => {
+            let to = st.dom.map(map).to.0;
+            let csr = partition::adjacency(&gmaps[map.0], gsets[to].size)?;
+            let p = op2_backend_mpi::kway(&csr.xadj, &csr.adjncy, nranks).map_err(|e| {
+                Op2Error::new(
+                    call,
+                    obj("map", &st.dom.map(map).name),
+                    format!("METIS k-way partitioning failed: {e}"),
+                )
+            })?;
+            (to, p)
         }
         Primary::External { parts } => {
             let d = st.dom.dat(parts);

@@ -265,3 +265,18 @@ pub fn abort_raw(raw: usize, code: i32) -> ! {
     }
     std::process::exit(code)
 }
+
+/// Graph k-way partition (METIS `PartGraphKway`) of a CSR graph into
+/// `nparts` parts. Deterministic: every rank computes the same partition.
+pub fn kway(xadj: &[i32], adjncy: &[i32], nparts: usize) -> Result<Vec<i32>, String> {
+    let n = xadj.len().saturating_sub(1);
+    if nparts <= 1 || n == 0 {
+        return Ok(vec![0; n]);
+    }
+    let x: Vec<metis::Idx> = xadj.iter().map(|&v| v as metis::Idx).collect();
+    let a: Vec<metis::Idx> = adjncy.iter().map(|&v| v as metis::Idx).collect();
+    let mut part = vec![0 as metis::Idx; n];
+    let g = metis::Graph::new(1, nparts as metis::Idx, &x, &a).map_err(|e| format!("{e:?}"))?;
+    g.part_kway(&mut part).map_err(|e| format!("{e:?}"))?;
+    Ok(part.into_iter().map(|p| p as i32).collect())
+}
