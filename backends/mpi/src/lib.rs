@@ -273,10 +273,10 @@ pub fn kway(xadj: &[i32], adjncy: &[i32], nparts: usize) -> Result<Vec<i32>, Str
     if nparts <= 1 || n == 0 {
         return Ok(vec![0; n]);
     }
-    let x: Vec<metis::Idx> = xadj.iter().map(|&v| v as metis::Idx).collect();
-    let a: Vec<metis::Idx> = adjncy.iter().map(|&v| v as metis::Idx).collect();
-    let mut part = vec![0 as metis::Idx; n];
-    let g = metis::Graph::new(1, nparts as metis::Idx, &x, &a).map_err(|e| format!("{e:?}"))?;
+    // metis::Idx is METIS's 32-bit idx_t, the same type as our CSR entries.
+    let mut part: Vec<metis::Idx> = vec![0; n];
+    let g =
+        metis::Graph::new(1, nparts as metis::Idx, xadj, adjncy).map_err(|e| format!("{e:?}"))?;
     g.part_kway(&mut part).map_err(|e| format!("{e:?}"))?;
-    Ok(part.into_iter().map(|p| p as i32).collect())
+    Ok(part)
 }
