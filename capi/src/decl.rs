@@ -118,6 +118,9 @@ pub(crate) fn init_impl(argc: c_int, argv: *mut *mut c_char, diags: c_int, call:
                 "op_init was already called (call op_exit first)",
             ));
         }
+        // Under MPI the communicator comes first: only the root prints.
+        #[cfg(feature = "lib-mpi")]
+        let dist = crate::dist::Dist::new(op2_backend_mpi::Comm::init());
         print_out("\n Initializing OP2\n");
         // SAFETY: plain globals on the API thread.
         unsafe { globals::set(addr_of_mut!(OP_diags), diags) };
@@ -149,7 +152,7 @@ pub(crate) fn init_impl(argc: c_int, argv: *mut *mut c_char, diags: c_int, call:
         let mut st = Box::new(State::new(crate::new_executor()));
         #[cfg(feature = "lib-mpi")]
         {
-            st.dist = Some(crate::dist::Dist::new(op2_backend_mpi::Comm::init()));
+            st.dist = Some(dist);
         }
         *life = Life::Running(st);
         Ok(())

@@ -201,7 +201,12 @@ pub(crate) fn partition(
         },
         ("RANDOM", _) | (_, "RANDOM") => match set {
             Some(s) => Primary::Random { set: s },
-            None => Primary::Block,
+            None => {
+                note(
+                    "\n op_partition: RANDOM needs a set; keeping the block distribution\n".into(),
+                );
+                Primary::Block
+            }
         },
         ("EXTERNAL", _) | (_, "EXTERNAL") => match coords {
             Some(c) if st.dom.dat(c).scalar == ScalarType::I32 && st.dom.dat(c).dim == 1 => {

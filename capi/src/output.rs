@@ -154,19 +154,29 @@ pub unsafe extern "C" fn op_print_dat_to_txtfile(dat: op_dat, file: *const c_cha
     with_state(call, |st| {
         let id = st.dat_id(call, dat)?;
         let path = c_str(call, "the file name", file)?;
-        let (d, n) = dat_owned(st, id);
+        // Under MPI the rows are gathered in the original order and the root
+        // writes them in OP2's MPI text format.
+        let rows = dat_rows(st, id, true);
+        if !crate::is_root() {
+            return Ok(());
+        }
+        let d = st.dom.dat(id);
+        let n = rows.len() / d.elem_bytes.max(1);
         let o = obj("dat", &d.name);
-        let text = op2_core::format::dat_txt(&d.type_name, d.dim, n, d.data.as_slice())
-            .ok_or_else(|| {
-                Op2Error::new(
-                    call,
-                    o.clone(),
-                    format!(
-                        "cannot print type \"{}\" (double, float, int, long long only)",
-                        d.type_name
-                    ),
-                )
-            })?;
+        #[cfg(feature = "lib-mpi")]
+        let text = op2_core::format::dat_txt_mpi(&d.type_name, d.dim, n, &rows);
+        #[cfg(not(feature = "lib-mpi"))]
+        let text = op2_core::format::dat_txt(&d.type_name, d.dim, n, &rows);
+        let text = text.ok_or_else(|| {
+            Op2Error::new(
+                call,
+                o.clone(),
+                format!(
+                    "cannot print type \"{}\" (double, float, int, long long only)",
+                    d.type_name
+                ),
+            )
+        })?;
         std::fs::write(&path, text)
             .map_err(|e| Op2Error::new(call, o, format!("cannot write \"{path}\": {e}")))
     })

@@ -1,0 +1,853 @@
+//! The MPI library (libop2_mpi.a) with OP2's MPI programming model: every
+//! rank declares its block of each set (maps holding global indices),
+//! op_partition moves elements to their owners and builds halos.
+//!
+//! Programs (built with mpicxx against include/ and the static archive, run
+//! with `mpirun --oversubscribe -np N` under `timeout`):
+//! * c-examples/airfoil/airfoil_mpi.cpp — airfoil on 1..4 ranks with every
+//!   partitioner: the rms history (all iterations, %.17e) and the final q
+//!   (op_print_dat_to_binfile) must equal the one-rank run and the
+//!   sequential library's airfoil to 1e-12; the printed result lines must be
+//!   the sequential ones.
+//! * c-examples/mpi/mpi_reduce.cpp — reductions of each type and access,
+//!   direct / indirect / exec-halo / vector loops, exact expected values.
+//! * c-examples/mpi/mpi_features.cpp — scattered maps (non-exec halo
+//!   reads), a set empty on one rank, a 2-element set on up to 4 ranks,
+//!   op_fetch_data(_idx), txt/bin dumps (identical for every rank count and
+//!   to the expected files), the application owning MPI_Init.
+//! * c-examples/mpi/mpi_bad.cpp — unknown partitioner names fall back; a map
+//!   index out of range stops every rank with a non-zero status.
+//!
+//! Environment: OP2_MPI_ARCHIVE (default <lib dir>/libop2_mpi.a) and
+//! OP2_MPI_INCLUDE (headers used instead of include/, as -isystem) let the
+//! same tests run against another MPI build of OP2.
+
+mod common;
+
+use common::assert_all_pass;
+use op2_tests::{build_once, lib_dir, out_dir, root, run_in, Lang, Program, Run};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, OnceLock};
+
+// ---------------------------------------------------------------------------
+// building with mpicxx
+// ---------------------------------------------------------------------------
+
+fn mpi_archive() -> PathBuf {
+    std::env::var_os("OP2_MPI_ARCHIVE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| lib_dir().join("libop2_mpi.a"))
+}
+
+fn check_compiler_output(what: &str, cmd: &Command, out: &std::process::Output) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "compiling {what} failed:\n{cmd:?}\n{stderr}"
+    );
+    assert!(
+        !stderr.contains("warning"),
+        "compiling {what} gave warnings:\n{cmd:?}\n{stderr}"
+    );
+}
+
+/// naca_mesh.c (C99) compiled once to an object file.
+fn naca_mesh_object() -> PathBuf {
+    static OBJ: OnceLock<PathBuf> = OnceLock::new();
+    OBJ.get_or_init(|| {
+        let obj = out_dir().join("mpi_naca_mesh.o");
+        let mut cmd = Command::new("gcc");
+        cmd.args(["-std=c99", "-pedantic", "-O2", "-Wall", "-Wextra", "-c"])
+            .arg(root().join("c-examples/common/naca_mesh.c"))
+            .arg("-o")
+            .arg(&obj);
+        let out = cmd.output().expect("run gcc");
+        check_compiler_output("naca_mesh.c", &cmd, &out);
+        obj
+    })
+    .clone()
+}
+
+/// Compile and link a C++ MPI program (sources relative to the workspace
+/// root) once per test process; warnings are errors.
+fn mpi_build(name: &str, sources: &[&str], include_dirs: &[&str], with_mesh: bool) -> PathBuf {
+    type Slot = std::sync::Arc<OnceLock<PathBuf>>;
+    static BUILT: OnceLock<Mutex<Vec<(String, Slot)>>> = OnceLock::new();
+    let slot: Slot = {
+        let mut g = BUILT.get_or_init(|| Mutex::new(Vec::new())).lock().unwrap();
+        match g.iter().find(|(k, _)| k == name) {
+            Some((_, s)) => s.clone(),
+            None => {
+                let s: Slot = Default::default();
+                g.push((name.to_string(), s.clone()));
+                s
+            }
+        }
+    };
+    slot.get_or_init(|| {
+        let archive = mpi_archive();
+        assert!(
+            archive.exists(),
+            "{} is missing: build the libraries first (cargo build --release)",
+            archive.display()
+        );
+        let exe = out_dir().join(format!("{name}-op2_mpi"));
+        let mut cmd = Command::new("mpicxx");
+        // OMPI_SKIP_MPICXX: Open MPI's deprecated C++ bindings are not
+        // warning-free under -Wextra
+        cmd.args([
+            "-DOMPI_SKIP_MPICXX",
+            "-DMPICH_SKIP_MPICXX",
+            "-std=c++17",
+            "-pedantic",
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            "-ffp-contract=off",
+        ]);
+        match std::env::var_os("OP2_MPI_INCLUDE") {
+            Some(dir) => {
+                cmd.arg("-isystem").arg(dir);
+            }
+            None => {
+                cmd.arg(format!("-I{}", root().join("include").display()));
+            }
+        }
+        for d in include_dirs {
+            cmd.arg(format!("-I{}", root().join(d).display()));
+        }
+        for s in sources {
+            cmd.arg(root().join(s));
+        }
+        if with_mesh {
+            cmd.arg(naca_mesh_object());
+        }
+        cmd.arg(&archive)
+            .args(["-lpthread", "-ldl", "-lm", "-o"])
+            .arg(&exe);
+        let out = cmd.output().expect("run mpicxx");
+        check_compiler_output(name, &cmd, &out);
+        exe
+    })
+    .clone()
+}
+
+fn airfoil_mpi() -> PathBuf {
+    mpi_build(
+        "mpi_airfoil",
+        &["c-examples/airfoil/airfoil_mpi.cpp"],
+        &["c-examples/common", "c-examples/airfoil"],
+        true,
+    )
+}
+fn mpi_reduce() -> PathBuf {
+    mpi_build("mpi_reduce", &["c-examples/mpi/mpi_reduce.cpp"], &[], false)
+}
+fn mpi_features() -> PathBuf {
+    mpi_build(
+        "mpi_features",
+        &["c-examples/mpi/mpi_features.cpp"],
+        &[],
+        false,
+    )
+}
+fn mpi_bad() -> PathBuf {
+    mpi_build("mpi_bad", &["c-examples/mpi/mpi_bad.cpp"], &[], false)
+}
+
+/// airfoil.cpp with the sequential library (the reference).
+fn airfoil_seq() -> PathBuf {
+    build_once(
+        &Program::new(
+            "mpi_ref_airfoil",
+            Lang::Cxx17,
+            &[
+                "c-examples/airfoil/airfoil.cpp",
+                "c-examples/common/naca_mesh.c",
+            ],
+        )
+        .include("c-examples/common")
+        .include("c-examples/airfoil"),
+    )
+}
+fn meshgen() -> PathBuf {
+    build_once(
+        &Program::new(
+            "mpi_ref_meshgen",
+            Lang::C99,
+            &[
+                "c-examples/meshgen/meshgen.c",
+                "c-examples/common/naca_mesh.c",
+            ],
+        )
+        .include("c-examples/common"),
+    )
+}
+
+// ---------------------------------------------------------------------------
+// running with mpirun
+// ---------------------------------------------------------------------------
+
+const TIMEOUT_SECS: u32 = 120;
+
+fn scratch(tag: &str) -> PathBuf {
+    out_dir().join("runs").join(format!("mpi-{tag}"))
+}
+
+/// `timeout T mpirun -np N exe args` in `cwd`.
+fn mpirun_in(exe: &Path, np: usize, args: &[&str], cwd: &Path, timeout: u32) -> Run {
+    std::fs::create_dir_all(cwd).unwrap();
+    let out = Command::new("timeout")
+        .args(["-k", "5", &timeout.to_string(), "mpirun"])
+        .args([
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "--bind-to",
+            "none",
+        ])
+        .args(["-np", &np.to_string()])
+        .arg(exe)
+        .args(args)
+        .current_dir(cwd)
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        .output()
+        .expect("run timeout/mpirun");
+    let r = Run {
+        status: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert!(
+        r.status != Some(124) && r.status != Some(137) && r.status.is_some(),
+        "mpirun -np {np} {} {args:?} did not finish within {timeout} s (status {:?})\nstdout:\n{}\nstderr:\n{}",
+        exe.display(),
+        r.status,
+        r.stdout,
+        r.stderr
+    );
+    r
+}
+
+/// Run in a fresh scratch directory.
+fn mpirun(exe: &Path, np: usize, args: &[&str], tag: &str) -> Run {
+    let dir = scratch(tag);
+    let _ = std::fs::remove_dir_all(&dir);
+    mpirun_in(exe, np, args, &dir, TIMEOUT_SECS)
+}
+
+fn read(p: &Path) -> Vec<u8> {
+    std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn ctx(r: &Run) -> String {
+    format!("stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr)
+}
+
+// ---------------------------------------------------------------------------
+// airfoil
+// ---------------------------------------------------------------------------
+
+const CELLS: &str = "--cells=3000";
+const ITERS: &str = "--iters=200";
+const TOL: f64 = 1e-12;
+
+/// What an airfoil run produced.
+struct AirfoilResult {
+    /// iteration lines (" 100  5.28891e-04 ") in order
+    history_lines: Vec<String>,
+    /// the q sums line's four numbers
+    qsums: [f64; 4],
+    /// rms of every iteration (airfoil_mpi --rms only)
+    rms: Vec<f64>,
+    /// final q: element count, dim, values
+    q: (i32, i32, Vec<f64>),
+    stdout: String,
+}
+
+fn history_lines(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter(|l| {
+            let t: Vec<&str> = l.split_whitespace().collect();
+            t.len() == 2 && t[0].parse::<u32>().is_ok() && t[1].parse::<f64>().is_ok()
+        })
+        .map(|l| l.to_string())
+        .collect()
+}
+
+fn qsums(stdout: &str) -> [f64; 4] {
+    let l = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("q sums:"))
+        .unwrap_or_else(|| panic!("no q sums line:\n{stdout}"));
+    let v: Vec<f64> = l
+        .trim_start()
+        .trim_start_matches("q sums:")
+        .split_whitespace()
+        .map(|t| t.parse().unwrap())
+        .collect();
+    assert_eq!(v.len(), 4, "{l}");
+    [v[0], v[1], v[2], v[3]]
+}
+
+fn read_q(p: &Path) -> (i32, i32, Vec<f64>) {
+    let b = read(p);
+    assert!(b.len() >= 8, "{}: too short", p.display());
+    let n = i32::from_ne_bytes(b[0..4].try_into().unwrap());
+    let dim = i32::from_ne_bytes(b[4..8].try_into().unwrap());
+    assert_eq!(
+        b.len(),
+        8 + (n as usize) * (dim as usize) * 8,
+        "{}: size does not match the header {n} x {dim}",
+        p.display()
+    );
+    let v = b[8..]
+        .chunks_exact(8)
+        .map(|c| f64::from_ne_bytes(c.try_into().unwrap()))
+        .collect();
+    (n, dim, v)
+}
+
+fn read_rms(p: &Path) -> Vec<f64> {
+    let text = String::from_utf8(read(p)).unwrap();
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| {
+            let mut t = l.split_whitespace();
+            assert_eq!(t.next(), Some((i + 1).to_string().as_str()), "{l}");
+            t.next().unwrap().parse().unwrap()
+        })
+        .collect()
+}
+
+fn collect(r: &Run, dir: &Path, with_rms: bool) -> AirfoilResult {
+    assert_eq!(r.status, Some(0), "airfoil failed\n{}", ctx(r));
+    AirfoilResult {
+        history_lines: history_lines(&r.stdout),
+        qsums: qsums(&r.stdout),
+        rms: if with_rms {
+            read_rms(&dir.join("rms.txt"))
+        } else {
+            Vec::new()
+        },
+        q: read_q(&dir.join("q.bin")),
+        stdout: r.stdout.clone(),
+    }
+}
+
+/// The references, computed once: the sequential library's airfoil and
+/// airfoil_mpi on one rank.
+struct References {
+    seq: AirfoilResult,
+    one_rank: AirfoilResult,
+}
+
+fn references() -> &'static References {
+    static REFS: OnceLock<References> = OnceLock::new();
+    REFS.get_or_init(|| {
+        let dir = scratch("airfoil-seq");
+        let _ = std::fs::remove_dir_all(&dir);
+        let r = run_in(&airfoil_seq(), &[CELLS, ITERS, "--out=q.bin"], &dir, &[]);
+        let seq = collect(&r, &dir, false);
+        let one_rank = airfoil_run(1, "GEOM", &[], "airfoil-np1-reference");
+        References { seq, one_rank }
+    })
+}
+
+fn airfoil_run(np: usize, part: &str, extra: &[&str], tag: &str) -> AirfoilResult {
+    let part_arg = format!("--part={part}");
+    let mut args = vec![
+        CELLS,
+        ITERS,
+        "--out=q.bin",
+        "--rms=rms.txt",
+        part_arg.as_str(),
+    ];
+    args.extend_from_slice(extra);
+    let r = mpirun(&airfoil_mpi(), np, &args, tag);
+    let res = collect(&r, &scratch(tag), true);
+    assert!(
+        res.stdout.contains("checks: OK"),
+        "airfoil_mpi's own checks failed\n{}",
+        ctx(&r)
+    );
+    res
+}
+
+/// |a - b| <= TOL * scale, element by element, with a per-component scale
+/// (the largest magnitude of that component of q).
+fn assert_q_close(what: &str, got: &(i32, i32, Vec<f64>), want: &(i32, i32, Vec<f64>)) {
+    assert_eq!((got.0, got.1), (want.0, want.1), "{what}: q header");
+    let dim = want.1 as usize;
+    let mut scale = vec![0.0f64; dim];
+    for (k, v) in want.2.iter().enumerate() {
+        scale[k % dim] = scale[k % dim].max(v.abs());
+    }
+    let mut worst = (0.0f64, 0usize);
+    for (k, (a, b)) in got.2.iter().zip(&want.2).enumerate() {
+        let rel = (a - b).abs() / scale[k % dim].max(f64::MIN_POSITIVE);
+        if rel > worst.0 || (rel.is_nan() && !worst.0.is_nan()) {
+            worst = (rel, k);
+        }
+    }
+    let k = worst.1;
+    assert!(
+        worst.0 <= TOL,
+        "{what}: final q differs: cell {} component {}: {:e} vs {:e} (relative to the component's scale {:e})",
+        k / dim,
+        k % dim,
+        got.2[k],
+        want.2[k],
+        worst.0
+    );
+}
+
+fn assert_rms_close(what: &str, got: &[f64], want: &[f64]) {
+    assert_eq!(got.len(), want.len(), "{what}: number of rms values");
+    for (i, (a, b)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (a - b).abs() <= TOL * b.abs(),
+            "{what}: rms at iteration {} is {a:.17e}, expected {b:.17e} (relative difference {:e})",
+            i + 1,
+            ((a - b) / b).abs()
+        );
+    }
+}
+
+/// History lines equal to the sequential ones; rms history and final q equal
+/// to the one-rank run to 1e-12; q sums consistent with the sequential run.
+fn assert_airfoil_matches(what: &str, got: &AirfoilResult) {
+    let refs = references();
+    assert_eq!(refs.seq.history_lines.len(), 2, "{}", refs.seq.stdout);
+    assert_eq!(
+        got.history_lines, refs.seq.history_lines,
+        "{what}: printed rms lines differ from the sequential airfoil\n{}",
+        got.stdout
+    );
+    assert_eq!(got.rms.len(), 200, "{what}: rms file");
+    assert_rms_close(what, &got.rms, &refs.one_rank.rms);
+    assert_q_close(what, &got.q, &refs.one_rank.q);
+    assert_q_close(&format!("{what} vs sequential"), &got.q, &refs.seq.q);
+    // a sum of n values is good to TOL * sum |q|
+    let dim = 4;
+    for k in 0..dim {
+        let abs_sum: f64 = refs
+            .seq
+            .q
+            .2
+            .iter()
+            .skip(k)
+            .step_by(dim)
+            .map(|v| v.abs())
+            .sum();
+        assert!(
+            (got.qsums[k] - refs.seq.qsums[k]).abs() <= TOL * abs_sum,
+            "{what}: q sum {k} is {:e}, sequential {:e}",
+            got.qsums[k],
+            refs.seq.qsums[k]
+        );
+    }
+}
+
+/// One rank against the sequential library.
+#[test]
+fn airfoil_mpi_one_rank_matches_sequential() {
+    let refs = references();
+    assert_eq!(refs.one_rank.q.0, 3042, "3042 cells");
+    assert_eq!(refs.one_rank.q.1, 4);
+    assert_airfoil_matches("1 rank, GEOM", &refs.one_rank);
+    // the printed lines are the rms values of iterations 100 and 200
+    let rms = &refs.one_rank.rms;
+    for (line, i) in refs.one_rank.history_lines.iter().zip([100usize, 200]) {
+        let printed: f64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+        assert!(
+            (printed - rms[i - 1]).abs() <= 5e-6 * rms[i - 1],
+            "{line} vs {:e}",
+            rms[i - 1]
+        );
+    }
+}
+
+fn airfoil_case(np: usize, part: &str) {
+    let tag = format!("airfoil-np{np}-{part}");
+    let got = airfoil_run(np, part, &[], &tag);
+    assert_airfoil_matches(&format!("{np} ranks, {part}"), &got);
+}
+
+#[test]
+fn airfoil_mpi_3_ranks_geom() {
+    airfoil_case(3, "GEOM");
+}
+#[test]
+fn airfoil_mpi_3_ranks_inertial() {
+    airfoil_case(3, "INERTIAL");
+}
+#[test]
+fn airfoil_mpi_3_ranks_random() {
+    airfoil_case(3, "RANDOM");
+}
+#[test]
+fn airfoil_mpi_3_ranks_external() {
+    airfoil_case(3, "EXTERNAL");
+}
+#[test]
+fn airfoil_mpi_3_ranks_parmetis_kway() {
+    airfoil_case(3, "PARMETIS");
+}
+#[test]
+fn airfoil_mpi_3_ranks_ptscotch_kway() {
+    airfoil_case(3, "PTSCOTCH");
+}
+#[test]
+fn airfoil_mpi_3_ranks_kahip_kway() {
+    airfoil_case(3, "KAHIP");
+}
+#[test]
+fn airfoil_mpi_3_ranks_parmetis_geomkway() {
+    airfoil_case(3, "GEOMKWAY");
+}
+
+/// One partitioner (RANDOM: the most halo traffic) on 1, 2 and 4 ranks (3
+/// is above).
+#[test]
+fn airfoil_mpi_rank_counts_random() {
+    for np in [1, 2, 4] {
+        airfoil_case(np, "RANDOM");
+    }
+}
+
+/// GEOM on 2 and 4 ranks.
+#[test]
+fn airfoil_mpi_rank_counts_geom() {
+    for np in [2, 4] {
+        airfoil_case(np, "GEOM");
+    }
+}
+
+/// An unknown partitioner: named in the output, block distribution kept,
+/// same results.
+#[test]
+fn airfoil_mpi_unknown_partitioner_falls_back() {
+    let got = airfoil_run(2, "NO_SUCH_LIB", &[], "airfoil-np2-unknown");
+    assert!(
+        got.stdout.contains("NO_SUCH_LIB"),
+        "the unknown name is not mentioned:\n{}",
+        got.stdout
+    );
+    assert_airfoil_matches("2 ranks, unknown partitioner", &got);
+}
+
+/// The mesh read from a meshgen file on rank 0 (it holds the built-in mesh
+/// exactly): the same results as the built-in mesh.
+#[test]
+fn airfoil_mpi_reads_mesh_file() {
+    let tag = "airfoil-file";
+    let dir = scratch(tag);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    run_in(
+        &meshgen(),
+        &["--cells", "3000", "-o", "grid.dat"],
+        &dir,
+        &[],
+    )
+    .ok();
+    let r = mpirun_in(
+        &airfoil_mpi(),
+        3,
+        &[
+            "grid.dat",
+            ITERS,
+            "--out=q.bin",
+            "--rms=rms.txt",
+            "--part=RANDOM",
+        ],
+        &dir,
+        TIMEOUT_SECS,
+    );
+    let got = collect(&r, &dir, true);
+    assert!(got.stdout.contains("reading in grid"), "{}", got.stdout);
+    assert!(got.stdout.contains("checks: OK"), "{}", ctx(&r));
+    assert_airfoil_matches("3 ranks, mesh file", &got);
+}
+
+// ---------------------------------------------------------------------------
+// reductions
+// ---------------------------------------------------------------------------
+
+fn reduce_checks() -> Vec<String> {
+    let mut v = vec!["get_size".to_string()];
+    for prefix in ["direct", "indirect"] {
+        for t in ["double", "float", "int"] {
+            for a in ["inc", "min", "max"] {
+                v.push(format!("{prefix}_{t}_{a}"));
+            }
+        }
+    }
+    for n in [
+        "exec_count",
+        "exec_double_inc",
+        "exec_double_min",
+        "exec_double_max",
+        "exec_float_inc",
+        "exec_int_max",
+        "node_inc_double",
+        "node_inc_int",
+        "vector_double_inc",
+        "vector_int_min",
+        "vector_int_max",
+        "gbl_dim3_double_inc",
+        "gbl_dim2_int_min",
+        "node_data",
+    ] {
+        v.push(n.to_string());
+    }
+    v
+}
+
+fn reduce_case(np: usize, args: &[&str], tag: &str) {
+    let r = mpirun(&mpi_reduce(), np, args, tag);
+    let names = reduce_checks();
+    let expected: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
+    assert_all_pass(&r, &expected);
+    assert!(r.stdout.lines().any(|l| l == "PASSED"), "{}", ctx(&r));
+}
+
+#[test]
+fn reduce_rank_counts_random() {
+    for np in 1..=4 {
+        reduce_case(np, &["--part=RANDOM"], &format!("reduce-np{np}"));
+    }
+}
+
+#[test]
+fn reduce_partitioners_3_ranks() {
+    for part in ["GEOM", "INERTIAL", "EXTERNAL", "PARMETIS"] {
+        let arg = format!("--part={part}");
+        reduce_case(3, &[&arg], &format!("reduce-np3-{part}"));
+    }
+}
+
+/// Unscrambled numbering, a larger grid, 4 ranks, block distribution kept
+/// (unknown partitioner).
+#[test]
+fn reduce_unscrambled_4_ranks() {
+    reduce_case(
+        4,
+        &["--scramble=0", "--nx=40", "--ny=25", "--part=BLOCK"],
+        "reduce-np4-unscrambled",
+    );
+}
+
+// ---------------------------------------------------------------------------
+// features: halos, tiny and empty sets, fetch, dumps, MPI_Init by the app
+// ---------------------------------------------------------------------------
+
+const FEATURE_CHECKS: &[&str] = &[
+    "mpi_root_is_0",
+    "root_and_rank",
+    "get_size_before",
+    "get_size_after",
+    "probe_read",
+    "probe_read_after_change",
+    "probe_inc",
+    "edge_flux",
+    "edge_flux_after_change",
+    "marks_reduce",
+    "marks_inc",
+    "marks_read",
+    "pair_reduce",
+    "pair_inc_nodes",
+    "pair_read_from_nodes",
+    "pair_inc_from_nodes",
+    "fetch_data_block",
+    "fetch_data_idx_full",
+    "fetch_data_idx_prefix",
+    "fetch_data_idx_offset",
+];
+
+const DUMPED: &[&str] = &[
+    "nd", "xy", "nf", "ncnt", "cacc", "ci", "pv", "md", "mi", "qd", "qcnt",
+];
+
+fn features_case(np: usize, args: &[&str], tag: &str) -> Run {
+    let r = mpirun(&mpi_features(), np, args, tag);
+    assert_all_pass(&r, FEATURE_CHECKS);
+    r
+}
+
+/// mpi_features with --dump on 1..4 ranks (RANDOM), run once: all checks
+/// must pass; returns the scratch directories.
+fn dump_runs() -> &'static Vec<PathBuf> {
+    static DIRS: OnceLock<Vec<PathBuf>> = OnceLock::new();
+    DIRS.get_or_init(|| {
+        (1..=4)
+            .map(|np| {
+                let tag = format!("features-np{np}");
+                features_case(np, &["--part=RANDOM", "--dump=out"], &tag);
+                scratch(&tag)
+            })
+            .collect()
+    })
+}
+
+/// 1..4 ranks (RANDOM): every check passes.
+#[test]
+fn features_rank_counts() {
+    assert_eq!(dump_runs().len(), 4);
+}
+
+/// Every dump with extension `ext` equals the expected file and the
+/// one-rank file, for 1..4 ranks; all differences are listed.
+fn assert_dumps(ext: &str) {
+    let dirs = dump_runs();
+    let mut bad = Vec::new();
+    for (i, dir) in dirs.iter().enumerate() {
+        for name in DUMPED {
+            let got = read(&dir.join(format!("out_{name}.{ext}")));
+            let want = read(&dir.join(format!("out_{name}.expect.{ext}")));
+            if got != want {
+                bad.push(format!(
+                    "{} ranks: out_{name}.{ext} differs from out_{name}.expect.{ext}",
+                    i + 1
+                ));
+            }
+            if got != read(&dirs[0].join(format!("out_{name}.{ext}"))) {
+                bad.push(format!(
+                    "{} ranks: out_{name}.{ext} differs from the one-rank file",
+                    i + 1
+                ));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} of {} comparisons failed (files in {}):\n{}",
+        bad.len(),
+        2 * DUMPED.len() * dirs.len(),
+        dirs[0].parent().unwrap().display(),
+        bad.join("\n")
+    );
+}
+
+/// op_print_dat_to_binfile: gathered in the original order, int count, int
+/// dim, raw values.
+#[test]
+fn dumps_bin_match_expected_on_1_to_4_ranks() {
+    assert_dumps("bin");
+}
+
+/// op_print_dat_to_txtfile: gathered in the original order, OP2's MPI text
+/// format ("%d %d\n", then "%f " or "%d " per value, newline per element).
+#[test]
+fn dumps_txt_match_expected_on_1_to_4_ranks() {
+    assert_dumps("txt");
+    let t = String::from_utf8(read(&dump_runs()[3].join("out_nf.txt"))).unwrap();
+    let mut lines = t.lines();
+    assert_eq!(lines.next(), Some("130 3"), "{t}");
+    assert_eq!(lines.count(), 130);
+}
+
+fn features_partitioner(part: &str) {
+    let arg = format!("--part={part}");
+    features_case(4, &[&arg], &format!("features-np4-{part}"));
+}
+
+#[test]
+fn features_4_ranks_geom() {
+    features_partitioner("GEOM");
+}
+#[test]
+fn features_4_ranks_inertial() {
+    features_partitioner("INERTIAL");
+}
+#[test]
+fn features_4_ranks_external() {
+    features_partitioner("EXTERNAL");
+}
+#[test]
+fn features_4_ranks_parmetis() {
+    features_partitioner("PARMETIS");
+}
+
+/// The application calls MPI_Init before op_init and finalises MPI after
+/// op_exit if op_exit left it initialised.
+#[test]
+fn features_app_owns_mpi_init() {
+    let r = mpirun(&mpi_features(), 3, &["--own-init"], "features-own-init");
+    let mut expected = FEATURE_CHECKS.to_vec();
+    expected.push("own_mpi_init");
+    assert_all_pass(&r, &expected);
+    assert!(r.stdout.contains("after op_exit: MPI"), "{}", ctx(&r));
+}
+
+// ---------------------------------------------------------------------------
+// bad input
+// ---------------------------------------------------------------------------
+
+fn bad_runs_on(case: &str, mention: Option<&str>) {
+    let r = mpirun(
+        &mpi_bad(),
+        3,
+        &[&format!("--case={case}")],
+        &format!("bad-{case}"),
+    );
+    assert_all_pass(&r, &["sum", "flux"]);
+    if let Some(name) = mention {
+        assert!(
+            r.stdout.contains(name) || r.stderr.contains(name),
+            "{name} is not mentioned\n{}",
+            ctx(&r)
+        );
+    }
+}
+
+#[test]
+fn bad_unknown_partitioner_name_falls_back() {
+    bad_runs_on("unknown_part", Some("NO_SUCH_PARTITIONER"));
+}
+#[test]
+fn bad_unknown_partitioner_routine_falls_back() {
+    bad_runs_on("unknown_routine", Some("NO_SUCH_ROUTINE"));
+}
+#[test]
+fn bad_null_partitioner_arguments_fall_back() {
+    bad_runs_on("null_args", None);
+}
+
+fn bad_map_stops(case: &str, map: &str) {
+    for np in [1, 3] {
+        let dir = scratch(&format!("bad-{case}-np{np}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let r = mpirun_in(&mpi_bad(), np, &[&format!("--case={case}")], &dir, 60);
+        let c = ctx(&r);
+        assert!(
+            r.status.is_some() && r.status != Some(0),
+            "{np} ranks: exit status {:?}, expected an error\n{c}",
+            r.status
+        );
+        assert!(
+            r.stdout.contains("BEFORE"),
+            "{np} ranks: BEFORE missing\n{c}"
+        );
+        assert!(
+            !r.stdout.contains("UNREACHABLE"),
+            "{np} ranks: a rank ran past op_partition\n{c}"
+        );
+        assert!(
+            r.stdout.contains(map) || r.stderr.contains(map),
+            "{np} ranks: the error does not name the map {map}\n{c}"
+        );
+        assert!(!r.stdout.contains("PASS"), "{np} ranks: checks ran\n{c}");
+    }
+}
+
+#[test]
+fn bad_map_index_past_the_end_stops_all_ranks() {
+    bad_map_stops("bad_map_high", "pecell_broken");
+}
+#[test]
+fn bad_map_index_negative_stops_all_ranks() {
+    bad_map_stops("bad_map_negative", "pcell_broken");
+}
