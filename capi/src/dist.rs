@@ -501,3 +501,59 @@ pub(crate) fn barrier(st: &mut State) {
 pub(crate) fn allreduce(st: &mut State, t: ScalarType, acc: Access, data: &mut [u8]) {
     dist(st).comm.allreduce(t, acc, data);
 }
+
+/// Under MPI the timing table shows each kernel's loop and MPI time as mean
+/// (std) over ranks; then, as OP2's `mpi_timing_output`, every rank's kernel
+/// times and the max/average over ranks. Returns the extra text (root only).
+pub(crate) fn timing_across_ranks(
+    st: &mut State,
+    rows: &mut [op2_core::timing::TimingRow],
+) -> String {
+    let comm = &dist(st).comm;
+    let local: Vec<f64> = rows
+        .iter()
+        .flat_map(|r| [r.time, r.mpi_time, r.count as f64])
+        .collect();
+    let (all, counts) = comm.allgatherv(&local[..]);
+    let nranks = comm.size();
+    // Every rank runs the same loops, so the rows line up; if not, keep local figures.
+    if counts.iter().any(|&c| c != local.len()) {
+        return String::new();
+    }
+    let at = |r: usize, k: usize, f: usize| all[r * local.len() + 3 * k + f];
+    let moments = |v: Vec<f64>| {
+        let n = v.len() as f64;
+        let m = v.iter().sum::<f64>() / n;
+        let m2 = v.iter().map(|x| x * x).sum::<f64>() / n;
+        (m, (m2 - m * m).max(0.0).sqrt())
+    };
+    for (k, row) in rows.iter_mut().enumerate() {
+        (row.time, row.time_std) = moments((0..nranks).map(|r| at(r, k, 0)).collect());
+        (row.mpi_time, row.mpi_std) = moments((0..nranks).map(|r| at(r, k, 1)).collect());
+    }
+    let bar = "_".repeat(51);
+    let mut s = String::new();
+    for r in 0..nranks {
+        s.push_str(&format!("\n{bar}\nPerformance information on rank {r}\nKernel        Count  total time(sec)  Avg time(sec)  \n"));
+        for (k, row) in rows.iter().enumerate() {
+            let (t, c) = (at(r, k, 0), at(r, k, 2));
+            s.push_str(&format!(
+                "{:<10}  {:6}       {:10.4}      {:10.4}    \n",
+                row.name,
+                c as i64,
+                t,
+                if c > 0.0 { t / c } else { 0.0 }
+            ));
+        }
+        s.push_str(&format!("{bar}\n"));
+    }
+    s.push_str("\nKernel        Count   Max time(sec)   Avg time(sec)  \n");
+    for (k, row) in rows.iter().enumerate() {
+        let max = (0..nranks).map(|r| at(r, k, 0)).fold(0.0, f64::max);
+        s.push_str(&format!(
+            "{:<10}  {:6}       {:10.4}      {:10.4}    \n",
+            row.name, row.count, max, row.time
+        ));
+    }
+    s
+}

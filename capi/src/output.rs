@@ -399,13 +399,18 @@ pub extern "C" fn op_timing_output() {
         if st.kernels.recs.is_empty() {
             return Ok(());
         }
-        let rows = timing_rows(st);
+        #[allow(unused_mut)]
+        let mut rows = timing_rows(st);
+        #[cfg(feature = "lib-mpi")]
+        let per_rank = crate::dist::timing_across_ranks(st, &mut rows);
         let mut s = format_table(&rows);
         if crate::PRINTS_PLAN_TIME {
             // SAFETY: plain double global.
             let pt = unsafe { std::ptr::read_volatile(addr_of!(OP_plan_time)) };
             s.push_str(&format!("Total plan time: {pt:8.4}\n"));
         }
+        #[cfg(feature = "lib-mpi")]
+        s.push_str(&per_rank);
         out(&s);
         Ok(())
     })

@@ -513,10 +513,11 @@ impl Kernels {
     }
 
     /// Add one execution of kernel `k`.
-    pub fn record(&mut self, k: usize, secs: f64, transfer: f64) {
+    pub fn record(&mut self, k: usize, secs: f64, mpi_secs: f64, transfer: f64) {
         let r = &mut self.recs[k];
         r.count += 1;
         r.time += secs;
+        r.mpi_time += mpi_secs;
         // SAFETY: times has ntimes >= 1 entries (allocated in realloc).
         unsafe { *r.times += secs };
         r.transfer += transfer as f32;
