@@ -43,6 +43,8 @@ pub(crate) struct Dist {
     /// Per set (by id), present once partitioned.
     sets: Vec<Option<DistSet>>,
     partitioned: bool,
+    /// Halo exchanges in flight, by dat.
+    pending: Vec<(DatId, op2_backend_mpi::PendingExchange)>,
 }
 
 impl Dist {
@@ -53,6 +55,7 @@ impl Dist {
             comm,
             sets: Vec::new(),
             partitioned: false,
+            pending: Vec::new(),
         }
     }
 }
@@ -71,9 +74,11 @@ fn dist(st: &mut State) -> &mut Dist {
         .expect("libop2_mpi state has a communicator after op_init")
 }
 
-/// Elements to execute and owned elements of a loop over `set`; exchanges
-/// the halos of dats the loop reads that are out of date.
+/// Elements to execute and owned elements of a loop over `set`; starts
+/// exchanging the halos of dats the loop reads that are out of date (they
+/// complete in [`wait_all`], which the executor calls after the core elements).
 pub(crate) fn before_loop(st: &mut State, set: SetId, args: &[ArgSpec]) -> Result<(usize, usize)> {
+    wait_all(st);
     if !dist(st).partitioned && dist(st).comm.size() > 1 {
         if st.dom.maps().is_empty() && args.iter().all(|a| !a.is_indirect()) {
             // Nothing indirect anywhere: the declared blocks are a valid distribution.
@@ -99,7 +104,7 @@ pub(crate) fn before_loop(st: &mut State, set: SetId, args: &[ArgSpec]) -> Resul
                 && !done.contains(&dat)
                 && st.dat_c(dat).dirtybit == 1
             {
-                exchange(st, dat);
+                start_exchange(st, dat);
                 st.dat_c(dat).dirtybit = 0;
                 done.push(dat);
             }
@@ -108,8 +113,45 @@ pub(crate) fn before_loop(st: &mut State, set: SetId, args: &[ArgSpec]) -> Resul
     Ok((size + if exec_flag { exec } else { 0 }, size))
 }
 
+/// Are halo exchanges in flight?
+pub(crate) fn has_pending(st: &State) -> bool {
+    st.dist.as_ref().is_some_and(|d| !d.pending.is_empty())
+}
+
+/// Complete every halo exchange in flight.
+pub(crate) fn wait_all(st: &mut State) {
+    let pending = std::mem::take(&mut dist(st).pending);
+    for (dat, p) in pending {
+        let comm = &st.dist.as_ref().expect("dist").comm as *const Comm;
+        // SAFETY: the communicator lives in st.dist, untouched while the dat
+        // buffer is borrowed here.
+        let comm = unsafe { &*comm };
+        comm.finish_exchange(p, st.dom.dat_mut(dat).data.as_mut_slice());
+    }
+}
+
+/// Start sending a dat's owned rows that other ranks hold as halo.
+fn start_exchange(st: &mut State, dat: DatId) {
+    let s = st.dom.dat(dat).set;
+    let eb = st.dom.dat(dat).elem_bytes;
+    let d = st.dist.as_ref().expect("dist");
+    let Some(Some(ds)) = d.sets.get(s.0).map(|x| x.as_ref()) else {
+        return;
+    };
+    let l = &ds.local;
+    let p = d.comm.start_exchange(
+        [&l.export_exec, &l.export_nonexec],
+        [&l.import_exec, &l.import_nonexec],
+        st.dom.dat(dat).data.as_slice(),
+        eb,
+        dat.0 as i32,
+    );
+    dist(st).pending.push((dat, p));
+}
+
 /// After a loop: written dats have stale halos; reductions go across ranks.
 pub(crate) fn after_loop(st: &mut State, args: &[ArgSpec], views: &[ArgView]) -> Result<()> {
+    wait_all(st);
     for (a, v) in args.iter().zip(views) {
         if !a.opt {
             continue;
@@ -127,32 +169,6 @@ pub(crate) fn after_loop(st: &mut State, args: &[ArgSpec], views: &[ArgView]) ->
         }
     }
     Ok(())
-}
-
-/// Refresh the exec and non-exec halo rows of a dat from their owners.
-pub(crate) fn exchange(st: &mut State, dat: DatId) {
-    let s = st.dom.dat(dat).set;
-    let eb = st.dom.dat(dat).elem_bytes;
-    let Some(Some(ds)) = st
-        .dist
-        .as_ref()
-        .map(|d| d.sets.get(s.0).and_then(|x| x.as_ref()))
-    else {
-        return;
-    };
-    let (ee, ie, en, inn) = (
-        ds.local.export_exec.clone(),
-        ds.local.import_exec.clone(),
-        ds.local.export_nonexec.clone(),
-        ds.local.import_nonexec.clone(),
-    );
-    let comm = &st.dist.as_ref().unwrap().comm as *const Comm;
-    let data = st.dom.dat_mut(dat).data.as_mut_slice();
-    // SAFETY: `comm` lives in st.dist, which this function does not touch
-    // while `data` (a dat buffer) is borrowed.
-    let comm = unsafe { &*comm };
-    comm.exchange(&ee, &ie, data, eb);
-    comm.exchange(&en, &inn, data, eb);
 }
 
 /// How the primary set is partitioned.

@@ -226,3 +226,22 @@ pub extern "C" fn op_mpi_size() -> c_int {
 pub extern "C" fn op_barrier() {
     op_mpi_barrier()
 }
+
+/// Complete the halo exchanges op_mpi_halo_exchanges started.
+#[no_mangle]
+pub extern "C" fn op_mpi_wait_all(_nargs: c_int, _args: *mut op_arg) {
+    with_state("op_mpi_wait_all", |st| {
+        crate::dist::wait_all(st);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn op_mpi_wait_all_grouped(nargs: c_int, args: *mut op_arg, _device: c_int) {
+    op_mpi_wait_all(nargs, args)
+}
+
+#[no_mangle]
+pub extern "C" fn op_mpi_wait_all_cuda(nargs: c_int, args: *mut op_arg) {
+    op_mpi_wait_all(nargs, args)
+}

@@ -134,6 +134,9 @@ pub(crate) struct Prepared {
     scalars: Vec<ScalarType>,
     exec_size: usize,
     owned: usize,
+    core: usize,
+    /// Halo exchanges are in flight (MPI).
+    pending: bool,
     /// Seconds spent exchanging halos before the loop (MPI).
     halo_secs: f64,
     kernel: usize,
@@ -265,6 +268,8 @@ pub(crate) unsafe fn prepare(
         // the loop writes through a map.
         let t_halo = Instant::now();
         let (exec_size, owned) = crate::dist::before_loop(st, s, &specs)?;
+        let pending = crate::dist::has_pending(st);
+        let core = st.dom.set(s).core_size.min(owned);
         let halo_secs = t_halo.elapsed().as_secs_f64();
         let views: Vec<ArgView> = specs
             .iter()
@@ -310,6 +315,8 @@ pub(crate) unsafe fn prepare(
             scalars,
             exec_size,
             owned,
+            core,
+            pending,
             halo_secs,
             kernel,
             transfer,
@@ -322,12 +329,21 @@ pub(crate) unsafe fn prepare(
 }
 
 pub(crate) unsafe fn run_loop(call: &'static str, p: Prepared, inv: &dyn Invoker) {
+    // Halo exchanges in flight complete between the core and the other elements.
+    let wait = p.pending.then_some(move || {
+        with_state(call, |st| {
+            crate::dist::wait_all(st);
+            Ok(())
+        })
+    });
     let t0 = Instant::now();
     {
         let run = LoopRun {
             name: &p.name,
             exec_size: p.exec_size,
             owned: p.owned,
+            core: p.core,
+            wait: wait.as_ref().map(|w| w as &(dyn Fn() + Sync)),
             views: &p.views,
             args: &p.specs,
             scalars: &p.scalars,

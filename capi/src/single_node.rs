@@ -53,10 +53,13 @@ pub unsafe extern "C" fn op_mpi_halo_exchanges_cuda(
 pub extern "C" fn op_mpi_set_dirtybit(_nargs: c_int, _args: *mut op_arg) {}
 #[no_mangle]
 pub extern "C" fn op_mpi_set_dirtybit_cuda(_nargs: c_int, _args: *mut op_arg) {}
+#[cfg(not(feature = "lib-mpi"))]
 #[no_mangle]
 pub extern "C" fn op_mpi_wait_all(_nargs: c_int, _args: *mut op_arg) {}
+#[cfg(not(feature = "lib-mpi"))]
 #[no_mangle]
 pub extern "C" fn op_mpi_wait_all_grouped(_nargs: c_int, _args: *mut op_arg, _device: c_int) {}
+#[cfg(not(feature = "lib-mpi"))]
 #[no_mangle]
 pub extern "C" fn op_mpi_wait_all_cuda(_nargs: c_int, _args: *mut op_arg) {}
 #[no_mangle]

@@ -142,6 +142,12 @@ pub struct LoopRun<'a> {
     /// Owned elements (`<= exec_size`): only these contribute to global
     /// reductions; elements past it are halo copies executed redundantly.
     pub owned: usize,
+    /// Core elements (`<= owned`): they read no halo data, so they may run
+    /// before `wait` is called.
+    pub core: usize,
+    /// Completes halo exchanges in flight; executors call it once, after the
+    /// core elements and before any other element.
+    pub wait: Option<&'a (dyn Fn() + Sync)>,
     /// One view per argument. Global reduction views point at the user's variable.
     pub views: &'a [ArgView],
     /// The checked arguments (access modes, kinds), parallel to `views`.

@@ -280,3 +280,122 @@ pub fn kway(xadj: &[i32], adjncy: &[i32], nparts: usize) -> Result<Vec<i32>, Str
     g.part_kway(&mut part).map_err(|e| format!("{e:?}"))?;
     Ok(part)
 }
+
+/// Halo messages of one dat in flight (from [`Comm::start_exchange`]).
+pub struct PendingExchange {
+    reqs: Vec<mpi::ffi::MPI_Request>,
+    /// Send buffers, kept alive until the sends complete.
+    _sends: Vec<Vec<u8>>,
+    /// Receive buffers and the local rows they fill.
+    recvs: Vec<(Vec<u8>, Vec<usize>)>,
+    elem_bytes: usize,
+}
+
+impl Comm {
+    /// Start refreshing the halo rows of `data`: one message per neighbour
+    /// holding its exec rows then its non-exec rows (`exports`/`imports` are
+    /// the exec and non-exec lists). The owned rows are copied out now, so the
+    /// caller may compute on them (and must not read halo rows) until
+    /// [`Comm::finish_exchange`].
+    pub fn start_exchange(
+        &self,
+        exports: [&HaloList; 2],
+        imports: [&HaloList; 2],
+        data: &[u8],
+        elem_bytes: usize,
+        tag: i32,
+    ) -> PendingExchange {
+        let eb = elem_bytes;
+        let rows_for = |lists: [&HaloList; 2], r: usize| -> Vec<usize> {
+            let mut v = lists[0].with(r).to_vec();
+            v.extend_from_slice(lists[1].with(r));
+            v
+        };
+        let neighbours = |lists: [&HaloList; 2]| -> Vec<usize> {
+            let mut v: Vec<usize> = lists[0]
+                .ranks
+                .iter()
+                .chain(&lists[1].ranks)
+                .copied()
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        let mut reqs = Vec::new();
+        let mut recvs = Vec::new();
+        let mut sends = Vec::new();
+        for r in neighbours(imports) {
+            let rows = rows_for(imports, r);
+            let buf = vec![0u8; rows.len() * eb + 1];
+            recvs.push((buf, rows));
+        }
+        for r in neighbours(exports) {
+            let rows = rows_for(exports, r);
+            let mut buf = Vec::with_capacity(rows.len() * eb + 1);
+            for &i in &rows {
+                buf.extend_from_slice(&data[i * eb..(i + 1) * eb]);
+            }
+            sends.push((r, buf));
+        }
+        // SAFETY: every buffer outlives its request (both are kept in the
+        // returned PendingExchange until MPI_Waitall in finish_exchange).
+        unsafe {
+            let comm: mpi::ffi::MPI_Comm = self.comm.as_raw();
+            for (k, r) in neighbours(imports).into_iter().enumerate() {
+                let (buf, rows) = &mut recvs[k];
+                let mut req = mpi::ffi::RSMPI_REQUEST_NULL;
+                mpi::ffi::MPI_Irecv(
+                    buf.as_mut_ptr() as *mut std::os::raw::c_void,
+                    (rows.len() * eb) as i32,
+                    mpi::ffi::RSMPI_UINT8_T,
+                    r as i32,
+                    tag,
+                    comm,
+                    &mut req,
+                );
+                reqs.push(req);
+            }
+            for (r, buf) in &sends {
+                let mut req = mpi::ffi::RSMPI_REQUEST_NULL;
+                mpi::ffi::MPI_Isend(
+                    buf.as_ptr() as *const std::os::raw::c_void,
+                    buf.len() as i32,
+                    mpi::ffi::RSMPI_UINT8_T,
+                    *r as i32,
+                    tag,
+                    comm,
+                    &mut req,
+                );
+                reqs.push(req);
+            }
+        }
+        PendingExchange {
+            reqs,
+            _sends: sends.into_iter().map(|(_, b)| b).collect(),
+            recvs,
+            elem_bytes: eb,
+        }
+    }
+
+    /// Wait for the messages of [`Comm::start_exchange`] and write the received
+    /// halo rows into `data`.
+    pub fn finish_exchange(&self, mut p: PendingExchange, data: &mut [u8]) {
+        if !p.reqs.is_empty() {
+            // SAFETY: the requests were started by start_exchange on buffers held by `p`.
+            unsafe {
+                mpi::ffi::MPI_Waitall(
+                    p.reqs.len() as i32,
+                    p.reqs.as_mut_ptr(),
+                    mpi::ffi::RSMPI_STATUSES_IGNORE,
+                );
+            }
+        }
+        let eb = p.elem_bytes;
+        for (buf, rows) in &p.recvs {
+            for (k, &i) in rows.iter().enumerate() {
+                data[i * eb..(i + 1) * eb].copy_from_slice(&buf[k * eb..(k + 1) * eb]);
+            }
+        }
+    }
+}

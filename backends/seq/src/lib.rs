@@ -15,9 +15,16 @@ impl Executor for Seq {
 
     unsafe fn execute(&self, run: &LoopRun<'_>, inv: &dyn Invoker) {
         let owned = run.owned.min(run.exec_size);
-        if owned > 0 {
-            // SAFETY: forwarded from the caller's contract; one thread only.
-            inv.run(run.views, 0, owned);
+        let core = run.core.min(owned);
+        // SAFETY (all runs): forwarded from the caller's contract; one thread only.
+        if core > 0 {
+            inv.run(run.views, 0, core);
+        }
+        if let Some(wait) = run.wait {
+            wait();
+        }
+        if owned > core {
+            inv.run(run.views, core, owned);
         }
         if run.exec_size > owned {
             // Halo elements: globals the kernel writes go to a scratch copy.
@@ -62,6 +69,8 @@ mod tests {
             name: "t",
             exec_size: 5,
             owned: 5,
+            core: 5,
+            wait: None,
             views: &[view],
             args: &[],
             scalars: &[],

@@ -185,13 +185,32 @@ impl Executor for Threads {
             }
         };
         let parallel = self.pool.is_some() && !serial && plan.exec_length >= INLINE_BELOW;
+        // Colours below `first_halo` hold only core blocks (the plan never gives
+        // a block past core_size a core colour): they run while halos arrive.
+        let first_halo = (0..nblocks)
+            .filter(|&b| plan.block_range(b).1 > run.core)
+            .map(|b| plan.blk_col[b] as usize)
+            .min()
+            .unwrap_or(plan.ncolors);
+        let mut waited = false;
         for c in 0..plan.ncolors {
+            if c == first_halo {
+                if let Some(wait) = run.wait {
+                    wait();
+                }
+                waited = true;
+            }
             let blocks = plan.blocks_of_colour(c);
             match (&self.pool, parallel) {
                 (Some(pool), true) if blocks.len() > 1 => {
                     pool.install(|| blocks.par_iter().for_each(|&b| run_block(b as usize)))
                 }
                 _ => blocks.iter().for_each(|&b| run_block(b as usize)),
+            }
+        }
+        if !waited {
+            if let Some(wait) = run.wait {
+                wait();
             }
         }
         combine(run, plan, &reds, &slots, stride, nblocks);
@@ -361,6 +380,8 @@ mod tests {
                 name: "chain",
                 exec_size: ne,
                 owned: ne,
+                core: ne,
+                wait: None,
                 views: &views,
                 args: &args,
                 scalars: &scalars,
