@@ -250,10 +250,21 @@ pub(crate) fn partition(
             Primary::Block
         }
     };
-    partition_impl(st, primary)
+    partition_with_report(st, primary, map)
 }
 
 fn partition_impl(st: &mut State, primary: Primary) -> Result<()> {
+    partition_with_report(st, primary, None)
+}
+
+/// Partition; with `quality = Some(map)` (and OP_diags > 0) report the edge
+/// cut and imbalance of the partition of the map's to-set, and the time.
+fn partition_with_report(
+    st: &mut State,
+    primary: Primary,
+    quality: Option<op2_core::MapId>,
+) -> Result<()> {
+    let t0 = std::time::Instant::now();
     let call = "op_partition";
     if dist(st).partitioned {
         return Err(Op2Error::new(call, "", "op_partition was already called"));
@@ -386,6 +397,22 @@ fn partition_impl(st: &mut State, primary: Primary) -> Result<()> {
             })
             .collect()
     };
+    if let (Some(m), true) = (quality, globals::diags() > 0) {
+        let to = st.dom.map(m).to.0;
+        if let Ok(g) = partition::adjacency(&gmaps[m.0], gsets[to].size) {
+            let cut = partition::edge_cut(&g.xadj, &g.adjncy, &parts[to]);
+            let imb = partition::imbalance(&parts[to], nranks);
+            crate::printf::cout(&format!(
+                "\n op_partition: set \"{}\": {} parts, edge cut {} (graph through map \"{}\"), imbalance {:.3}, partitioning time {:.4} s\n",
+                st.dom.set(SetId(to)).name,
+                nranks,
+                cut,
+                st.dom.map(m).name,
+                imb,
+                t0.elapsed().as_secs_f64()
+            ));
+        }
+    }
     let plan = HaloPlan::new(&parts, &gmaps, nranks)?;
     let mesh = plan.local(rank);
     drop(plan);
