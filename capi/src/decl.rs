@@ -109,6 +109,18 @@ fn print_out(s: &str) {
 }
 
 pub(crate) fn init_impl(argc: c_int, argv: *mut *mut c_char, diags: c_int, call: &'static str) {
+    init_with_comm(argc, argv, diags, call, None)
+}
+
+/// `init_impl` with an application communicator (a Fortran handle, MPI_Fint;
+/// `op_mpi_init`). Single-node libraries ignore it.
+pub(crate) fn init_with_comm(
+    argc: c_int,
+    argv: *mut *mut c_char,
+    diags: c_int,
+    call: &'static str,
+    _comm: Option<c_int>,
+) {
     checked(call, || {
         let mut life = STATE.lock();
         if matches!(*life, Life::Running(_)) {
@@ -120,7 +132,11 @@ pub(crate) fn init_impl(argc: c_int, argv: *mut *mut c_char, diags: c_int, call:
         }
         // Under MPI the communicator comes first: only the root prints.
         #[cfg(feature = "lib-mpi")]
-        let dist = crate::dist::Dist::new(op2_backend_mpi::Comm::init());
+        let dist = crate::dist::Dist::new(match _comm {
+            // SAFETY: OP2's contract: the handle is a valid Fortran communicator handle.
+            Some(f) => unsafe { op2_backend_mpi::Comm::from_fortran(f) },
+            None => op2_backend_mpi::Comm::init(),
+        });
         print_out("\n Initializing OP2\n");
         // SAFETY: plain globals on the API thread.
         unsafe { globals::set(addr_of_mut!(OP_diags), diags) };
@@ -183,16 +199,17 @@ pub unsafe extern "C" fn op_init_core(argc: c_int, argv: *mut *mut c_char, diags
     init_impl(argc, argv, diags, "op_init_core")
 }
 
-/// Single-node libraries accept op_mpi_init and ignore the communicators.
+/// op_init on the application's communicator `global` (a Fortran handle,
+/// MPI_Fint; MPI must be initialised). Single-node libraries ignore it.
 #[no_mangle]
 pub unsafe extern "C" fn op_mpi_init(
     argc: c_int,
     argv: *mut *mut c_char,
     diags: c_int,
-    _global: c_int,
+    global: c_int,
     _local: c_int,
 ) {
-    init_impl(argc, argv, diags, "op_mpi_init")
+    init_with_comm(argc, argv, diags, "op_mpi_init", Some(global))
 }
 
 #[no_mangle]
@@ -200,12 +217,12 @@ pub unsafe extern "C" fn op_mpi_init_soa(
     argc: c_int,
     argv: *mut *mut c_char,
     diags: c_int,
-    _global: c_int,
+    global: c_int,
     _local: c_int,
     soa: c_int,
 ) {
     globals::set(addr_of_mut!(OP_auto_soa), soa);
-    init_impl(argc, argv, diags, "op_mpi_init_soa")
+    init_with_comm(argc, argv, diags, "op_mpi_init_soa", Some(global))
 }
 
 /// Parse one option string (Fortran passes options one by one).

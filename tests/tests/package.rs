@@ -278,3 +278,108 @@ fn fortran_modules_cmake_and_pkg_config() {
         .arg(&exe));
     expect_passed(&exe);
 }
+
+/// tests/package/mpi_app: find_package(OP2 COMPONENTS mpi) + OP2::op2_mpi (C++,
+/// the program's own MPI calls included), run on 2 ranks: each rank declares
+/// its block with global map indices, op_partition("PARMETIS", "KWAY"), an
+/// indirect OP_INC loop and reductions checked against plain loops.
+#[test]
+fn cmake_mpi_app_cxx() {
+    /// `timeout mpirun -np N exe`: exit 0 and PASSED printed once (rank 0).
+    fn mpirun_passed(exe: &Path, np: usize) {
+        assert!(exe.exists(), "{} was not built", exe.display());
+        let tag = exe.file_name().unwrap().to_string_lossy().into_owned();
+        let cwd = pkg_dir().join("runs").join(format!("mpi_app-{tag}"));
+        std::fs::create_dir_all(&cwd).unwrap();
+        let out = Command::new("timeout")
+            .args(["-k", "5", "60", tool("mpirun")])
+            .args(["--allow-run-as-root", "--oversubscribe"])
+            .args(["--bind-to", "none", "-np", &np.to_string()])
+            .arg(exe)
+            .current_dir(&cwd)
+            .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+            .output()
+            .expect("run timeout/mpirun");
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(
+            out.status.success(),
+            "mpirun -np {np} {} failed ({}; 124 = timed out):\n{stdout}\n{stderr}",
+            exe.display(),
+            out.status
+        );
+        let passed = stdout.lines().filter(|l| l.trim() == "PASSED").count();
+        assert_eq!(
+            passed,
+            1,
+            "{}: PASSED once expected:\n{stdout}\n{stderr}",
+            exe.display()
+        );
+    }
+    let prefix = installed();
+    assert!(
+        prefix.join("lib/libop2_mpi.a").exists(),
+        "libop2_mpi.a is not installed in {} (was MPI found when configuring?)",
+        prefix.display()
+    );
+    let b = build_cmake_project("mpi_app");
+    mpirun_passed(&b.join("app"), 2);
+}
+
+/// tests/package/fortran_mpi_app: OP2::op2_for_mpi from a Fortran-only CMake
+/// project, run on 2 ranks: `app` owns MPI (use mpi, MPI_Init, op_mpi_init with
+/// MPI_COMM_WORLD, MPI_Finalize), `app_op_init` leaves MPI to op_init/op_exit
+/// and links nothing but OP2::op2_for_mpi.
+#[test]
+fn cmake_fortran_mpi_app() {
+    /// `timeout mpirun -np N exe`: exit 0 and PASSED printed once (rank 0).
+    fn mpirun_passed(exe: &Path, np: usize) {
+        assert!(exe.exists(), "{} was not built", exe.display());
+        let tag = exe.file_name().unwrap().to_string_lossy().into_owned();
+        let cwd = pkg_dir()
+            .join("runs")
+            .join(format!("fortran_mpi_app-{tag}"));
+        std::fs::create_dir_all(&cwd).unwrap();
+        let out = Command::new("timeout")
+            .args(["-k", "5", "60", tool("mpirun")])
+            .args(["--allow-run-as-root", "--oversubscribe"])
+            .args(["--bind-to", "none", "-np", &np.to_string()])
+            .arg(exe)
+            .current_dir(&cwd)
+            .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+            .output()
+            .expect("run timeout/mpirun");
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(
+            out.status.success(),
+            "mpirun -np {np} {} failed ({}; 124 = timed out):\n{stdout}\n{stderr}",
+            exe.display(),
+            out.status
+        );
+        let passed = stdout.lines().filter(|l| l.trim() == "PASSED").count();
+        assert_eq!(
+            passed,
+            1,
+            "{}: PASSED once expected:\n{stdout}\n{stderr}",
+            exe.display()
+        );
+    }
+    if !have_fortran_sources() {
+        eprintln!("skipped: fortran/op2_for_declarations.F90 does not exist yet");
+        return;
+    }
+    let prefix = installed();
+    assert!(
+        prefix.join("lib/libop2_for_mpi.a").exists(),
+        "libop2_for_mpi.a is not installed in {} (was MPI found when configuring?)",
+        prefix.display()
+    );
+    let b = build_cmake_project("fortran_mpi_app");
+    mpirun_passed(&b.join("app"), 2);
+    mpirun_passed(&b.join("app_op_init"), 2);
+}

@@ -49,6 +49,15 @@ impl Comm {
         Comm::from_comm(comm, universe)
     }
 
+    /// Use (a duplicate of) an application communicator given as a Fortran
+    /// handle (`MPI_Fint`, what OP2's `op_mpi_init` takes).
+    ///
+    /// # Safety
+    /// `f` must be a valid Fortran communicator handle and MPI initialised.
+    pub unsafe fn from_fortran(f: i32) -> Comm {
+        Comm::from_raw(mpi::ffi::MPI_Comm_f2c(f))
+    }
+
     fn from_comm(comm: SimpleCommunicator, universe: Option<Universe>) -> Comm {
         let rank = comm.rank() as usize;
         let size = comm.size() as usize;
