@@ -354,11 +354,12 @@ void op_init_soa(int argc, char **argv, int diags, int soa);
 void op_init_core(int argc, char **argv, int diags);
 
 /**
- * Single-node libraries accept op_mpi_init and ignore the communicators.
+ * op_init on the application's communicator `global` (a Fortran handle,
+ * MPI_Fint; MPI must be initialised). Single-node libraries ignore it.
  */
-void op_mpi_init(int argc, char **argv, int diags, int _global, int _local);
+void op_mpi_init(int argc, char **argv, int diags, int global, int _local);
 
-void op_mpi_init_soa(int argc, char **argv, int diags, int _global, int _local, int soa);
+void op_mpi_init_soa(int argc, char **argv, int diags, int global, int _local, int soa);
 
 /**
  * Parse one option string (Fortran passes options one by one).
@@ -645,6 +646,15 @@ void op_mpi_rank(int *rank);
 int op_mpi_size(void);
 
 void op_barrier(void);
+
+/**
+ * Complete the halo exchanges op_mpi_halo_exchanges started.
+ */
+void op_mpi_wait_all(int _nargs, struct op_arg *_args);
+
+void op_mpi_wait_all_grouped(int nargs, struct op_arg *args, int _device);
+
+void op_mpi_wait_all_cuda(int nargs, struct op_arg *args);
 
 /**
  * Copy all of a dat's owned elements to `dst`.
