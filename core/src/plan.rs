@@ -457,20 +457,19 @@ impl Plan {
         // Assemble in block order.
         let nst = self.ninds_staged;
         let el = self.exec_length;
-        let mut counts = vec![0usize; nst];
-        for (m, &st) in self.inds_staged.iter().enumerate() {
-            if st >= 0 {
-                let _ = m;
-                counts[st as usize] += 1;
-            }
-        }
+        // Each staged group's list holds the distinct targets of all its
+        // arguments in every block (staged or not, as OP2 builds it), so size
+        // it from the lists themselves.
         let mut starts = vec![0usize; nst];
-        let mut acc = 0;
-        for g in 0..nst {
-            starts[g] = acc * el;
-            acc += counts[g];
+        let mut acc = 0usize;
+        for (g, start) in starts.iter_mut().enumerate() {
+            *start = acc;
+            acc += details
+                .iter()
+                .map(|d| d.lists.get(g).map_or(0, |l| l.len()))
+                .sum::<usize>();
         }
-        self.ind_map = vec![0; acc * el];
+        self.ind_map = vec![0; acc.max(1)];
         self.ind_maps_start = starts;
         self.ind_offs = vec![0; self.nblocks * nst];
         self.ind_sizes = vec![0; self.nblocks * nst];
@@ -1058,5 +1057,19 @@ mod tests {
         assert_eq!(p.nblocks, 1);
         assert_eq!(p.ncolors, 2);
         p.check(&inp).unwrap();
+    }
+
+    /// Found by the fuzzer: STAGE_INC with a group mixing INC and READ args.
+    #[test]
+    fn stage_inc_with_mixed_group() {
+        let m = chain(100);
+        let mut inp = input(&m, 100, 4, true);
+        inp.staging = Staging::Inc;
+        inp.args[1].access = Access::Read;
+        let p = Plan::build(&inp);
+        p.check(&inp).unwrap();
+        assert_eq!(p.ninds_staged, 1);
+        // Every block lists the targets of both columns.
+        assert_eq!(p.ind_sizes[0], 5);
     }
 }
