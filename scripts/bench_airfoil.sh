@@ -1,0 +1,314 @@
+#!/usr/bin/env bash
+# bench_airfoil.sh -- airfoil timings: op2-rs (libop2_seq, libop2_openmp)
+# against the hand-written plain C++ references (airfoil_ref, sequential, and
+# airfoil_omp_ref, OpenMP), on one large mesh file.  See BENCHMARKS.md.
+#
+#   scripts/bench_airfoil.sh            build, check, then time (default)
+#   scripts/bench_airfoil.sh callgrind  instruction counts (valgrind), seq lib vs airfoil_ref
+#
+# Environment (defaults):
+#   NI, NJ   O-grid of the benchmark mesh [1202 x 600 = 721,200 cells]
+#            (not 1200 x 600: that exact size makes OP2-Common's airfoil_seq
+#             compare against its official mesh and print FAILED)
+#   ITERS    time steps per timed run [100]; airfoil's own default is 1000,
+#            100 is a tenth of that (a sequential 1000-step run takes 1.5-3
+#            min here; short runs are more often undisturbed on a shared machine)
+#   ROUNDS   rounds; each round runs every configuration once, in a rotated
+#            order; the table reports the median per configuration [5]
+#   THREADS  the larger thread count [2]
+#   CHECK    1: first compare every configuration's rms history with
+#            airfoil_ref on a small mesh, at full precision [1]
+#   QUIET_WAIT  before each timed run wait up to this many seconds for the
+#            machine to be idle (< 10% of a core busy) [0]; every run reports
+#            the CPU other processes used meanwhile
+#   MAX_OTHER, TRIES  a run during which other processes used more than
+#            MAX_OTHER cores [0.15] is marked "disturbed" and repeated, up to
+#            TRIES runs in all [1: never repeated]; the last one counts
+#   CARGO_BUILD  0: skip `cargo build --release`, link the archives already
+#            in target/release [1]
+#   CG_CELLS, CG_ITERS  callgrind mode: mesh size and the iteration
+#            difference measured [20000, 20]
+#
+# Build: cargo build --release; the C++ programs with -O3 (no -march=native),
+# OP2 programs linked against the static archives.  Everything goes to
+# target/bench/.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+NI=${NI:-1202}
+NJ=${NJ:-600}
+ITERS=${ITERS:-100}
+ROUNDS=${ROUNDS:-5}
+THREADS=${THREADS:-2}
+CHECK=${CHECK:-1}
+CG_CELLS=${CG_CELLS:-20000}
+CG_ITERS=${CG_ITERS:-20}
+CARGO_BUILD=${CARGO_BUILD:-1}
+QUIET_WAIT=${QUIET_WAIT:-0}
+MAX_OTHER=${MAX_OTHER:-0.15}
+TRIES=${TRIES:-1}
+MODE=${1:-time}
+
+OUT=target/bench
+LIB=target/release
+EX=c-examples
+mkdir -p "$OUT/logs"
+
+CXX=${CXX:-g++}
+CC=${CC:-gcc}
+CXXFLAGS="-O3 -Wall -Wextra -std=c++17"
+CFLAGS="-O3 -Wall -Wextra -std=c99 -pedantic"
+SYSLIBS="-lpthread -ldl -lm"
+
+# ---- build -------------------------------------------------------------------
+build() {
+  echo "== build"
+  if [ "$CARGO_BUILD" = 1 ]; then
+    cargo build --release 2>&1 | tail -n 1
+  else
+    echo "   (CARGO_BUILD=0: using the existing $LIB/libop2_{seq,openmp}.a)"
+  fi
+  $CC $CFLAGS -I$EX/common -c $EX/common/naca_mesh.c -o $OUT/naca_mesh.o
+  $CC $CFLAGS -I$EX/common $EX/meshgen/meshgen.c $OUT/naca_mesh.o -lm -o $OUT/meshgen
+  # sources with the rms history printed at full precision, for the check
+  local src
+  for src in airfoil airfoil_ref airfoil_omp_ref; do
+    sed 's/%10\.5e/%.17e/' $EX/airfoil/$src.cpp > $OUT/${src}_fullprec.cpp
+  done
+  local v suffix dir
+  for v in "" _fullprec; do
+    if [ -z "$v" ]; then suffix=""; dir=$EX/airfoil; else suffix=$v; dir=$OUT; fi
+    $CXX $CXXFLAGS -I$EX/common -I$EX/airfoil $dir/airfoil_ref$suffix.cpp \
+      $OUT/naca_mesh.o -lm -o $OUT/airfoil_ref$suffix
+    $CXX $CXXFLAGS -fopenmp -I$EX/common -I$EX/airfoil $dir/airfoil_omp_ref$suffix.cpp \
+      $OUT/naca_mesh.o -lm -o $OUT/airfoil_omp_ref$suffix
+    $CXX $CXXFLAGS -Iinclude -I$EX/common -I$EX/airfoil $dir/airfoil$suffix.cpp \
+      $OUT/naca_mesh.o $LIB/libop2_seq.a $SYSLIBS -o $OUT/airfoil_seq$suffix
+    $CXX $CXXFLAGS -Iinclude -I$EX/common -I$EX/airfoil $dir/airfoil$suffix.cpp \
+      $OUT/naca_mesh.o $LIB/libop2_openmp.a $SYSLIBS -o $OUT/airfoil_openmp$suffix
+  done
+}
+
+# configurations: label, thread count (empty = not threaded), program
+CONFIGS=(
+  "ref|  |airfoil_ref"
+  "omp_ref_1|1|airfoil_omp_ref"
+  "omp_ref_${THREADS}|${THREADS}|airfoil_omp_ref"
+  "op2_seq|  |airfoil_seq"
+  "op2_openmp_1|1|airfoil_openmp"
+  "op2_openmp_${THREADS}|${THREADS}|airfoil_openmp"
+)
+
+# run CONFIG SUFFIX ARGS...  (stdout of the program; with TIMEFILE set, the
+# process's "wall user sys" seconds go to that file)
+run_config() {
+  local cfg=$1 suffix=$2
+  shift 2
+  local label threads prog
+  IFS='|' read -r label threads prog <<< "$cfg"
+  threads=${threads// /}
+  local -a timer=()
+  if [ -n "${TIMEFILE:-}" ]; then timer=(/usr/bin/time -f "%e %U %S" -o "$TIMEFILE"); fi
+  if [ -n "$threads" ]; then
+    OMP_NUM_THREADS=$threads "${timer[@]}" "$OUT/$prog$suffix" "$@"
+  else
+    env -u OMP_NUM_THREADS "${timer[@]}" "$OUT/$prog$suffix" "$@"
+  fi
+}
+
+# ---- correctness: every configuration's rms history vs airfoil_ref ------------
+check() {
+  echo "== check: rms history (full precision) and q sums vs airfoil_ref, 20000 cells, 500 steps"
+  local cfg label base=$OUT/logs/check_ref.txt
+  run_config "${CONFIGS[0]}" _fullprec --cells=20000 --iters=500 > "$base"
+  for cfg in "${CONFIGS[@]:1}"; do
+    label=${cfg%%|*}
+    run_config "$cfg" _fullprec --cells=20000 --iters=500 > "$OUT/logs/check_$label.txt"
+    # worst relative difference over the rms lines and the four q sums
+    awk -v label="$label" '
+      FNR == NR { if ($0 ~ /^ [0-9]+  /) r[$1] = $2; if ($1 == "q" && $2 == "sums:") for (k = 3; k <= 6; ++k) qs[k] = $k; next }
+      $0 ~ /^ [0-9]+  / && ($1 in r) { d = ($2 - r[$1]) / r[$1]; if (d < 0) d = -d; if (d > w) w = d; n++ }
+      $1 == "q" && $2 == "sums:" { for (k = 3; k <= 6; ++k) if (k != 5) { d = ($k - qs[k]) / qs[k]; if (d < 0) d = -d; if (d > wq) wq = d } }
+      END { ok = (n == 5 && w <= 1e-10); printf "   %-14s rms lines %d, max rel diff %.2e; q sums (rho, rho u, E) max rel diff %.2e  %s\n", label, n, w, wq, ok ? "ok" : "FAIL"; exit ok ? 0 : 1 }
+    ' "$base" "$OUT/logs/check_$label.txt"
+  done
+}
+
+# busy CPU time of the whole machine so far, in seconds (all cores)
+busy_seconds() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { print ($2 + $3 + $4 + $7 + $8 + $9) / hz; exit }' /proc/stat; }
+# wait (at most QUIET_WAIT seconds) until the machine is idle: less than 10%
+# of one core busy over 2 s
+wait_quiet() {
+  local waited=0 b0 b1
+  while [ "$waited" -lt "$QUIET_WAIT" ]; do
+    b0=$(busy_seconds); sleep 2; b1=$(busy_seconds)
+    awk -v a="$b0" -v b="$b1" 'BEGIN { exit !((b - a) / 2 < 0.1) }' && return 0
+    sleep 8; waited=$((waited + 10))
+  done
+}
+runtime_of() { awk '/Max total runtime/ { print $NF }' "$1"; }
+# loop_cpu LABEL ROUND: user+sys of that run minus the configuration's set-up CPU
+loop_cpu() { awk -v s="${SETUP_CPU[$1]}" '{ print $2 + $3 - s }' "$OUT/logs/${1}_r$2.time"; }
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# ---- timed runs ---------------------------------------------------------------
+timed() {
+  local mesh=$OUT/mesh_${NI}x${NJ}.dat
+  if [ ! -s "$mesh" ]; then
+    echo "== mesh"
+    "$OUT/meshgen" -o "$mesh" --ni "$NI" --nj "$NJ"
+  fi
+  local ncell
+  ncell=$(awk 'NR == 1 { print $2; exit }' "$mesh")
+  echo "== timing: $mesh ($ncell cells), $ITERS steps, $ROUNDS rounds, $(nproc) cores"
+  echo "   $(uname -srm); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); $CXX $($CXX -dumpfullversion)"
+  echo "   source: $(git describe --always --dirty 2> /dev/null || echo unknown); libraries built $(date -r $LIB/libop2_openmp.a '+%F %T')"
+  local r i n=${#CONFIGS[@]} cfg label log b0 b1
+  # CPU seconds of everything but the time loop (reading the mesh, set-up),
+  # from one --iters=0 run per configuration; subtracted from each timed
+  # run's user+sys to give the time loop's CPU time
+  declare -A SETUP_CPU
+  echo "-- set-up cost (--iters=0), load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+  for cfg in "${CONFIGS[@]}"; do
+    label=${cfg%%|*}
+    TIMEFILE=$OUT/logs/${label}_r0.time run_config "$cfg" "" "$mesh" --iters=0 > "$OUT/logs/${label}_r0.txt"
+    SETUP_CPU[$label]=$(awk '{ print $2 + $3 }' "$OUT/logs/${label}_r0.time")
+    printf "   %-14s %9.3f s CPU\n" "$label" "${SETUP_CPU[$label]}"
+  done
+  for ((r = 1; r <= ROUNDS; ++r)); do
+    echo "-- round $r (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+    for ((i = 0; i < n; ++i)); do
+      cfg=${CONFIGS[$(((i + r - 1) % n))]}
+      label=${cfg%%|*}
+      log=$OUT/logs/${label}_r$r.txt
+      local try=1 other
+      while :; do
+        wait_quiet
+        b0=$(busy_seconds)
+        TIMEFILE=${log%.txt}.time run_config "$cfg" "" "$mesh" --iters="$ITERS" > "$log"
+        b1=$(busy_seconds)
+        # CPU that other processes used meanwhile, in cores (averaged over the run)
+        other=$(awk -v a="$b0" -v b="$b1" '{ o = (b - a - $2 - $3) / $1; print o < 0 ? 0 : o }' "${log%.txt}.time")
+        echo "$other" > "${log%.txt}.other"
+        printf "   %-14s %9.3f s   (time-loop CPU %7.3f s; other processes %.2f cores)%s\n" "$label" \
+          "$(runtime_of "$log")" "$(loop_cpu "$label" "$r")" "$other" \
+          "$(awk -v o="$other" -v m="$MAX_OTHER" 'BEGIN { if (o > m) print "  disturbed" }')"
+        if awk -v o="$other" -v m="$MAX_OTHER" 'BEGIN { exit !(o <= m) }' || [ "$try" -ge "$TRIES" ]; then
+          break
+        fi
+        try=$((try + 1))
+      done
+    done
+  done
+
+  echo
+  echo "== median of $ROUNDS rounds ($ncell cells, $ITERS steps)"
+  echo "   wall = the program's own clock around the time loop; CPU = user+sys of the process minus its set-up CPU"
+  echo "   other = CPU used by other processes during the counted runs, in cores (max over the rounds; 2 cores in all)"
+  printf "   %-14s %10s %10s %10s %10s %12s %8s\n" config "wall med" "wall min" "wall max" "CPU med" "ms/step" "other"
+  declare -A MED MIN
+  local vals cpus
+  for cfg in "${CONFIGS[@]}"; do
+    label=${cfg%%|*}
+    vals=$(for ((r = 1; r <= ROUNDS; ++r)); do runtime_of "$OUT/logs/${label}_r$r.txt"; done)
+    cpus=$(for ((r = 1; r <= ROUNDS; ++r)); do loop_cpu "$label" "$r"; done)
+    MED[$label]=$(echo "$vals" | median)
+    MIN[$label]=$(echo "$vals" | sort -g | head -n1)
+    printf "   %-14s %10.3f %10.3f %10.3f %10.3f %12.3f %8.2f\n" "$label" "${MED[$label]}" \
+      "$(echo "$vals" | sort -g | head -n1)" "$(echo "$vals" | sort -g | tail -n1)" \
+      "$(echo "$cpus" | median)" \
+      "$(awk -v t="${MED[$label]}" -v n="$ITERS" 'BEGIN { print 1000 * t / n }')" \
+      "$(for ((r = 1; r <= ROUNDS; ++r)); do cat "$OUT/logs/${label}_r$r.other"; done | sort -g | tail -n1)"
+  done
+
+  local T=$THREADS
+  ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+  echo
+  echo "== ratios: of the medians, and (in brackets) of the fastest runs"
+  r2() { echo "$(ratio "${MED[$1]}" "${MED[$2]}")  ($(ratio "${MIN[$1]}" "${MIN[$2]}"))"; }
+  echo "   speed-up op2_openmp ${T} threads vs 1 thread    : $(r2 op2_openmp_1 "op2_openmp_$T")   (target >= 1.7)"
+  echo "   op2_openmp 1 thread / op2_seq                 : $(r2 op2_openmp_1 op2_seq)   (target <= 1.15)"
+  echo "   op2_seq / airfoil_ref                         : $(r2 op2_seq ref)   (target <= 1.1)"
+  echo "   op2_openmp ${T} / airfoil_omp_ref ${T}              : $(r2 "op2_openmp_$T" "omp_ref_$T")"
+  echo "   op2_openmp 1 / airfoil_omp_ref 1              : $(r2 op2_openmp_1 omp_ref_1)"
+  echo "   speed-up airfoil_omp_ref ${T} vs 1 thread       : $(r2 omp_ref_1 "omp_ref_$T")"
+  echo "   airfoil_omp_ref 1 / airfoil_ref               : $(r2 omp_ref_1 ref)"
+
+  echo
+  echo "   load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo
+  echo "== plan construction (op_timing_output of op2_openmp, every run)"
+  for cfg in "${CONFIGS[@]}"; do
+    label=${cfg%%|*}
+    case $label in op2_openmp_*) ;; *) continue ;; esac
+    for ((r = 1; r <= ROUNDS; ++r)); do
+      log=$OUT/logs/${label}_r$r.txt
+      awk -v label="$label" -v r="$r" -v iters="$ITERS" '
+        /Max total runtime/ { total = $NF }
+        $NF == "res_calc" { gsub(";", "", $2); plan = $2 }
+        /Total plan time/ { all = $NF }
+        END { step = total / iters
+              printf "   %-14s round %d: res_calc plan %.1f ms, all plans %.1f ms; one step %.1f ms; res_calc plan = %.2f steps\n",
+                     label, r, 1000 * plan, 1000 * all, 1000 * step, plan / step }' "$log"
+    done
+  done
+  echo "   (res_calc's openmp colouring, for comparison: $(grep -h -w -o 'res_calc [0-9]* blocks in [0-9]* colours' "$OUT/logs/omp_ref_1_r1.txt"), $(grep -h -o 'colouring took [0-9.]* s' "$OUT/logs/omp_ref_1_r1.txt") in airfoil_omp_ref)"
+}
+
+# ---- instruction counts ---------------------------------------------------------
+# Ir(iters = N + CG_ITERS) - Ir(iters = N): the instructions of CG_ITERS time
+# steps, without mesh generation and start-up.
+callgrind() {
+  echo "== callgrind: instructions of $CG_ITERS time steps, $CG_CELLS cells (Ir(10+$CG_ITERS) - Ir(10)); threaded programs with OMP_NUM_THREADS=1"
+  local prog it f
+  declare -A IR
+  for prog in airfoil_ref airfoil_seq airfoil_omp_ref airfoil_openmp; do
+    for it in 10 $((10 + CG_ITERS)); do
+      f=$OUT/logs/cg.$prog.$it.out
+      OMP_NUM_THREADS=1 valgrind --tool=callgrind --callgrind-out-file="$f" \
+        "$OUT/$prog" --cells="$CG_CELLS" --iters="$it" > /dev/null 2> "$f.log"
+      IR[$prog.$it]=$(awk '/^summary:/ { print $2 }' "$f")
+    done
+    IR[$prog]=$((IR[$prog.$((10 + CG_ITERS))] - IR[$prog.10]))
+    printf "   %-16s %12d instructions, %7.1f per cell per step\n" "$prog" "${IR[$prog]}" \
+      "$(awk -v i="${IR[$prog]}" -v c="$CG_CELLS" -v n="$CG_ITERS" 'BEGIN { print i / c / n }')"
+  done
+  local q
+  q() { awk -v a="${IR[$1]}" -v b="${IR[$2]}" 'BEGIN { printf "%.4f", a / b }'; }
+  echo "   airfoil_seq / airfoil_ref                    = $(q airfoil_seq airfoil_ref)   (op2_seq vs hand-written, target <= 1.1)"
+  echo "   airfoil_openmp (1 thread) / airfoil_seq      = $(q airfoil_openmp airfoil_seq)"
+  echo "   airfoil_omp_ref (1 thread) / airfoil_ref     = $(q airfoil_omp_ref airfoil_ref)"
+  # where the difference is: -g builds (same -O3), instructions by source
+  # file, so inlined kernel bodies (*.h) separate from the loop code around
+  # them (airfoil_ref.cpp's loops, op_seq.h's trampoline)
+  local n=$((10 + CG_ITERS))
+  $CXX $CXXFLAGS -g -I$EX/common -I$EX/airfoil $EX/airfoil/airfoil_ref.cpp \
+    $OUT/naca_mesh.o -lm -o $OUT/airfoil_ref_g
+  $CXX $CXXFLAGS -g -Iinclude -I$EX/common -I$EX/airfoil $EX/airfoil/airfoil.cpp \
+    $OUT/naca_mesh.o $LIB/libop2_seq.a $SYSLIBS -o $OUT/airfoil_seq_g
+  for prog in airfoil_ref_g airfoil_seq_g; do
+    f=$OUT/logs/cg.$prog.$n.out
+    valgrind --tool=callgrind --callgrind-out-file="$f" \
+      "$OUT/$prog" --cells="$CG_CELLS" --iters="$n" > /dev/null 2> "$f.log"
+    echo "   $prog, $n steps, exclusive instructions by source file (top 8):"
+    callgrind_annotate --inclusive=no --show-percs=no "$f" 2> /dev/null |
+      sed -n '/Ir .*file:function/,/^$/p' | sed -n '3,10p' |
+      sed -e 's|/work/[^ ]*/\(c-examples\|include\)/|\1/|' -e 's/(double const\*.*$//' -e 's/^/     /' | cut -c1-120
+  done
+}
+
+build
+case $MODE in
+  time)
+    if [ "$CHECK" = 1 ]; then check; fi
+    timed
+    ;;
+  callgrind) callgrind ;;
+  check) check ;;
+  *)
+    echo "usage: $0 [time|callgrind|check]" >&2
+    exit 2
+    ;;
+esac
