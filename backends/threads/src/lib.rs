@@ -192,26 +192,33 @@ impl Executor for Threads {
             .map(|b| plan.blk_col[b] as usize)
             .min()
             .unwrap_or(plan.ncolors);
-        let mut waited = false;
-        for c in 0..plan.ncolors {
-            if c == first_halo {
+        // All colours run inside one pool.install: the pool's threads go from
+        // colour to colour without the calling thread injecting work each time.
+        let all_colours = || {
+            let mut waited = false;
+            for c in 0..plan.ncolors {
+                if c == first_halo {
+                    if let Some(wait) = run.wait {
+                        wait();
+                    }
+                    waited = true;
+                }
+                let blocks = plan.blocks_of_colour(c);
+                if parallel && blocks.len() > 1 {
+                    blocks.par_iter().for_each(|&b| run_block(b as usize));
+                } else {
+                    blocks.iter().for_each(|&b| run_block(b as usize));
+                }
+            }
+            if !waited {
                 if let Some(wait) = run.wait {
                     wait();
                 }
-                waited = true;
             }
-            let blocks = plan.blocks_of_colour(c);
-            match (&self.pool, parallel) {
-                (Some(pool), true) if blocks.len() > 1 => {
-                    pool.install(|| blocks.par_iter().for_each(|&b| run_block(b as usize)))
-                }
-                _ => blocks.iter().for_each(|&b| run_block(b as usize)),
-            }
-        }
-        if !waited {
-            if let Some(wait) = run.wait {
-                wait();
-            }
+        };
+        match (&self.pool, parallel) {
+            (Some(pool), true) => pool.install(all_colours),
+            _ => all_colours(),
         }
         combine(run, plan, &reds, &slots, stride, nblocks);
     }
