@@ -45,6 +45,9 @@ pub(crate) struct Dist {
     partitioned: bool,
     /// Halo exchanges in flight, by dat.
     pending: Vec<(DatId, op2_backend_mpi::PendingExchange)>,
+    /// Halo bytes this rank has sent, and the number of dat exchanges.
+    halo_bytes: u64,
+    halo_exchanges: u64,
 }
 
 impl Dist {
@@ -56,6 +59,8 @@ impl Dist {
             sets: Vec::new(),
             partitioned: false,
             pending: Vec::new(),
+            halo_bytes: 0,
+            halo_exchanges: 0,
         }
     }
 }
@@ -146,7 +151,10 @@ fn start_exchange(st: &mut State, dat: DatId) {
         eb,
         dat.0 as i32,
     );
-    dist(st).pending.push((dat, p));
+    let d = dist(st);
+    d.halo_bytes += p.bytes_sent as u64;
+    d.halo_exchanges += 1;
+    d.pending.push((dat, p));
 }
 
 /// After a loop: written dats have stale halos; reductions go across ranks.
@@ -552,7 +560,9 @@ pub(crate) fn timing_across_ranks(
     st: &mut State,
     rows: &mut [op2_core::timing::TimingRow],
 ) -> String {
+    let (hb, hx) = (dist(st).halo_bytes, dist(st).halo_exchanges);
     let comm = &dist(st).comm;
+    let halo: Vec<u64> = comm.allgatherv(&[hb, hx][..]).0;
     let local: Vec<f64> = rows
         .iter()
         .flat_map(|r| [r.time, r.mpi_time, r.count as f64])
@@ -588,7 +598,11 @@ pub(crate) fn timing_across_ranks(
                 if c > 0.0 { t / c } else { 0.0 }
             ));
         }
-        s.push_str(&format!("{bar}\n"));
+        s.push_str(&format!(
+            "Halo exchanges: {} bytes sent in {} dat exchanges\n{bar}\n",
+            halo[2 * r],
+            halo[2 * r + 1]
+        ));
     }
     s.push_str("\nKernel        Count   Max time(sec)   Avg time(sec)  \n");
     for (k, row) in rows.iter().enumerate() {

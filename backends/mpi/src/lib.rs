@@ -292,6 +292,8 @@ pub fn kway(xadj: &[i32], adjncy: &[i32], nparts: usize) -> Result<Vec<i32>, Str
 
 /// Halo messages of one dat in flight (from [`Comm::start_exchange`]).
 pub struct PendingExchange {
+    /// Bytes this rank sends in this exchange.
+    pub bytes_sent: usize,
     reqs: Vec<mpi::ffi::MPI_Request>,
     /// Send buffers, kept alive until the sends complete.
     _sends: Vec<Vec<u8>>,
@@ -380,6 +382,7 @@ impl Comm {
             }
         }
         PendingExchange {
+            bytes_sent: sends.iter().map(|(_, b)| b.len()).sum(),
             reqs,
             _sends: sends.into_iter().map(|(_, b)| b).collect(),
             recvs,
