@@ -5,6 +5,8 @@
 #
 #   scripts/bench_airfoil.sh            build, check, then time (default)
 #   scripts/bench_airfoil.sh callgrind  instruction counts (valgrind), seq lib vs airfoil_ref
+#   scripts/bench_airfoil.sh check      only the correctness check
+#   scripts/bench_airfoil.sh summary    the tables again, from the logs of the last timed run
 #
 # Environment (defaults):
 #   NI, NJ   O-grid of the benchmark mesh [1202 x 600 = 721,200 cells]
@@ -14,7 +16,9 @@
 #            100 is a tenth of that (a sequential 1000-step run takes 1.5-3
 #            min here; short runs are more often undisturbed on a shared machine)
 #   ROUNDS   rounds; each round runs every configuration once, in a rotated
-#            order; the table reports the median per configuration [5]
+#            order [5]; the summary gives, over the undisturbed runs, median/
+#            min/max per configuration, and each ratio as the median of the
+#            per-round ratios, the ratio of medians and of the fastest runs
 #   THREADS  the larger thread count [2]
 #   CHECK    1: first compare every configuration's rms history with
 #            airfoil_ref on a small mesh, at full precision [1]
@@ -151,7 +155,7 @@ wait_quiet() {
 runtime_of() { awk '/Max total runtime/ { print $NF }' "$1"; }
 # loop_cpu LABEL ROUND: user+sys of that run minus the configuration's set-up CPU
 loop_cpu() { awk -v s="${SETUP_CPU[$1]}" '{ print $2 + $3 - s }' "$OUT/logs/${1}_r$2.time"; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+median() { sort -g | awk 'NF { v[++n] = $1 } END { if (n) print (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }'; }
 
 # ---- timed runs ---------------------------------------------------------------
 timed() {
@@ -203,43 +207,79 @@ timed() {
     done
   done
 
+  printf "ITERS=%s\nROUNDS=%s\nNCELL=%s\n" "$ITERS" "$ROUNDS" "$ncell" > "$OUT/logs/meta"
   echo
-  echo "== median of $ROUNDS rounds ($ncell cells, $ITERS steps)"
-  echo "   wall = the program's own clock around the time loop; CPU = user+sys of the process minus its set-up CPU"
-  echo "   other = CPU used by other processes during the counted runs, in cores (max over the rounds; 2 cores in all)"
-  printf "   %-14s %10s %10s %10s %10s %12s %8s\n" config "wall med" "wall min" "wall max" "CPU med" "ms/step" "other"
-  declare -A MED MIN
-  local vals cpus
+  echo "   load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
+  summary
+}
+
+# ---- summary of the logs of the last timed run ----------------------------------
+summary() {
+  local ITERS ROUNDS NCELL
+  eval "$(cat "$OUT/logs/meta")"
+  declare -A SETUP_CPU MED MIN
+  local cfg label r vals cpus runs n_ok
   for cfg in "${CONFIGS[@]}"; do
     label=${cfg%%|*}
-    vals=$(for ((r = 1; r <= ROUNDS; ++r)); do runtime_of "$OUT/logs/${label}_r$r.txt"; done)
-    cpus=$(for ((r = 1; r <= ROUNDS; ++r)); do loop_cpu "$label" "$r"; done)
+    SETUP_CPU[$label]=$(awk '{ print $2 + $3 }' "$OUT/logs/${label}_r0.time")
+  done
+  echo
+  echo "== summary: $NCELL cells, $ITERS steps, $ROUNDS rounds"
+  echo "   wall = the program's own clock around its time loop; CPU = user+sys of the process minus its set-up CPU;"
+  echo "   only undisturbed runs count (other processes <= $MAX_OTHER cores meanwhile): n of them per configuration;"
+  echo "   a configuration without any counts all its runs (n shown as 0)"
+  printf "   %-14s %3s %10s %10s %10s %10s %10s\n" config n "wall med" "wall min" "wall max" "CPU med" "ms/step"
+  for cfg in "${CONFIGS[@]}"; do
+    label=${cfg%%|*}
+    runs=$(for ((r = 1; r <= ROUNDS; ++r)); do
+      awk -v m="$MAX_OTHER" '{ exit !($1 <= m) }' "$OUT/logs/${label}_r$r.other" && echo "$r"
+    done)
+    n_ok=$(echo "$runs" | grep -c . || true)
+    if [ "$n_ok" = 0 ]; then runs=$(seq 1 "$ROUNDS"); fi
+    vals=$(for r in $runs; do runtime_of "$OUT/logs/${label}_r$r.txt"; done)
+    cpus=$(for r in $runs; do loop_cpu "$label" "$r"; done)
     MED[$label]=$(echo "$vals" | median)
     MIN[$label]=$(echo "$vals" | sort -g | head -n1)
-    printf "   %-14s %10.3f %10.3f %10.3f %10.3f %12.3f %8.2f\n" "$label" "${MED[$label]}" \
-      "$(echo "$vals" | sort -g | head -n1)" "$(echo "$vals" | sort -g | tail -n1)" \
-      "$(echo "$cpus" | median)" \
-      "$(awk -v t="${MED[$label]}" -v n="$ITERS" 'BEGIN { print 1000 * t / n }')" \
-      "$(for ((r = 1; r <= ROUNDS; ++r)); do cat "$OUT/logs/${label}_r$r.other"; done | sort -g | tail -n1)"
+    printf "   %-14s %3d %10.3f %10.3f %10.3f %10.3f %10.1f\n" "$label" "$n_ok" "${MED[$label]}" \
+      "${MIN[$label]}" "$(echo "$vals" | sort -g | tail -n1)" "$(echo "$cpus" | median)" \
+      "$(awk -v t="${MED[$label]}" -v n="$ITERS" 'BEGIN { print 1000 * t / n }')"
   done
 
   local T=$THREADS
   ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+  # A/B three ways: median of the per-round ratios (A and B ran close together
+  # in time, so slow drifts of the machine cancel; rounds where either run was
+  # disturbed are left out), ratio of the medians, ratio of the fastest runs
+  paired() {
+    local r
+    for ((r = 1; r <= ROUNDS; ++r)); do
+      if awk -v m="$MAX_OTHER" '{ exit !($1 <= m) }' "$OUT/logs/${1}_r$r.other" &&
+        awk -v m="$MAX_OTHER" '{ exit !($1 <= m) }' "$OUT/logs/${2}_r$r.other"; then
+        ratio "$(runtime_of "$OUT/logs/${1}_r$r.txt")" "$(runtime_of "$OUT/logs/${2}_r$r.txt")"
+        echo
+      fi
+    done
+  }
+  r2() {
+    local p
+    p=$(paired "$1" "$2")
+    printf "%6s %-13s %7s %7s" "$(echo "$p" | median | awk '{ printf "%.3f", $1 }')" "[$(echo "$p" | sort -g | head -n1)-$(echo "$p" | sort -g | tail -n1)]" \
+      "$(ratio "${MED[$1]}" "${MED[$2]}")" "$(ratio "${MIN[$1]}" "${MIN[$2]}")"
+  }
   echo
-  echo "== ratios: of the medians, and (in brackets) of the fastest runs"
-  r2() { echo "$(ratio "${MED[$1]}" "${MED[$2]}")  ($(ratio "${MIN[$1]}" "${MIN[$2]}"))"; }
-  echo "   speed-up op2_openmp ${T} threads vs 1 thread    : $(r2 op2_openmp_1 "op2_openmp_$T")   (target >= 1.7)"
-  echo "   op2_openmp 1 thread / op2_seq                 : $(r2 op2_openmp_1 op2_seq)   (target <= 1.15)"
-  echo "   op2_seq / airfoil_ref                         : $(r2 op2_seq ref)   (target <= 1.1)"
-  echo "   op2_openmp ${T} / airfoil_omp_ref ${T}              : $(r2 "op2_openmp_$T" "omp_ref_$T")"
-  echo "   op2_openmp 1 / airfoil_omp_ref 1              : $(r2 op2_openmp_1 omp_ref_1)"
-  echo "   speed-up airfoil_omp_ref ${T} vs 1 thread       : $(r2 omp_ref_1 "omp_ref_$T")"
-  echo "   airfoil_omp_ref 1 / airfoil_ref               : $(r2 omp_ref_1 ref)"
+  echo "== ratios A/B: median over rounds of the per-round ratio [range], ratio of medians, ratio of fastest runs"
+  printf "   %-44s %6s %-13s %7s %7s\n" "" paired "[range]" medians fastest
+  echo "   $(printf "%-44s" "speed-up op2_openmp 1 thread / ${T} threads") $(r2 op2_openmp_1 "op2_openmp_$T")   target >= 1.7"
+  echo "   $(printf "%-44s" "op2_openmp 1 thread / op2_seq") $(r2 op2_openmp_1 op2_seq)   target <= 1.15"
+  echo "   $(printf "%-44s" "op2_seq / airfoil_ref") $(r2 op2_seq ref)   target <= 1.1"
+  echo "   $(printf "%-44s" "op2_openmp ${T} / airfoil_omp_ref ${T}") $(r2 "op2_openmp_$T" "omp_ref_$T")"
+  echo "   $(printf "%-44s" "op2_openmp 1 / airfoil_omp_ref 1") $(r2 op2_openmp_1 omp_ref_1)"
+  echo "   $(printf "%-44s" "speed-up airfoil_omp_ref 1 / ${T} threads") $(r2 omp_ref_1 "omp_ref_$T")"
+  echo "   $(printf "%-44s" "airfoil_omp_ref 1 / airfoil_ref") $(r2 omp_ref_1 ref)"
 
   echo
-  echo "   load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo
-  echo "== plan construction (op_timing_output of op2_openmp, every run)"
+  echo "== plan construction (op_timing_output of op2_openmp; every run, undisturbed or not)"
+  local log
   for cfg in "${CONFIGS[@]}"; do
     label=${cfg%%|*}
     case $label in op2_openmp_*) ;; *) continue ;; esac
@@ -250,11 +290,11 @@ timed() {
         $NF == "res_calc" { gsub(";", "", $2); plan = $2 }
         /Total plan time/ { all = $NF }
         END { step = total / iters
-              printf "   %-14s round %d: res_calc plan %.1f ms, all plans %.1f ms; one step %.1f ms; res_calc plan = %.2f steps\n",
+              printf "   %-14s round %d: res_calc plan %5.1f ms, all plans %5.1f ms; one step %6.1f ms; res_calc plan = %.2f steps\n",
                      label, r, 1000 * plan, 1000 * all, 1000 * step, plan / step }' "$log"
     done
   done
-  echo "   (res_calc's openmp colouring, for comparison: $(grep -h -w -o 'res_calc [0-9]* blocks in [0-9]* colours' "$OUT/logs/omp_ref_1_r1.txt"), $(grep -h -o 'colouring took [0-9.]* s' "$OUT/logs/omp_ref_1_r1.txt") in airfoil_omp_ref)"
+  echo "   (for comparison, airfoil_omp_ref: $(grep -h -w -o 'res_calc [0-9]* blocks in [0-9]* colours' "$OUT/logs/omp_ref_1_r1.txt"), $(grep -h -o 'colouring took [0-9.]* s' "$OUT/logs/omp_ref_1_r1.txt") for both loops)"
 }
 
 # ---- instruction counts ---------------------------------------------------------
@@ -299,7 +339,7 @@ callgrind() {
   done
 }
 
-build
+if [ "$MODE" != summary ]; then build; fi
 case $MODE in
   time)
     if [ "$CHECK" = 1 ]; then check; fi
@@ -307,8 +347,9 @@ case $MODE in
     ;;
   callgrind) callgrind ;;
   check) check ;;
+  summary) summary ;;
   *)
-    echo "usage: $0 [time|callgrind|check]" >&2
+    echo "usage: $0 [time|callgrind|check|summary]" >&2
     exit 2
     ;;
 esac
