@@ -5,7 +5,6 @@ use crate::args::to_spec;
 use crate::ffi::*;
 use crate::state::{c_str, with_state};
 use op2_core::arg::Access;
-use op2_core::invoke::ViewKind;
 use op2_core::ScalarType;
 use std::os::raw::{c_char, c_double, c_float, c_int};
 
@@ -155,7 +154,6 @@ unsafe fn reduce_arg(arg: *mut op_arg, t: ScalarType) {
     let n = (a.dim.max(0) as usize) * t.size().unwrap_or(0);
     let data = std::slice::from_raw_parts_mut(a.data as *mut u8, n);
     with_state("op_mpi_reduce", |st| {
-        let _ = ViewKind::Global;
         crate::dist::allreduce(st, t, acc, data);
         Ok(())
     })

@@ -224,24 +224,6 @@ impl Comm {
         (all.iter().sum(), all[..self.rank].iter().sum())
     }
 
-    /// Gather `local` on the root (rank 0) in rank order; others get an empty vec.
-    pub fn gather_bytes_root(&self, local: &[u8]) -> Vec<u8> {
-        let (all, _) = self.allgatherv(local);
-        if self.rank == 0 {
-            all
-        } else {
-            Vec::new()
-        }
-    }
-
-    /// A maximum over ranks.
-    pub fn max_f64(&self, v: f64) -> f64 {
-        let mut out = 0.0;
-        self.comm
-            .all_reduce_into(&v, &mut out, SystemOperation::max());
-        out
-    }
-
     /// Finalise MPI if op2-rs initialised it.
     pub fn finalize(self) {
         drop(self.comm);
