@@ -478,6 +478,99 @@ op_dat op2_decl_dat_temp_checked(op_set set, int dim, const char *type_, int typ
 void op2_decl_const_checked(int dim, const char *type_, int type_size, char *data, const char *name, const char *actual);
 
 /**
+ * Partition the mesh over the ranks (OP2's partitioner names are accepted;
+ * unknown or unavailable ones keep the declared blocks, with a message).
+ * On one node it only records that it was called.
+ */
+void op_partition(const char *lib, const char *routine, op_set set, op_map map, op_dat coords);
+
+/**
+ * `op_partition` with the map and coordinates named by their original arrays (Fortran).
+ */
+void op_partition_ptr(const char *lib, const char *routine, op_set set, int *map, double *coords);
+
+/**
+ * Start the halo exchanges a generated loop needs; returns the number of
+ * elements to execute (owned, plus the exec halo when the loop writes
+ * through a map). The exchanges complete in op_mpi_wait_all.
+ */
+int op_mpi_halo_exchanges(op_set set, int nargs, struct op_arg *args);
+
+int op_mpi_halo_exchanges_grouped(op_set set, int nargs, struct op_arg *args, int _device);
+
+int op_mpi_halo_exchanges_cuda(op_set set, int nargs, struct op_arg *args);
+
+/**
+ * Mark the halos of dats a generated loop wrote as stale.
+ */
+void op_mpi_set_dirtybit(int nargs, struct op_arg *args);
+
+void op_mpi_set_dirtybit_cuda(int nargs, struct op_arg *args);
+
+/**
+ * Complete the halo exchanges op_mpi_halo_exchanges started.
+ */
+void op_mpi_wait_all(int _nargs, struct op_arg *_args);
+
+void op_mpi_wait_all_grouped(int nargs, struct op_arg *args, int _device);
+
+void op_mpi_wait_all_cuda(int nargs, struct op_arg *args);
+
+/**
+ * Progress of pending messages: MPI progresses them in op_mpi_wait_all.
+ */
+void op_mpi_test_all(int _nargs, struct op_arg *_args);
+
+void op_mpi_test_all_grouped(int _nargs, struct op_arg *_args);
+
+void op_mpi_reset_halos(void);
+
+/**
+ * Combine a global reduction across ranks (the value is in `arg->data`).
+ */
+void op_mpi_reduce_double(struct op_arg *arg, double *_data);
+
+void op_mpi_reduce_float(struct op_arg *arg, float *_data);
+
+void op_mpi_reduce_int(struct op_arg *arg, int *_data);
+
+/**
+ * Combine a logical global across ranks: INC/MAX "any rank true", MIN
+ * "every rank true" (C `bool`, or a Fortran `logical` of 4 bytes).
+ */
+void op_mpi_reduce_bool(struct op_arg *arg, bool *_data);
+
+/**
+ * Reduce every global among `args`, each by its type string.
+ */
+void op_mpi_reduce_combined(struct op_arg *args, int nargs);
+
+void op_mpi_barrier(void);
+
+void op_barrier(void);
+
+/**
+ * Fortran's rank query.
+ */
+void op_mpi_rank(int *rank);
+
+/**
+ * Number of processes (1 on one node).
+ */
+int op_mpi_size(void);
+
+/**
+ * Per-kernel MPI timing hook: returns `name`.
+ */
+void *op_mpi_perf_time(const char *name, double _time);
+
+int op_mpi_get_test_frequency(void);
+
+void op_partition_reverse(void);
+
+void op_partition_destroy(void);
+
+/**
  * A map handle that every op_arg_* call treats as OP_ID (NULL). The Fortran
  * module writes its `dim` (0 for OP_ID, -1 for OP_GBL).
  */
@@ -524,21 +617,6 @@ int get_associated_set_size(op_dat dat);
  * Dimension of an argument's map (0 if it has none).
  */
 int getMapDimFromOpArg(struct op_arg *arg);
-
-/**
- * This process's rank (0 on one node).
- */
-void op_mpi_rank(int *rank);
-
-/**
- * Number of processes (1 on one node).
- */
-int op_mpi_size(void);
-
-/**
- * Barrier (nothing to wait for on one node).
- */
-void op_barrier(void);
 
 bool isCNullPointer(void *ptr);
 
@@ -590,71 +668,6 @@ void op_free(void *ptr);
  * `p` and `bytes` are valid pointers.
  */
 void op_malloc2(void **p, int *bytes);
-
-/**
- * Partition the mesh over the ranks (see `dist::partition`); the names of
- * OP2's partitioners are accepted, unknown or unavailable ones fall back with
- * a message.
- */
-void op_partition(const char *lib, const char *routine, op_set set, op_map map, op_dat coords);
-
-/**
- * `op_partition` with the map and coordinates named by their original arrays (Fortran).
- */
-void op_partition_ptr(const char *lib, const char *routine, op_set set, int *map, double *coords);
-
-/**
- * Exchange the halos the loop needs; returns the number of elements to execute.
- */
-int op_mpi_halo_exchanges(op_set set, int nargs, struct op_arg *args);
-
-int op_mpi_halo_exchanges_grouped(op_set set, int nargs, struct op_arg *args, int _device);
-
-int op_mpi_halo_exchanges_cuda(op_set set, int nargs, struct op_arg *args);
-
-/**
- * Mark the halos of dats the loop wrote as stale.
- */
-void op_mpi_set_dirtybit(int nargs, struct op_arg *args);
-
-/**
- * Combine a global reduction across ranks (the value is in `arg->data`).
- */
-void op_mpi_reduce_double(struct op_arg *arg, double *_data);
-
-void op_mpi_reduce_float(struct op_arg *arg, float *_data);
-
-void op_mpi_reduce_int(struct op_arg *arg, int *_data);
-
-void op_mpi_reduce_bool(struct op_arg *_arg, bool *_data);
-
-/**
- * Reduce every global reduction among `args`.
- */
-void op_mpi_reduce_combined(struct op_arg *args, int nargs);
-
-void op_mpi_barrier(void);
-
-/**
- * Fortran's rank query.
- */
-void op_mpi_rank(int *rank);
-
-/**
- * Number of ranks.
- */
-int op_mpi_size(void);
-
-void op_barrier(void);
-
-/**
- * Complete the halo exchanges op_mpi_halo_exchanges started.
- */
-void op_mpi_wait_all(int _nargs, struct op_arg *_args);
-
-void op_mpi_wait_all_grouped(int nargs, struct op_arg *args, int _device);
-
-void op_mpi_wait_all_cuda(int nargs, struct op_arg *args);
 
 /**
  * Copy all of a dat's owned elements to `dst`.
@@ -822,60 +835,8 @@ void op_profile_output(void);
 void op_profile_output_json(const char *filename);
 
 /**
- * Number of elements to execute: the set size (no halo on one node).
+ * Renumbering for locality: OP2's CPU libraries leave the mesh as declared.
  */
-int op_mpi_halo_exchanges(op_set set, int _nargs, struct op_arg *_args);
-
-int op_mpi_halo_exchanges_grouped(op_set set, int nargs, struct op_arg *args, int _device);
-
-int op_mpi_halo_exchanges_cuda(op_set set, int nargs, struct op_arg *args);
-
-void op_mpi_set_dirtybit(int _nargs, struct op_arg *_args);
-
-void op_mpi_set_dirtybit_cuda(int _nargs, struct op_arg *_args);
-
-void op_mpi_wait_all(int _nargs, struct op_arg *_args);
-
-void op_mpi_wait_all_grouped(int _nargs, struct op_arg *_args, int _device);
-
-void op_mpi_wait_all_cuda(int _nargs, struct op_arg *_args);
-
-void op_mpi_test_all(int _nargs, struct op_arg *_args);
-
-void op_mpi_test_all_grouped(int _nargs, struct op_arg *_args);
-
-void op_mpi_reset_halos(void);
-
-void op_mpi_barrier(void);
-
-void op_mpi_reduce_combined(struct op_arg *_args, int _nargs);
-
-void op_mpi_reduce_float(struct op_arg *_arg, float *_data);
-
-void op_mpi_reduce_double(struct op_arg *_arg, double *_data);
-
-void op_mpi_reduce_int(struct op_arg *_arg, int *_data);
-
-void op_mpi_reduce_bool(struct op_arg *_arg, bool *_data);
-
-/**
- * Per-kernel MPI timing hook: returns `name`.
- */
-void *op_mpi_perf_time(const char *name, double _time);
-
-int op_mpi_get_test_frequency(void);
-
-/**
- * On one node there is nothing to partition; records that it was asked.
- */
-void op_partition(const char *_lib, const char *_routine, op_set _set, op_map _map, op_dat _coords);
-
-void op_partition_ptr(const char *_lib, const char *_routine, op_set _set, int *_map, double *_coords);
-
-void op_partition_reverse(void);
-
-void op_partition_destroy(void);
-
 void op_renumber(op_map _map);
 
 void op_renumber_ptr(int *_map);

@@ -4,19 +4,11 @@ use crate::ffi::*;
 use crate::globals::{self, *};
 use crate::guard::{checked, guard};
 use crate::state::{c_str, with_state, Life, State, STATE};
-use op2_core::domain::MapCheck;
 use op2_core::error::obj;
 use op2_core::Op2Error;
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_void};
 use std::ptr::{addr_of, addr_of_mut};
-
-/// Map entries are checked at op_decl_map on one node; under MPI they are
-/// global indices, checked at op_partition.
-#[cfg(not(feature = "lib-mpi"))]
-const MAP_CHECK: MapCheck = MapCheck::Local;
-#[cfg(feature = "lib-mpi")]
-const MAP_CHECK: MapCheck = MapCheck::Deferred;
 
 /// Apply one command-line option the way OP2 does (substring match anywhere
 /// in the string). Returns the message OP2 prints for it, if any.
@@ -119,7 +111,7 @@ pub(crate) fn init_with_comm(
     argv: *mut *mut c_char,
     diags: c_int,
     call: &'static str,
-    _comm: Option<c_int>,
+    comm: Option<c_int>,
 ) {
     checked(call, || {
         let mut life = STATE.lock();
@@ -130,49 +122,53 @@ pub(crate) fn init_with_comm(
                 "op_init was already called (call op_exit first)",
             ));
         }
-        // Under MPI the communicator comes first: only the root prints.
-        #[cfg(feature = "lib-mpi")]
-        let dist = crate::dist::Dist::new(match _comm {
-            // SAFETY: OP2's contract: the handle is a valid Fortran communicator handle.
-            Some(f) => unsafe { op2_backend_mpi::Comm::from_fortran(f) },
-            None => op2_backend_mpi::Comm::init(),
-        });
+        // The distribution comes first: under MPI only the root prints.
+        let parts =
+            crate::compose::compose(comm).map_err(|e| Op2Error::new(call, "", e.to_string()))?;
+        crate::printf::set_enabled(parts.dist.rank() == 0);
+        crate::guard::set_abort(parts.dist.abort_handle());
         print_out("\n Initializing OP2\n");
         // SAFETY: plain globals on the API thread.
         unsafe { globals::set(addr_of_mut!(OP_diags), diags) };
-        if std::env::var_os("OP_AUTO_SOA").is_some()
-            || unsafe { globals::get(addr_of!(OP_auto_soa)) } != 0
-        {
-            unsafe { globals::set(addr_of_mut!(OP_auto_soa), 1) };
-            print_out("\n Enabling Automatic AoS->SoA Conversion\n");
-        }
-        if let Ok(v) = std::env::var("OP_HYBRID_BALANCE") {
-            if let Some(m) = apply_option(&format!("OP_HYBRID_BALANCE={v}")) {
-                print_out(&m);
-            }
-        }
-        if !argv.is_null() {
-            for i in 1..argc.max(0) as usize {
-                // SAFETY: argv has argc entries (C's main contract).
-                let p = unsafe { *argv.add(i) };
-                if p.is_null() {
-                    continue;
-                }
-                let a = unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
-                if let Some(m) = apply_option(&a) {
-                    print_out(&m);
-                }
-            }
-        }
-        #[allow(unused_mut)]
-        let mut st = Box::new(State::new(crate::new_executor()));
-        #[cfg(feature = "lib-mpi")]
-        {
-            st.dist = Some(dist);
-        }
-        *life = Life::Running(st);
+        apply_env_options();
+        apply_argv_options(argc, argv);
+        *life = Life::Running(Box::new(State::new(parts.exec, parts.dist)));
         Ok(())
     })
+}
+
+/// Options OP2 also takes from the environment.
+fn apply_env_options() {
+    // SAFETY: plain int globals on the API thread.
+    if std::env::var_os("OP_AUTO_SOA").is_some()
+        || unsafe { globals::get(addr_of!(OP_auto_soa)) } != 0
+    {
+        unsafe { globals::set(addr_of_mut!(OP_auto_soa), 1) };
+        print_out("\n Enabling Automatic AoS->SoA Conversion\n");
+    }
+    if let Ok(v) = std::env::var("OP_HYBRID_BALANCE") {
+        if let Some(m) = apply_option(&format!("OP_HYBRID_BALANCE={v}")) {
+            print_out(&m);
+        }
+    }
+}
+
+/// `OP_*` options on the command line.
+fn apply_argv_options(argc: c_int, argv: *mut *mut c_char) {
+    if argv.is_null() {
+        return;
+    }
+    for i in 1..argc.max(0) as usize {
+        // SAFETY: argv has argc entries (C's main contract).
+        let p = unsafe { *argv.add(i) };
+        if p.is_null() {
+            continue;
+        }
+        let a = unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
+        if let Some(m) = apply_option(&a) {
+            print_out(&m);
+        }
+    }
 }
 
 /// Initialise OP2: parse `OP_*` options from argv, set the diagnostics level.
@@ -245,25 +241,28 @@ pub unsafe extern "C" fn set_maps_base(base: c_int) {
 }
 
 fn exit_impl() {
-    guard("op_exit", || {
+    let outcome = guard("op_exit", || {
         let mut life = STATE.lock();
-        if !matches!(*life, Life::Running(_)) {
-            return;
-        }
-        if let Life::Running(_st) = std::mem::replace(&mut *life, Life::Exited) {
-            // Dropping the state frees every set, map, dat and plan; under MPI
-            // the communicator goes too (and MPI is finalised if op_init
-            // initialised it).
-            #[cfg(feature = "lib-mpi")]
-            {
-                let mut st = _st;
-                if let Some(d) = st.dist.take() {
-                    d.comm.finalize();
-                }
+        let mut st = match std::mem::replace(&mut *life, Life::Exited) {
+            Life::Running(st) => st,
+            other => {
+                *life = other;
+                return Ok(());
             }
-            globals::reset_all();
-        }
-    })
+        };
+        // Exchanges in flight complete before their dats go; dropping the
+        // state frees every set, map, dat and plan; the distribution
+        // releases its communicator (MPI is finalised if op_init initialised it).
+        let finished = st.finish_exchanges();
+        let dist = std::mem::replace(&mut st.dist, Box::new(op2_core::dist::SingleNode::new()));
+        drop(st);
+        crate::guard::set_abort(None);
+        globals::reset_all();
+        finished.and(dist.finalize())
+    });
+    if let Err(e) = outcome {
+        crate::guard::fatal(&e.context("op_exit"));
+    }
 }
 
 /// Free everything OP2 allocated. Later API calls (except a new op_init) are errors.
@@ -331,7 +330,15 @@ pub(crate) unsafe fn decl_map_impl(
         };
         let id = st
             .dom
-            .decl_map(f, t, dim, vals, globals::maps_base(), &name, MAP_CHECK)
+            .decl_map(
+                f,
+                t,
+                dim,
+                vals,
+                globals::maps_base(),
+                &name,
+                st.dist.map_check(),
+            )
             .map_err(|e| Op2Error::new(call, e.object, e.msg))?;
         Ok(st.mirror_map(id, imap))
     })
@@ -504,8 +511,10 @@ pub unsafe extern "C" fn op_free_dat_temp_char(dat: op_dat) -> c_int {
                 return Ok(-1);
             }
         };
+        st.finish_exchanges()?;
         st.dom.free_temp(id)?;
         st.forget_dat(id);
+        st.bump_generation();
         Ok(1)
     })
 }
@@ -559,10 +568,7 @@ pub unsafe extern "C" fn op_decl_const_core(
 pub unsafe extern "C" fn op_get_size(set: op_set) -> idx_g_t {
     with_state("op_get_size", |st| {
         let s = st.set_id("op_get_size", set)?;
-        #[cfg(feature = "lib-mpi")]
-        return Ok(crate::dist::global_size(st, s).0 as idx_g_t);
-        #[cfg(not(feature = "lib-mpi"))]
-        Ok(st.dom.set(s).size as idx_g_t)
+        Ok(st.dist.global_size(&st.dom, s)?.0 as idx_g_t)
     })
 }
 
@@ -594,11 +600,8 @@ pub extern "C" fn op_get_size_local_full(set: op_set) -> c_int {
 #[no_mangle]
 pub extern "C" fn op_get_global_set_offset(set: op_set) -> idx_g_t {
     with_state("op_get_global_set_offset", |st| {
-        let _s = st.set_id("op_get_global_set_offset", set)?;
-        #[cfg(feature = "lib-mpi")]
-        return Ok(crate::dist::global_size(st, _s).1 as idx_g_t);
-        #[cfg(not(feature = "lib-mpi"))]
-        Ok(0)
+        let s = st.set_id("op_get_global_set_offset", set)?;
+        Ok(st.dist.global_size(&st.dom, s)?.1 as idx_g_t)
     })
 }
 

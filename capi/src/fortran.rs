@@ -5,9 +5,8 @@
 
 use crate::args::arg_gbl_impl;
 use crate::ffi::*;
-use crate::par_loop::{prepare, run_loop, CInvoker, MAX_C_ARGS, RUNNERS};
+use crate::par_loop::{prepare, run_loop, CInvoker, LoopCall, MAX_C_ARGS, RUNNERS};
 use crate::state::with_state;
-use op2_core::error::obj;
 use op2_core::Op2Error;
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_double, c_float, c_int, c_void};
@@ -117,34 +116,7 @@ pub unsafe extern "C" fn op_arg_idx_ptr(idx: c_int, map_ptr: *mut c_int) -> op_a
     crate::args::op_arg_idx(idx, map)
 }
 
-/// The kernel's name for timing: its symbol if the executable exports one
-/// (gfortran's `__module_MOD_name` shortened to `name`), else its address.
-fn kernel_name(k: unsafe extern "C" fn()) -> String {
-    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
-    // SAFETY: dladdr only reads the address and fills `info`.
-    // Only an exact match names the kernel (dladdr reports the nearest exported symbol).
-    let found = unsafe { libc::dladdr(k as *const c_void, &mut info) } != 0
-        && !info.dli_sname.is_null()
-        && std::ptr::eq(info.dli_saddr as *const c_void, k as *const c_void);
-    if found {
-        // SAFETY: dli_sname is a NUL-terminated symbol name owned by the loader.
-        let s = unsafe { CStr::from_ptr(info.dli_sname) }
-            .to_string_lossy()
-            .into_owned();
-        let s = s
-            .rsplit("_MOD_")
-            .next()
-            .unwrap_or(&s)
-            .trim_end_matches('_')
-            .to_string();
-        if !s.is_empty() {
-            return s;
-        }
-    }
-    format!("fortran_kernel@{:p}", k as *const c_void)
-}
-
-/// Run one Fortran `op_par_loop_N`.
+/// Run one Fortran `op_par_loop_N` (the loop is named after its kernel).
 pub(crate) unsafe fn fortran_par_loop(
     kernel: Option<unsafe extern "C" fn()>,
     set: op_set,
@@ -154,31 +126,36 @@ pub(crate) unsafe fn fortran_par_loop(
     let Some(f) = kernel else {
         crate::guard::fatal(&Op2Error::new(call, "", "the kernel is NULL"));
     };
-    let name = kernel_name(f);
     if let Some(i) = args.iter().position(|a| a.is_null()) {
         crate::guard::fatal(&Op2Error::new(
             call,
-            obj("loop", &name),
+            format!("Fortran loop of kernel {:p}", f as *const c_void),
             format!("arg {i} is NULL"),
         ));
     }
-    let owned: Vec<op_arg> = args.iter().map(|&a| *a).collect();
-    let cname = std::ffi::CString::new(name).unwrap_or_default();
-    let p = prepare(
+    // The args by value, on the stack (at most FORTRAN_MAX_ARGS of them).
+    let mut copies = [std::mem::MaybeUninit::<op_arg>::uninit(); FORTRAN_MAX_ARGS];
+    for (c, &a) in copies.iter_mut().zip(args) {
+        c.write(*a);
+    }
+    // SAFETY: the first args.len() entries were just initialised.
+    let owned = std::slice::from_raw_parts(copies.as_ptr() as *const op_arg, args.len());
+    let lc = LoopCall {
         call,
-        cname.as_ptr(),
+        name: std::ptr::null(),
+        fortran_kernel: Some(f),
         set,
-        owned.len() as c_int,
-        owned.as_ptr(),
-        Some(MAX_C_ARGS),
-        None,
-    );
+        args: owned,
+        max_args: Some(MAX_C_ARGS),
+        codes: None,
+    };
+    let r = prepare(&lc);
     let inv = CInvoker {
         f,
-        runner: RUNNERS[p.views.len() - 1],
+        runner: RUNNERS[owned.len() - 1],
         base: 1,
     };
-    run_loop(call, p, &inv)
+    run_loop(call, r, &inv)
 }
 
 include!(concat!(env!("OUT_DIR"), "/fortran_loops.rs"));
@@ -214,27 +191,6 @@ pub unsafe extern "C" fn getMapDimFromOpArg(arg: *mut op_arg) -> c_int {
             .unwrap_or(0))
     })
 }
-
-/// This process's rank (0 on one node).
-#[cfg(not(feature = "lib-mpi"))]
-#[no_mangle]
-pub unsafe extern "C" fn op_mpi_rank(rank: *mut c_int) {
-    if !rank.is_null() {
-        *rank = 0;
-    }
-}
-
-/// Number of processes (1 on one node).
-#[cfg(not(feature = "lib-mpi"))]
-#[no_mangle]
-pub extern "C" fn op_mpi_size() -> c_int {
-    1
-}
-
-/// Barrier (nothing to wait for on one node).
-#[cfg(not(feature = "lib-mpi"))]
-#[no_mangle]
-pub extern "C" fn op_barrier() {}
 
 #[no_mangle]
 pub extern "C" fn isCNullPointer(ptr: *mut c_void) -> bool {

@@ -1,8 +1,28 @@
 //! The panic boundary and fatal-error reporting of every `extern "C"` entry point.
 
+use op2_core::dist::AbortHandle;
 use op2_core::Op2Error;
+use parking_lot::Mutex;
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// How to stop every process of the run (MPI_Abort under MPI); set by
+/// op_init from the distribution, cleared by op_exit. A lock of its own:
+/// the error path may hold the library state.
+static ABORT: Mutex<Option<AbortHandle>> = Mutex::new(None);
+
+pub(crate) fn set_abort(h: Option<AbortHandle>) {
+    *ABORT.lock() = h;
+}
+
+/// Stop the program with `code`, every process of the run with it.
+fn stop(code: i32) -> ! {
+    let h = ABORT.try_lock().and_then(|g| g.clone());
+    if let Some(abort) = h {
+        abort(code);
+    }
+    std::process::exit(code)
+}
 
 /// Exit status of a program stopped by an OP2 usage error.
 pub(crate) const EXIT_USAGE: i32 = 1;
@@ -15,9 +35,7 @@ pub fn fatal(e: &Op2Error) -> ! {
     let _ = std::io::stdout().flush();
     eprintln!("{e}");
     let _ = std::io::stderr().flush();
-    #[cfg(feature = "lib-mpi")]
-    crate::dist::abort_all(EXIT_USAGE);
-    std::process::exit(EXIT_USAGE)
+    stop(EXIT_USAGE)
 }
 
 /// Run `f`; a Rust panic inside is reported as an internal error and stops the
@@ -35,7 +53,7 @@ pub fn guard<R>(call: &'static str, f: impl FnOnce() -> R) -> R {
             eprintln!(
                 "OP2 internal error in {call}: {msg} (this is a bug in op2-rs; please report it)"
             );
-            std::process::exit(EXIT_INTERNAL)
+            stop(EXIT_INTERNAL)
         }
     }
 }
@@ -52,5 +70,5 @@ pub fn checked<R>(call: &'static str, f: impl FnOnce() -> Result<R, Op2Error>) -
 pub fn internal(msg: &str) -> ! {
     crate::printf::cflush();
     eprintln!("OP2 internal error: {msg} (this is a bug in op2-rs; please report it)");
-    std::process::exit(EXIT_INTERNAL)
+    stop(EXIT_INTERNAL)
 }

@@ -1,59 +1,43 @@
 //! The OP2 C ABI. This one source is compiled into every OP2 library
-//! (`libop2_seq`, ...; see capi/libs/*): each library crate points its `[lib]`
-//! at this file and enables the feature that selects its backend.
+//! (`libop2_seq`, `libop2_openmp`, `libop2_mpi`; see capi/libs/* and
+//! capi/README.md): each library crate points its `[lib]` at this file and
+//! enables the feature that selects its backends in `compose`, the only
+//! module that looks at features.
 //!
-//! Module map: `ffi` (OP2's C structs), `globals` (OP2's exported variables),
-//! `state` (registry of sets/maps/dats and their C mirrors), `decl`
-//! (init/exit/declarations), `args` (op_arg constructors and checks),
-//! `par_loop` (op_par_loop and the kernel invokers), `output` (fetch, dumps,
-//! timers, timing table), `mem`, `single_node` (MPI hooks on one node),
-//! `printf`, `guard` (panic boundary, error exit).
+//! Modules, bottom up (a module uses only those above it):
+//! * `ffi` (OP2's C structs), `globals` (OP2's exported variables), `printf`,
+//!   `mem` (OP2's allocator), `guard` (panic boundary, fatal errors);
+//! * `fingerprint` (recognising repeated calls), `kernels` (`OP_kernels`),
+//!   `plan_cache` (plan keys, `OP_plans`), `loop_cache` (checked loops);
+//! * `state` (the registry of sets/maps/dats, their C mirrors, the chosen
+//!   executor and distribution, behind one lock), `compose`;
+//! * the API: `decl` (init/exit/declarations), `args` (op_arg constructors),
+//!   `plans` (plan functions), `profile`, `par_loop` (op_par_loop),
+//!   `fortran`, `dist_api` (op_partition, op_mpi_*), `output` (fetch, dumps,
+//!   timing), `runtime_hooks`.
 #![allow(clippy::missing_safety_doc)]
 #![allow(clippy::too_many_arguments)]
 
 pub mod args;
+mod compose;
 pub mod decl;
-#[cfg(not(feature = "lib-mpi"))]
-#[path = "dist_single.rs"]
-pub(crate) mod dist;
-#[cfg(feature = "lib-mpi")]
-pub(crate) mod dist;
+pub mod dist_api;
 pub mod ffi;
+pub(crate) mod fingerprint;
 pub mod fortran;
 pub mod globals;
 pub mod guard;
+pub(crate) mod kernels;
+pub(crate) mod loop_cache;
 pub mod mem;
-#[cfg(feature = "lib-mpi")]
-pub mod mpi_api;
 pub mod output;
 pub mod par_loop;
+pub(crate) mod plan_cache;
 pub mod plans;
 pub mod printf;
 pub mod profile;
-pub mod single_node;
+pub mod runtime_hooks;
 pub mod state;
-
-use op2_core::invoke::Executor;
-use std::sync::Arc;
-
-#[cfg(not(any(feature = "lib-seq", feature = "lib-openmp", feature = "lib-mpi")))]
-compile_error!("build the C ABI through one of the library crates in capi/libs");
-
-/// The execution engine of this library.
-#[cfg(feature = "lib-seq")]
-pub(crate) fn new_executor() -> Arc<dyn Executor + Send + Sync> {
-    Arc::new(op2_backend_seq::Seq)
-}
-
-/// The execution engine of this library: threads (OMP_NUM_THREADS, default
-/// all cores; under MPI, per rank).
-#[cfg(any(feature = "lib-openmp", feature = "lib-mpi"))]
-pub(crate) fn new_executor() -> Arc<dyn Executor + Send + Sync> {
-    Arc::new(op2_backend_threads::Threads::from_env())
-}
-
-/// Does op_timing_output end with OP2's `Total plan time` line?
-pub(crate) const PRINTS_PLAN_TIME: bool = cfg!(any(feature = "lib-openmp", feature = "lib-mpi"));
 
 /// Is this process the root (prints, writes files)?
 pub(crate) fn is_root() -> bool {

@@ -4,6 +4,7 @@ use crate::ffi::*;
 use crate::globals::{self, *};
 use crate::guard::guard;
 use crate::state::{c_str, with_state, State};
+use op2_core::dist::DistKind;
 use op2_core::error::obj;
 use op2_core::timing::{format_table, moments_ignoring_zeros, TimingRow};
 use op2_core::{DatId, Op2Error, Result};
@@ -17,21 +18,12 @@ fn out(s: &str) {
 
 /// A dat's elements in the original order: this rank's declared block
 /// (`global == false`) or the whole set (every rank). One node: its data.
-fn dat_rows(st: &mut State, id: DatId, global: bool) -> Vec<u8> {
-    #[cfg(feature = "lib-mpi")]
-    {
-        if global {
-            crate::dist::gather_global(st, id)
-        } else {
-            crate::dist::fetch_block(st, id)
-        }
-    }
-    #[cfg(not(feature = "lib-mpi"))]
-    {
-        let _ = global;
-        let d = st.dom.dat(id);
-        let n = st.dom.set(d.set).size;
-        d.data.as_slice()[..n * d.elem_bytes].to_vec()
+fn dat_rows(st: &mut State, id: DatId, global: bool) -> Result<Vec<u8>> {
+    st.finish_exchanges()?;
+    if global {
+        st.dist.gather_global(&st.dom, id)
+    } else {
+        st.dist.fetch_block(&st.dom, id)
     }
 }
 
@@ -63,7 +55,7 @@ fn fetch_range(
         }
     }
     // op_fetch_data: this rank's block; op_fetch_data_idx: a global range.
-    let rows = dat_rows(st, id, low.is_some());
+    let rows = dat_rows(st, id, low.is_some())?;
     let n = (rows.len() / eb.max(1)) as i64;
     let (low, high) = low.unwrap_or((0, n - 1));
     if n == 0 && low == 0 && high == -1 {
@@ -156,17 +148,17 @@ pub unsafe extern "C" fn op_print_dat_to_txtfile(dat: op_dat, file: *const c_cha
         let path = c_str(call, "the file name", file)?;
         // Under MPI the rows are gathered in the original order and the root
         // writes them in OP2's MPI text format.
-        let rows = dat_rows(st, id, true);
+        let rows = dat_rows(st, id, true)?;
         if !crate::is_root() {
             return Ok(());
         }
         let d = st.dom.dat(id);
         let n = rows.len() / d.elem_bytes.max(1);
         let o = obj("dat", &d.name);
-        #[cfg(feature = "lib-mpi")]
-        let text = op2_core::format::dat_txt_mpi(&d.type_name, d.dim, n, &rows);
-        #[cfg(not(feature = "lib-mpi"))]
-        let text = op2_core::format::dat_txt(&d.type_name, d.dim, n, &rows);
+        let text = match st.dist.kind() {
+            DistKind::Mpi => op2_core::format::dat_txt_mpi(&d.type_name, d.dim, n, &rows),
+            DistKind::SingleNode => op2_core::format::dat_txt(&d.type_name, d.dim, n, &rows),
+        };
         let text = text.ok_or_else(|| {
             Op2Error::new(
                 call,
@@ -189,7 +181,7 @@ pub unsafe extern "C" fn op_print_dat_to_binfile(dat: op_dat, file: *const c_cha
     with_state(call, |st| {
         let id = st.dat_id(call, dat)?;
         let path = c_str(call, "the file name", file)?;
-        let rows = dat_rows(st, id, true);
+        let rows = dat_rows(st, id, true)?;
         if !crate::is_root() {
             return Ok(());
         }
@@ -324,12 +316,9 @@ pub unsafe extern "C" fn op_timers_core(cpu: *mut c_double, et: *mut c_double) {
 /// As op_timers_core (a barrier first under MPI).
 #[no_mangle]
 pub unsafe extern "C" fn op_timers(cpu: *mut c_double, et: *mut c_double) {
-    #[cfg(feature = "lib-mpi")]
-    {
-        let mut life = crate::state::STATE.lock();
-        if let crate::state::Life::Running(st) = &mut *life {
-            crate::dist::barrier(st);
-        }
+    let running = matches!(*crate::state::STATE.lock(), crate::state::Life::Running(_));
+    if running {
+        with_state("op_timers", |st| st.dist.barrier());
     }
     op_timers_core(cpu, et)
 }
@@ -399,17 +388,15 @@ pub extern "C" fn op_timing_output() {
         if st.kernels.recs.is_empty() {
             return Ok(());
         }
-        #[allow(unused_mut)]
         let mut rows = timing_rows(st);
-        #[cfg(feature = "lib-mpi")]
-        let per_rank = crate::dist::timing_across_ranks(st, &mut rows);
+        let per_rank = st.dist.timing_across_ranks(&mut rows)?;
         let mut s = format_table(&rows);
-        if crate::PRINTS_PLAN_TIME {
+        // The libraries that build plans for op_par_loop end with OP2's line.
+        if st.exec.wants_plan() {
             // SAFETY: plain double global.
             let pt = unsafe { std::ptr::read_volatile(addr_of!(OP_plan_time)) };
             s.push_str(&format!("Total plan time: {pt:8.4}\n"));
         }
-        #[cfg(feature = "lib-mpi")]
         s.push_str(&per_rank);
         out(&s);
         Ok(())

@@ -3,87 +3,23 @@
 //! `op_plan_core`, `op_plan_check`) with the `op_plan` struct they return.
 
 use crate::ffi::*;
-use crate::globals::{
-    self, OP_cache_line_size, OP_part_size, OP_plan_index, OP_plan_max, OP_plan_time, OP_plans,
-};
+use crate::fingerprint::{hash_call, CallKey};
+use crate::globals::{self, OP_part_size, OP_plan_time};
+use crate::plan_cache::{input_of, CPlan, OwnedPlanArg, PlanKey};
 use crate::state::{c_str, with_state, State};
 use op2_core::arg::{Access, ArgKind, ArgSpec};
 use op2_core::error::obj;
-use op2_core::plan::{Plan, PlanArg, PlanInput, Staging};
-use op2_core::{MapId, Op2Error, SetId};
+use op2_core::plan::{Plan, Staging};
+use op2_core::{Op2Error, SetId};
 use std::ffi::CString;
-use std::os::raw::{c_char, c_int, c_short};
-use std::ptr::{addr_of, addr_of_mut, null_mut};
+use std::os::raw::{c_char, c_int};
+use std::ptr::{addr_of, addr_of_mut};
 use std::sync::Arc;
 use std::time::Instant;
 
 /// Block size of direct loops in op2-rs's own loops when OP_PART_SIZE is not
 /// set (fixed, so reductions do not depend on the thread count).
 pub(crate) const DIRECT_PART_SIZE: usize = 4096;
-
-/// A planner argument with owned handles (so a plan can be re-checked later).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct OwnedPlanArg {
-    opt: bool,
-    ind: i32,
-    map: Option<MapId>,
-    idx: usize,
-    access: Access,
-    gbl: bool,
-    dat_bytes: usize,
-    dat_dim: usize,
-}
-
-/// Everything that identifies a plan (OP2's cache key, with map identities).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct PlanKey {
-    name: String,
-    set: SetId,
-    part_size: usize,
-    staging: i32,
-    ninds: usize,
-    args: Vec<OwnedPlanArg>,
-}
-
-impl OwnedPlanArg {
-    fn borrow<'a>(&self, st: &'a State) -> PlanArg<'a> {
-        let (map, map_dim, to_size) = match self.map {
-            Some(m) => {
-                let mp = st.dom.map(m);
-                (&mp.values[..], mp.dim, st.dom.set(mp.to).total_size())
-            }
-            None => (&[][..], 0, 0),
-        };
-        PlanArg {
-            opt: self.opt,
-            ind: self.ind,
-            map,
-            map_dim,
-            idx: self.idx,
-            access: self.access,
-            gbl: self.gbl,
-            dat_bytes: self.dat_bytes,
-            dat_dim: self.dat_dim,
-            to_size,
-        }
-    }
-}
-
-fn input_of<'a>(st: &'a State, key: &PlanKey, full: bool) -> PlanInput<'a> {
-    let s = st.dom.set(key.set);
-    PlanInput {
-        set_size: s.size,
-        core_size: s.core_size,
-        exec_size: s.exec_size,
-        part_size: key.part_size,
-        staging: Staging::from_c(key.staging).unwrap_or(Staging::All),
-        args: key.args.iter().map(|a| a.borrow(st)).collect(),
-        ninds: key.ninds,
-        // SAFETY: plain int global.
-        cache_line_size: unsafe { globals::get(addr_of!(OP_cache_line_size)) }.max(1) as usize,
-        full,
-    }
-}
 
 /// Build a plan, check it (debug builds, or OP_diags > 0), and account its time.
 fn build_plan(st: &mut State, key: &PlanKey, full: bool, ip: usize) -> Plan {
@@ -97,13 +33,13 @@ fn build_plan(st: &mut State, key: &PlanKey, full: bool, ip: usize) -> Plan {
     let t0 = Instant::now();
     let mut plan = None;
     {
-        let input = input_of(st, key, full);
+        let input = input_of(&st.dom, key, full);
         st.exec.install(&mut || plan = Some(Plan::build(&input)));
     }
     let plan = plan.expect("plan built");
     let secs = t0.elapsed().as_secs_f64();
     if cfg!(debug_assertions) || diags > 0 {
-        let input = input_of(st, key, full);
+        let input = input_of(&st.dom, key, full);
         if let Err(e) = plan.check(&input) {
             crate::guard::internal(&format!("plan check failed for loop \"{}\": {e}", key.name));
         }
@@ -241,125 +177,177 @@ pub(crate) fn loop_plan(
     plan
 }
 
-// ---- the C plan ABI ---------------------------------------------------------
-
-/// A plan returned to generated code, with the arrays its `op_plan` points into.
-pub(crate) struct CPlan {
-    key: PlanKey,
-    plan: Plan,
-    _name: CString,
-    maps: Vec<op_map>,
-    dats: Vec<op_dat>,
-    idxs: Vec<c_int>,
-    optflags: Vec<c_int>,
-    accs: Vec<op_access>,
-    inds_staged: Vec<c_int>,
-    col_offsets: Vec<*mut c_int>,
-    ind_maps: Vec<*mut c_int>,
-    loc_maps: Vec<*mut c_short>,
+/// The raw inputs of an `op_plan_get*` call.
+struct PlanCall<'a> {
+    call: &'static str,
+    name: *const c_char,
+    set: op_set,
+    part_size: c_int,
+    args: &'a [op_arg],
+    ninds: c_int,
+    inds: &'a [c_int],
+    staging: c_int,
 }
 
-/// Storage behind `OP_plans`.
-#[derive(Default)]
-pub(crate) struct CPlans {
-    /// Boxed: `op_plan` points into each CPlan's vectors, which must not move.
-    #[allow(clippy::vec_box)]
-    pub(crate) plans: Vec<Box<CPlan>>,
-    /// The array `OP_plans` points to (reserved so it rarely moves).
-    pub(crate) structs: Vec<op_plan>,
+impl PlanCall<'_> {
+    /// Does a cached plan answer this call? (Same raw args per the call
+    /// cache; the numbers are compared here.)
+    fn answers(&self, key: &PlanKey) -> bool {
+        key.part_size == self.part_size.max(0) as usize
+            && key.staging == self.staging
+            && key.ninds == self.ninds as usize
+            && key.args.len() == self.inds.len()
+            && key.args.iter().zip(self.inds).all(|(a, &i)| a.ind == i)
+    }
+
+    /// Check the call and turn it into a plan key.
+    unsafe fn key(&self, st: &State) -> op2_core::Result<PlanKey> {
+        let (call, ninds) = (self.call, self.ninds);
+        let lname = c_str(call, "the kernel name", self.name)?;
+        let o = obj("loop", &lname);
+        let err = |m: String| Op2Error::new(call, o.clone(), m);
+        let s = st.set_id(call, self.set).map_err(|e| err(e.msg))?;
+        Staging::from_c(self.staging).ok_or_else(|| {
+            err(format!(
+                "staging {} is not OP_STAGE_*/OP_COLOR2",
+                self.staging
+            ))
+        })?;
+        let mut owned = Vec::with_capacity(self.args.len());
+        for (m, (a, &ind)) in self.args.iter().zip(self.inds).enumerate() {
+            owned.push(
+                plan_arg(st, call, s, a, ind, ninds)
+                    .map_err(|msg| err(format!("arg {m}: {msg}")))?,
+            );
+        }
+        if let Some(g) = (0..ninds).find(|g| !self.inds.contains(g)) {
+            return Err(err(format!(
+                "indirect group {g} has no argument (inds does not list it)"
+            )));
+        }
+        Ok(PlanKey {
+            name: lname,
+            set: s,
+            part_size: self.part_size.max(0) as usize,
+            staging: self.staging,
+            ninds: ninds as usize,
+            args: owned,
+        })
+    }
 }
 
-fn ptr_or_null<T>(v: &mut [T]) -> *mut T {
-    if v.is_empty() {
-        null_mut()
+/// One argument of a generated loop as the planner sees it.
+unsafe fn plan_arg(
+    st: &State,
+    call: &str,
+    s: SetId,
+    a: &op_arg,
+    ind: c_int,
+    ninds: c_int,
+) -> Result<OwnedPlanArg, String> {
+    if ind < -1 || ind >= ninds {
+        return Err(format!("inds = {ind} is outside [-1, {ninds})"));
+    }
+    let opt = a.opt != 0;
+    let access = Access::from_c(a.acc).unwrap_or(Access::Read);
+    let (map, dat_bytes, dat_dim) = if a.argtype == OP_ARG_DAT && !a.dat.is_null() && opt {
+        let d = st.dat_id(call, a.dat).map_err(|e| e.msg)?;
+        let dt = st.dom.dat(d);
+        let map = st.opt_map_id(call, a.map).map_err(|e| e.msg)?;
+        (map, dt.elem_bytes, dt.dim)
     } else {
-        v.as_mut_ptr()
-    }
-}
-
-impl CPlan {
-    fn c_struct(&mut self, set: op_set) -> op_plan {
-        let p = &mut self.plan;
-        let base_thr = p.col_offsets.as_mut_ptr();
-        self.col_offsets = p
-            .col_offsets_start
-            .iter()
-            .map(|&s| unsafe { base_thr.add(s) })
-            .collect();
-        let im = p.ind_map.as_mut_ptr();
-        self.ind_maps = p
-            .ind_maps_start
-            .iter()
-            .map(|&s| unsafe { im.add(s) })
-            .collect();
-        let lm = p.loc_map.as_mut_ptr();
-        self.loc_maps = p
-            .loc_maps_start
-            .iter()
-            .map(|s| s.map(|s| unsafe { lm.add(s) }).unwrap_or(null_mut()))
-            .collect();
-        op_plan {
-            name: self._name.as_ptr(),
-            set,
-            nargs: self.maps.len() as c_int,
-            ninds: p.ninds as c_int,
-            ninds_staged: p.ninds_staged as c_int,
-            part_size: self.key.part_size as c_int,
-            maps: ptr_or_null(&mut self.maps),
-            dats: ptr_or_null(&mut self.dats),
-            idxs: ptr_or_null(&mut self.idxs),
-            optflags: ptr_or_null(&mut self.optflags),
-            accs: ptr_or_null(&mut self.accs),
-            inds_staged: ptr_or_null(&mut self.inds_staged),
-            nthrcol: ptr_or_null(&mut p.nthrcol),
-            thrcol: ptr_or_null(&mut p.thrcol),
-            col_reord: ptr_or_null(&mut p.col_reord),
-            col_offsets: ptr_or_null(&mut self.col_offsets),
-            color2_offsets: if self.key.staging == OP_COLOR2 {
-                self.col_offsets.first().copied().unwrap_or(null_mut())
-            } else {
-                null_mut()
-            },
-            offset: ptr_or_null(&mut p.offset),
-            offset_d: null_mut(),
-            ind_map: ptr_or_null(&mut p.ind_map),
-            ind_maps: ptr_or_null(&mut self.ind_maps),
-            ind_offs: ptr_or_null(&mut p.ind_offs),
-            ind_sizes: ptr_or_null(&mut p.ind_sizes),
-            nindirect: ptr_or_null(&mut p.nindirect),
-            loc_map: ptr_or_null(&mut p.loc_map),
-            loc_maps: ptr_or_null(&mut self.loc_maps),
-            nblocks: p.nblocks as c_int,
-            nelems: ptr_or_null(&mut p.nelems),
-            nelems_d: null_mut(),
-            ncolors_core: p.ncolors_core as c_int,
-            ncolors_owned: p.ncolors_owned as c_int,
-            ncolors: p.ncolors as c_int,
-            ncolblk: ptr_or_null(&mut p.ncolblk),
-            blkmap: ptr_or_null(&mut p.blkmap),
-            blkmap_d: null_mut(),
-            nsharedCol: ptr_or_null(&mut p.nshared_col),
-            nshared: p.nshared,
-            transfer: p.transfer,
-            transfer2: p.transfer2,
-            count: 1,
+        (None, a.size.max(0) as usize, a.dim.max(0) as usize)
+    };
+    if ind >= 0 && opt {
+        let Some(m_id) = map else {
+            return Err(format!("inds = {ind} but the argument has no map"));
+        };
+        let mp = st.dom.map(m_id);
+        if a.idx < 0 || a.idx as usize >= mp.dim {
+            return Err(format!("idx {} of an indirect argument must be a column of map \"{}\" (expand vector arguments first)", a.idx, mp.name));
+        }
+        if mp.from != s {
+            return Err(format!("map \"{}\" is not from the loop set", mp.name));
         }
     }
+    Ok(OwnedPlanArg {
+        opt,
+        ind,
+        map: if ind >= 0 && opt { map } else { None },
+        idx: a.idx.max(0) as usize,
+        access,
+        gbl: a.argtype == OP_ARG_GBL,
+        dat_bytes,
+        dat_dim,
+    })
 }
 
-impl CPlans {
-    fn publish(&mut self) {
-        // SAFETY: OP_plans mirrors our Vec; updated under the state lock.
-        unsafe {
-            *addr_of_mut!(OP_plans) = ptr_or_null(&mut self.structs);
-            globals::set(addr_of_mut!(OP_plan_index), self.structs.len() as c_int);
-            globals::set(addr_of_mut!(OP_plan_max), self.structs.capacity() as c_int);
-        }
+/// Build a plan for generated code, keep it behind `OP_plans`, return its index.
+fn new_c_plan(st: &mut State, key: PlanKey, pc: &PlanCall<'_>) -> usize {
+    let ip = st.c_plans.plans.len();
+    let plan = build_plan(st, &key, true, ip);
+    let args = pc.args;
+    let mut cp = Box::new(CPlan {
+        _name: CString::new(key.name.replace('\0', "")).unwrap_or_default(),
+        plan,
+        maps: args.iter().map(|a| a.map).collect(),
+        dats: args.iter().map(|a| a.dat).collect(),
+        idxs: args.iter().map(|a| a.idx).collect(),
+        optflags: args.iter().map(|a| a.opt).collect(),
+        accs: args.iter().map(|a| a.acc).collect(),
+        inds_staged: Vec::new(),
+        col_offsets: Vec::new(),
+        ind_maps: Vec::new(),
+        loc_maps: Vec::new(),
+        key,
+    });
+    cp.inds_staged = cp.plan.inds_staged.clone();
+    let c = cp.c_struct(pc.set);
+    if st.c_plans.structs.capacity() == 0 {
+        st.c_plans.structs.reserve(256);
     }
+    st.c_plans.structs.push(c);
+    st.c_plans.plans.push(cp);
+    st.c_plans.publish();
+    ip
 }
 
+/// `op_plan_get*`: the cached plan of this loop call, built on first use.
+/// A repeated call is recognised from its raw arguments (no allocation).
+unsafe fn plan_core(pc: PlanCall<'_>) -> *mut op_plan {
+    with_state(pc.call, |st| {
+        let hash = hash_call(pc.name, pc.set, 0, pc.args);
+        let gen = st.generation;
+        let hit = st
+            .c_plans
+            .by_call
+            .get(gen, hash, pc.name, pc.set, 0, pc.args)
+            .copied()
+            .filter(|&i| pc.answers(&st.c_plans.plans[i].key));
+        let (i, old) = match hit {
+            Some(i) => (i, true),
+            None => {
+                let key = pc.key(st)?;
+                let found = st.c_plans.plans.iter().position(|p| p.key == key);
+                let i = found.unwrap_or_else(|| new_c_plan(st, key, &pc));
+                let ck = CallKey::new(pc.name, pc.set, 0, pc.args);
+                st.c_plans.by_call.insert(hash, ck, i);
+                (i, found.is_some())
+            }
+        };
+        if old {
+            if globals::diags() > 3 {
+                crate::printf::cout(&format!(" old execution plan #{i}\n"));
+            }
+            st.c_plans.structs[i].count += 1;
+        }
+        Ok(&mut st.c_plans.structs[i] as *mut op_plan)
+    })
+}
+
+/// Check the raw pointers of an `op_plan_get*` call and run it.
 #[allow(clippy::too_many_arguments)]
-unsafe fn plan_core(
+unsafe fn plan_entry(
     call: &'static str,
     name: *const c_char,
     set: op_set,
@@ -370,111 +358,36 @@ unsafe fn plan_core(
     inds: *const c_int,
     staging: c_int,
 ) -> *mut op_plan {
-    with_state(call, |st| {
-        let lname = c_str(call, "the kernel name", name)?;
-        let o = obj("loop", &lname);
-        let err = |m: String| Op2Error::new(call, o.clone(), m);
-        let s = st.set_id(call, set).map_err(|e| err(e.msg))?;
-        if nargs < 0 || (nargs > 0 && (args.is_null() || inds.is_null())) || ninds < 0 {
-            return Err(err(format!(
-                "nargs {nargs}, ninds {ninds}, args {args:p}, inds {inds:p}"
-            )));
-        }
-        Staging::from_c(staging)
-            .ok_or_else(|| err(format!("staging {staging} is not OP_STAGE_*/OP_COLOR2")))?;
-        let cargs = std::slice::from_raw_parts(args, nargs as usize);
-        let cinds = std::slice::from_raw_parts(inds, nargs as usize);
-        let mut owned = Vec::with_capacity(cargs.len());
-        for (m, (a, &ind)) in cargs.iter().zip(cinds).enumerate() {
-            let aerr = |msg: String| err(format!("arg {m}: {msg}"));
-            if ind < -1 || ind >= ninds {
-                return Err(aerr(format!("inds[{m}] = {ind} is outside [-1, {ninds})")));
-            }
-            let opt = a.opt != 0;
-            let access = Access::from_c(a.acc).unwrap_or(Access::Read);
-            let (map, dat_bytes, dat_dim) = if a.argtype == OP_ARG_DAT && !a.dat.is_null() && opt {
-                let d = st.dat_id(call, a.dat).map_err(|e| aerr(e.msg))?;
-                let dt = st.dom.dat(d);
-                let map = st.opt_map_id(call, a.map).map_err(|e| aerr(e.msg))?;
-                (map, dt.elem_bytes, dt.dim)
-            } else {
-                (None, a.size.max(0) as usize, a.dim.max(0) as usize)
-            };
-            if ind >= 0 && opt {
-                let Some(m_id) = map else {
-                    return Err(aerr(format!(
-                        "inds[{m}] = {ind} but the argument has no map"
-                    )));
-                };
-                let mp = st.dom.map(m_id);
-                if a.idx < 0 || a.idx as usize >= mp.dim {
-                    return Err(aerr(format!("idx {} of an indirect argument must be a column of map \"{}\" (expand vector arguments first)", a.idx, mp.name)));
-                }
-                if mp.from != s {
-                    return Err(aerr(format!(
-                        "map \"{}\" is not from the loop set",
-                        mp.name
-                    )));
-                }
-            }
-            owned.push(OwnedPlanArg {
-                opt,
-                ind,
-                map: if ind >= 0 && opt { map } else { None },
-                idx: a.idx.max(0) as usize,
-                access,
-                gbl: a.argtype == OP_ARG_GBL,
-                dat_bytes,
-                dat_dim,
-            });
-        }
-        for g in 0..ninds {
-            if !cinds.contains(&g) {
-                return Err(err(format!(
-                    "indirect group {g} has no argument (inds does not list it)"
-                )));
-            }
-        }
-        let key = PlanKey {
-            name: lname.clone(),
-            set: s,
-            part_size: part_size.max(0) as usize,
-            staging,
-            ninds: ninds as usize,
-            args: owned,
+    if nargs < 0 || (nargs > 0 && (args.is_null() || inds.is_null())) || ninds < 0 {
+        let n = if name.is_null() {
+            "?".into()
+        } else {
+            std::ffi::CStr::from_ptr(name).to_string_lossy()
         };
-        if let Some(i) = st.c_plans.plans.iter().position(|p| p.key == key) {
-            if globals::diags() > 3 {
-                crate::printf::cout(&format!(" old execution plan #{i}\n"));
-            }
-            st.c_plans.structs[i].count += 1;
-            return Ok(&mut st.c_plans.structs[i] as *mut op_plan);
-        }
-        let ip = st.c_plans.plans.len();
-        let plan = build_plan(st, &key, true, ip);
-        let mut cp = Box::new(CPlan {
-            _name: CString::new(lname.replace('\0', "")).unwrap_or_default(),
-            plan,
-            maps: cargs.iter().map(|a| a.map).collect(),
-            dats: cargs.iter().map(|a| a.dat).collect(),
-            idxs: cargs.iter().map(|a| a.idx).collect(),
-            optflags: cargs.iter().map(|a| a.opt).collect(),
-            accs: cargs.iter().map(|a| a.acc).collect(),
-            inds_staged: Vec::new(),
-            col_offsets: Vec::new(),
-            ind_maps: Vec::new(),
-            loc_maps: Vec::new(),
-            key,
-        });
-        cp.inds_staged = cp.plan.inds_staged.clone();
-        let c = cp.c_struct(set);
-        if st.c_plans.structs.capacity() == 0 {
-            st.c_plans.structs.reserve(256);
-        }
-        st.c_plans.structs.push(c);
-        st.c_plans.plans.push(cp);
-        st.c_plans.publish();
-        Ok(st.c_plans.structs.last_mut().unwrap() as *mut op_plan)
+        crate::guard::fatal(&Op2Error::new(
+            call,
+            obj("loop", &n),
+            format!("nargs {nargs}, ninds {ninds}, args {args:p}, inds {inds:p}"),
+        ));
+    }
+    let n = nargs as usize;
+    let (args, inds) = if n == 0 {
+        (&[][..], &[][..])
+    } else {
+        (
+            std::slice::from_raw_parts(args, n),
+            std::slice::from_raw_parts(inds, n),
+        )
+    };
+    plan_core(PlanCall {
+        call,
+        name,
+        set,
+        part_size,
+        args,
+        ninds,
+        inds,
+        staging,
     })
 }
 
@@ -490,7 +403,7 @@ pub unsafe extern "C" fn op_plan_core(
     inds: *mut c_int,
     staging: c_int,
 ) -> *mut op_plan {
-    plan_core(
+    plan_entry(
         "op_plan_core",
         name,
         set,
@@ -514,7 +427,7 @@ pub unsafe extern "C" fn op_plan_get(
     ninds: c_int,
     inds: *mut c_int,
 ) -> *mut op_plan {
-    plan_core(
+    plan_entry(
         "op_plan_get",
         name,
         set,
@@ -539,7 +452,7 @@ pub unsafe extern "C" fn op_plan_get_stage(
     inds: *mut c_int,
     staging: c_int,
 ) -> *mut op_plan {
-    plan_core(
+    plan_entry(
         "op_plan_get_stage",
         name,
         set,
@@ -565,7 +478,7 @@ pub unsafe extern "C" fn op_plan_get_stage_upload(
     staging: c_int,
     _upload: c_int,
 ) -> *mut op_plan {
-    plan_core(
+    plan_entry(
         "op_plan_get_stage_upload",
         name,
         set,
@@ -591,7 +504,7 @@ pub unsafe extern "C" fn op_plan_check(plan: op_plan, _ninds: c_int, _inds: *mut
             .position(|c| std::ptr::eq(c.name, plan.name) && std::ptr::eq(c.blkmap, plan.blkmap))
             .ok_or_else(|| Op2Error::new(call, "", "the plan was not returned by op_plan_get*"))?;
         let key = st.c_plans.plans[i].key.clone();
-        let input = input_of(st, &key, true);
+        let input = input_of(&st.dom, &key, true);
         st.c_plans.plans[i].plan.check(&input).map_err(|e| {
             Op2Error::new(
                 call,
@@ -605,11 +518,13 @@ pub unsafe extern "C" fn op_plan_check(plan: op_plan, _ninds: c_int, _inds: *mut
 #[cfg(test)]
 mod tests {
     use super::*;
+    use op2_core::dist::SingleNode;
     use op2_core::domain::MapCheck;
-    use op2_core::DatId;
+    use op2_core::invoke::{Executor, Invoker, LoopRun};
+    use op2_core::{DatId, MapId};
 
     fn state() -> (State, SetId, MapId, DatId, DatId) {
-        let mut st = State::new(Arc::new(op2_backend_threads_or_seq()));
+        let mut st = State::new(Arc::new(NoExec), Box::new(SingleNode::new()));
         let nodes = st.dom.decl_set(5, "nodes").unwrap();
         let edges = st.dom.decl_set(4, "edges").unwrap();
         st.mirror_set(nodes);
@@ -638,13 +553,15 @@ mod tests {
         (st, edges, m, x, y)
     }
 
-    #[cfg(feature = "lib-seq")]
-    fn op2_backend_threads_or_seq() -> op2_backend_seq::Seq {
-        op2_backend_seq::Seq
-    }
-    #[cfg(any(feature = "lib-openmp", feature = "lib-mpi"))]
-    fn op2_backend_threads_or_seq() -> op2_backend_threads::Threads {
-        op2_backend_threads::Threads::new(2)
+    /// Plans only: nothing here executes a loop.
+    struct NoExec;
+    impl Executor for NoExec {
+        fn name(&self) -> &'static str {
+            "none"
+        }
+        unsafe fn execute(&self, _run: &LoopRun<'_>, _inv: &dyn Invoker) -> op2_core::Result<()> {
+            unreachable!("the plan tests run no loop")
+        }
     }
 
     fn arg(dat: DatId, map: MapId, idx: i32, access: Access) -> ArgSpec {

@@ -11,7 +11,6 @@ use std::sync::atomic::{AtomicU8, Ordering};
 /// 1 when this process prints (the root rank; always on one node).
 static PRINT_ENABLED: AtomicU8 = AtomicU8::new(1);
 
-#[cfg_attr(not(feature = "lib-mpi"), allow(dead_code))]
 pub(crate) fn set_enabled(on: bool) {
     PRINT_ENABLED.store(on as u8, Ordering::Relaxed);
 }

@@ -2,15 +2,22 @@
 //! at stable addresses, behind a lock.
 
 use crate::ffi::*;
+use crate::fingerprint::CallCache;
 use crate::globals;
+use crate::kernels::Kernels;
+use crate::loop_cache::PreparedLoop;
+use crate::plan_cache::{CPlans, PlanKey};
+use op2_core::dist::{Distribution, InFlight};
 use op2_core::error::obj;
 use op2_core::invoke::Executor;
+use op2_core::plan::Plan;
 use op2_core::{DatId, Domain, MapId, Op2Error, Result, SetId};
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::ffi::{CStr, CString};
 use std::os::raw::{c_char, c_int, c_void};
 use std::ptr::{addr_of_mut, null_mut};
+use std::sync::Arc;
 
 pub struct SetEntry {
     pub c: Box<op_set_core>,
@@ -31,18 +38,6 @@ pub struct DatEntry {
     pub entry: Box<op_dat_entry_core>,
 }
 
-/// Timing record storage behind `OP_kernels`.
-#[derive(Default)]
-pub struct Kernels {
-    /// The array `OP_kernels` points to.
-    pub recs: Vec<op_kernel>,
-    /// Per record, its `times` array (ntimes entries).
-    times: Vec<Box<[f64]>>,
-    /// Names we own (records named by op_par_loop).
-    names: Vec<CString>,
-    by_name: HashMap<String, usize>,
-}
-
 pub struct State {
     pub dom: Domain,
     pub sets: Vec<SetEntry>,
@@ -59,13 +54,23 @@ pub struct State {
     #[allow(clippy::vec_box)]
     null_maps: Vec<Box<op_map_core>>,
     /// Plans of op_par_loop, per loop signature.
-    pub(crate) loop_plans: HashMap<crate::plans::PlanKey, std::sync::Arc<op2_core::plan::Plan>>,
+    pub(crate) loop_plans: HashMap<PlanKey, Arc<Plan>>,
     /// Plans handed to generated code (behind OP_plans).
-    pub(crate) c_plans: crate::plans::CPlans,
-    pub exec: std::sync::Arc<dyn Executor + Send + Sync>,
-    /// Distribution over MPI ranks (libop2_mpi).
-    #[cfg(feature = "lib-mpi")]
-    pub(crate) dist: Option<crate::dist::Dist>,
+    pub(crate) c_plans: CPlans,
+    /// op_par_loop calls already checked, by their raw arguments.
+    pub(crate) loops: CallCache<Arc<PreparedLoop>>,
+    /// The execution engine (chosen in `compose`).
+    pub exec: Arc<dyn Executor + Send + Sync>,
+    /// Where the data lives: one node, or MPI ranks (chosen in `compose`).
+    pub dist: Box<dyn Distribution>,
+    /// Halo exchanges that generated code started (op_mpi_halo_exchanges),
+    /// finished by op_mpi_wait_all or before anything moves dat storage.
+    pub(crate) in_flight: Vec<Box<dyn InFlight>>,
+    /// Changes whenever handles or storage move (partitioning, freeing a
+    /// dat): calls cached by their raw arguments are checked again.
+    pub(crate) generation: u64,
+    /// Fortran kernels' names for timing, by kernel address.
+    pub(crate) kernel_names: HashMap<usize, CString>,
 }
 
 // SAFETY: the raw pointers in State point into allocations State owns (or the
@@ -80,7 +85,7 @@ pub enum Life {
 
 pub static STATE: Mutex<Life> = Mutex::new(Life::Uninit);
 
-fn cstring(s: &str) -> CString {
+pub(crate) fn cstring(s: &str) -> CString {
     CString::new(s.replace('\0', "")).expect("NULs removed")
 }
 
@@ -108,7 +113,7 @@ pub fn with_state<R>(call: &'static str, f: impl FnOnce(&mut State) -> Result<R>
 }
 
 impl State {
-    pub fn new(exec: std::sync::Arc<dyn Executor + Send + Sync>) -> State {
+    pub fn new(exec: Arc<dyn Executor + Send + Sync>, dist: Box<dyn Distribution>) -> State {
         globals::reset_all();
         State {
             dom: Domain::new(),
@@ -125,10 +130,57 @@ impl State {
             null_maps: Vec::new(),
             loop_plans: HashMap::new(),
             c_plans: Default::default(),
+            loops: Default::default(),
             exec,
-            #[cfg(feature = "lib-mpi")]
-            dist: None,
+            dist,
+            in_flight: Vec::new(),
+            generation: 0,
+            kernel_names: HashMap::new(),
         }
+    }
+
+    /// Finish every halo exchange generated code left in flight.
+    pub(crate) fn finish_exchanges(&mut self) -> Result<()> {
+        for x in std::mem::take(&mut self.in_flight) {
+            x.finish()?;
+        }
+        Ok(())
+    }
+
+    /// Handles or storage moved: cached calls must be checked again.
+    pub(crate) fn bump_generation(&mut self) {
+        self.generation += 1;
+        self.loops.clear();
+        self.c_plans.by_call.clear();
+    }
+
+    /// Copy a dat's halo state from the model into its C mirror (`dirtybit`).
+    pub(crate) fn mirror_dirty(&mut self, id: DatId) {
+        let dirty = self.dom.dat(id).halo_dirty;
+        if let Some(d) = self.dats.get_mut(id.0).and_then(|d| d.as_mut()) {
+            d.c.dirtybit = c_int::from(dirty);
+        }
+    }
+
+    /// After partitioning: every set, map and dat mirror from the model;
+    /// plans of the old numbering dropped.
+    pub(crate) fn refresh_after_partition(&mut self) {
+        for s in 0..self.dom.sets().len() {
+            self.refresh_set(SetId(s));
+        }
+        for m in 0..self.dom.maps().len() {
+            self.refresh_map(MapId(m));
+        }
+        let dats: Vec<DatId> = self.dom.dats().map(|(id, _)| id).collect();
+        for id in dats {
+            let p = self.dom.dat_mut(id).data.as_mut_ptr() as *mut c_char;
+            self.dat_c(id).data = p;
+            self.mirror_dirty(id);
+        }
+        self.loop_plans.clear();
+        self.bump_generation();
+        // SAFETY: plain int global, API thread.
+        unsafe { globals::set(addr_of_mut!(globals::OP_is_partitioned), 1) };
     }
 
     /// A stable C copy of `s` owned by the state (type strings stored in op_args).
@@ -329,7 +381,7 @@ impl State {
             name: name.as_ptr(),
             buffer_d: null_mut(),
             buffer_d_r: null_mut(),
-            dirtybit: 1,
+            dirtybit: c_int::from(d.halo_dirty),
             dirty_hd: 0,
             user_managed: 0,
             mpi_buffer: null_mut(),
@@ -423,120 +475,5 @@ impl State {
     /// Object description for messages.
     pub fn dat_obj(&self, id: DatId) -> String {
         obj("dat", &self.dom.dat(id).name)
-    }
-}
-
-impl Kernels {
-    /// `op_timing_realloc_manytime(k, ntimers)`: make record `k` exist.
-    pub fn realloc(&mut self, k: usize, ntimers: usize) {
-        if k >= self.recs.len() {
-            let new_len = k + 10;
-            while self.recs.len() < new_len {
-                let mut t = vec![0.0f64; ntimers.max(1)].into_boxed_slice();
-                self.recs.push(op_kernel {
-                    name: c"unused".as_ptr(),
-                    count: 0,
-                    time: 0.0,
-                    times: t.as_mut_ptr(),
-                    ntimes: ntimers.max(1) as c_int,
-                    plan_time: 0.0,
-                    transfer: 0.0,
-                    transfer2: 0.0,
-                    mpi_time: 0.0,
-                });
-                self.times.push(t);
-            }
-        } else if ntimers > self.recs[k].ntimes as usize {
-            let mut t = vec![0.0f64; ntimers].into_boxed_slice();
-            t[..self.times[k].len()].copy_from_slice(&self.times[k]);
-            self.recs[k].times = t.as_mut_ptr();
-            self.recs[k].ntimes = ntimers as c_int;
-            self.times[k] = t;
-        }
-        self.publish();
-        // SAFETY: plain int global, API thread.
-        unsafe { globals::set(addr_of_mut!(globals::OP_kern_curr), k as c_int) };
-    }
-
-    fn publish(&mut self) {
-        // SAFETY: OP_kernels mirrors our Vec; generated code re-reads it after
-        // each op_timing_realloc, as OP2 requires.
-        unsafe {
-            *addr_of_mut!(globals::OP_kernels) = self.recs.as_mut_ptr();
-            globals::set(addr_of_mut!(globals::OP_kern_max), self.recs.len() as c_int);
-        }
-    }
-
-    /// The record for kernel `name` (created at the end if new).
-    pub fn index_of(&mut self, name: &str) -> usize {
-        if let Some(&k) = self.by_name.get(name) {
-            // The app's generated code may have renamed the slot; re-check.
-            // SAFETY: reading a name pointer we or the app set to a C string.
-            let same = unsafe {
-                let p = self.recs[k].name;
-                !p.is_null() && CStr::from_ptr(p).to_bytes() == name.as_bytes()
-            };
-            if same {
-                return k;
-            }
-        }
-        // Look for a record the application (generated code) named already.
-        for (k, r) in self.recs.iter().enumerate() {
-            // SAFETY: as above.
-            let same = unsafe {
-                !r.name.is_null() && CStr::from_ptr(r.name).to_bytes() == name.as_bytes()
-            };
-            if same {
-                self.by_name.insert(name.to_string(), k);
-                return k;
-            }
-        }
-        let k = self
-            .recs
-            .iter()
-            .position(|r| r.count == 0 && unsafe { CStr::from_ptr(r.name) } == c"unused")
-            .unwrap_or(self.recs.len());
-        self.realloc(k, 1);
-        let n = cstring(name);
-        self.recs[k].name = n.as_ptr();
-        self.names.push(n);
-        self.by_name.insert(name.to_string(), k);
-        k
-    }
-
-    /// Name record `k` (generated Fortran code via setKernelTime).
-    pub fn rename(&mut self, k: usize, name: &str) {
-        let n = cstring(name);
-        self.recs[k].name = n.as_ptr();
-        self.names.push(n);
-        self.by_name.insert(name.to_string(), k);
-    }
-
-    /// Add one execution of kernel `k`.
-    pub fn record(&mut self, k: usize, secs: f64, mpi_secs: f64, transfer: f64) {
-        let r = &mut self.recs[k];
-        r.count += 1;
-        r.time += secs;
-        r.mpi_time += mpi_secs;
-        // SAFETY: times has ntimes >= 1 entries (allocated in realloc).
-        unsafe { *r.times += secs };
-        r.transfer += transfer as f32;
-    }
-}
-
-impl Kernels {
-    /// Index of the record whose name is `name` (no record is created).
-    pub fn find(&self, name: &str) -> Option<usize> {
-        self.recs.iter().position(|r| {
-            // SAFETY: names are C strings set by us or by generated code.
-            !r.name.is_null() && unsafe { CStr::from_ptr(r.name) }.to_bytes() == name.as_bytes()
-        })
-    }
-
-    /// Add plan construction time to kernel `name` (if it has a record).
-    pub fn add_plan_time(&mut self, name: &str, secs: f64) {
-        if let Some(k) = self.find(name) {
-            self.recs[k].plan_time += secs as f32;
-        }
     }
 }

@@ -56,6 +56,10 @@ pub struct Dat {
     pub data: AlignedBuf,
     /// Declared with op_decl_dat_temp (may be freed with op_free_dat_temp).
     pub temp: bool,
+    /// The halo copies (MPI exec and non-exec halo rows) may be out of date:
+    /// a loop wrote the dat since its halo was last exchanged. OP2's
+    /// `dirtybit`; set at declaration, as in OP2. The C ABI mirrors it.
+    pub halo_dirty: bool,
 }
 
 /// The objects of one OP2 program. Ids are indices and are never reused.
@@ -256,6 +260,7 @@ impl Domain {
             elem_bytes,
             data: buf,
             temp,
+            halo_dirty: true,
         }));
         Ok(DatId(self.dats.len() - 1))
     }

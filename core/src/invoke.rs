@@ -145,9 +145,10 @@ pub struct LoopRun<'a> {
     /// Core elements (`<= owned`): they read no halo data, so they may run
     /// before `wait` is called.
     pub core: usize,
-    /// Completes halo exchanges in flight; executors call it once, after the
-    /// core elements and before any other element.
-    pub wait: Option<&'a (dyn Fn() + Sync)>,
+    /// Completes halo exchanges in flight. Executors call it exactly once,
+    /// on the thread that called `execute` (communication libraries may
+    /// require that), after the core elements and before any other element.
+    pub wait: Option<&'a (dyn Fn() -> crate::Result<()> + Sync)>,
     /// One view per argument. Global reduction views point at the user's variable.
     pub views: &'a [ArgView],
     /// The checked arguments (access modes, kinds), parallel to `views`.
@@ -174,12 +175,13 @@ pub trait Executor {
         f()
     }
 
-    /// Execute every element of the loop.
+    /// Execute every element of the loop. Errors come from `run.wait` (the
+    /// halo exchange failed).
     ///
     /// # Safety
     /// The views must describe live memory for all `exec_size` elements, and the
     /// arguments must have been checked against the loop set (maps in range).
-    unsafe fn execute(&self, run: &LoopRun<'_>, inv: &dyn Invoker);
+    unsafe fn execute(&self, run: &LoopRun<'_>, inv: &dyn Invoker) -> crate::Result<()>;
 }
 
 #[cfg(test)]

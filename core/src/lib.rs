@@ -7,6 +7,7 @@
 
 pub mod aligned;
 pub mod arg;
+pub mod dist;
 pub mod domain;
 pub mod error;
 pub mod format;

@@ -1,265 +1,414 @@
-//! The MPI side of distributed OP2 (`libop2_mpi`): a communicator and the
-//! collective operations the C ABI needs. What to send where comes from
-//! `op2_core::halo` / `op2_core::partition`; this crate only moves bytes.
+//! The MPI backend of op2-rs (`libop2_mpi`): [`MpiComm`] implements core's
+//! [`Collectives`] over an MPI communicator, and [`distribution`] assembles
+//! core's [`Distributed`] with it, METIS k-way partitioning and an abort
+//! handle. What to send where comes from `op2_core::dist`; this crate only
+//! moves bytes.
 //!
-//! Every operation here is collective over the communicator and is called by
-//! all ranks in the same order (OP2 programs run the same loops everywhere;
-//! dirty bits evolve identically on every rank).
+//! Every MPI call's return code is checked: the library's communicator gets
+//! `MPI_ERRORS_RETURN`, and a failing call becomes an `Op2Error` naming the
+//! MPI function and MPI's own message. MPI is only ever called from the
+//! thread that calls the OP2 API (halo exchanges are finished by the
+//! executor on that thread), so `MPI_THREAD_FUNNELED` suffices.
 
-use mpi::collective::SystemOperation;
-use mpi::datatype::{Partition, PartitionMut};
-use mpi::environment::Universe;
-use mpi::topology::{Communicator, SimpleCommunicator};
-use mpi::traits::*;
-use op2_core::arg::Access;
-use op2_core::halo::HaloList;
-use op2_core::types::ScalarType;
+use mpi::ffi;
+use op2_core::dist::{AbortHandle, Collectives, Distributed, Distribution, PendingMessages};
+use op2_core::{Op2Error, Result};
+use std::os::raw::{c_char, c_int, c_void};
+use std::sync::Arc;
 
-/// The library's communicator.
-pub struct Comm {
-    comm: SimpleCommunicator,
+/// An MPI communicator owned by the library (a duplicate of the
+/// application's), with the facts OP2 needs about it.
+pub struct MpiComm {
+    comm: ffi::MPI_Comm,
     rank: usize,
     size: usize,
-    /// Present when op2-rs initialised MPI (then op_exit finalises it).
-    universe: Option<Universe>,
+    node_ranks: usize,
+    /// op2-rs called MPI_Init (so `finalize` calls MPI_Finalize).
+    owns_mpi: bool,
 }
 
-impl Comm {
-    /// Initialise MPI unless the application did, and duplicate the world
-    /// communicator (so library traffic never mixes with the application's).
-    pub fn init() -> Comm {
-        let universe = mpi::initialize();
-        let comm = SimpleCommunicator::world().duplicate();
-        Comm::from_comm(comm, universe)
-    }
+// SAFETY: an MPI communicator handle is a plain value; the library calls MPI
+// on one thread at a time (the API thread), which FUNNELED allows.
+unsafe impl Send for MpiComm {}
 
-    /// Use (a duplicate of) an application communicator given as a C handle.
-    ///
-    /// # Safety
-    /// `raw` must be a valid MPI communicator handle of this MPI library.
-    pub unsafe fn from_raw(raw: mpi::ffi::MPI_Comm) -> Comm {
-        let universe = if mpi::environment::is_initialized() {
-            None
+/// Turn an MPI return code into a Result naming the call.
+fn check(call: &str, rc: c_int) -> Result<()> {
+    if rc == ffi::MPI_SUCCESS as c_int {
+        return Ok(());
+    }
+    let mut buf = [0 as c_char; ffi::MPI_MAX_ERROR_STRING as usize + 1];
+    let mut len: c_int = 0;
+    // SAFETY: MPI_Error_string writes at most MPI_MAX_ERROR_STRING chars and the length.
+    let msg = unsafe {
+        if ffi::MPI_Error_string(rc, buf.as_mut_ptr(), &mut len) == ffi::MPI_SUCCESS as c_int {
+            let bytes: Vec<u8> = buf[..len.clamp(0, ffi::MPI_MAX_ERROR_STRING as c_int) as usize]
+                .iter()
+                .map(|&c| c as u8)
+                .collect();
+            String::from_utf8_lossy(&bytes).into_owned()
         } else {
-            mpi::initialize()
-        };
-        let user = SimpleCommunicator::from_raw(raw);
-        let comm = user.duplicate();
-        std::mem::forget(user);
-        Comm::from_comm(comm, universe)
-    }
+            format!("error code {rc}")
+        }
+    };
+    Err(Op2Error::new("MPI", "", format!("{call} failed: {msg}")))
+}
 
-    /// Use (a duplicate of) an application communicator given as a Fortran
-    /// handle (`MPI_Fint`, what OP2's `op_mpi_init` takes).
-    ///
-    /// # Safety
-    /// `f` must be a valid Fortran communicator handle and MPI initialised.
-    pub unsafe fn from_fortran(f: i32) -> Comm {
-        Comm::from_raw(mpi::ffi::MPI_Comm_f2c(f))
-    }
+/// A byte count as MPI's `int`.
+fn count(call: &str, n: usize) -> Result<c_int> {
+    c_int::try_from(n).map_err(|_| {
+        Op2Error::new(
+            "MPI",
+            "",
+            format!("{call}: {n} bytes exceed MPI's int count (2 GiB per message)"),
+        )
+    })
+}
 
-    fn from_comm(comm: SimpleCommunicator, universe: Option<Universe>) -> Comm {
-        let rank = comm.rank() as usize;
-        let size = comm.size() as usize;
-        Comm {
-            comm,
-            rank,
-            size,
-            universe,
+fn counts(call: &str, v: &[usize]) -> Result<Vec<c_int>> {
+    v.iter().map(|&n| count(call, n)).collect()
+}
+
+/// Is MPI initialised and not yet finalised?
+pub fn initialized() -> bool {
+    let (mut init, mut fin) = (0, 0);
+    // SAFETY: both functions may be called at any time and only write the flag.
+    unsafe {
+        ffi::MPI_Initialized(&mut init);
+        ffi::MPI_Finalized(&mut fin);
+    }
+    init != 0 && fin == 0
+}
+
+impl MpiComm {
+    /// Initialise MPI unless the application did (asking for
+    /// `MPI_THREAD_FUNNELED`), and duplicate `MPI_COMM_WORLD`, or the
+    /// application's communicator given as a Fortran handle (`op_mpi_init`).
+    pub fn new(fortran_comm: Option<c_int>) -> Result<MpiComm> {
+        let owns_mpi = !initialized();
+        if owns_mpi {
+            let mut provided: c_int = 0;
+            // SAFETY: MPI is not initialised; NULL argc/argv are allowed.
+            let rc = unsafe {
+                ffi::MPI_Init_thread(
+                    std::ptr::null_mut(),
+                    std::ptr::null_mut(),
+                    ffi::RSMPI_THREAD_FUNNELED,
+                    &mut provided,
+                )
+            };
+            check("MPI_Init_thread", rc)?;
+        }
+        // SAFETY: MPI is initialised; the handles are valid communicators
+        // (OP2's contract for a Fortran handle given to op_mpi_init).
+        unsafe {
+            let base = match fortran_comm {
+                Some(f) => ffi::MPI_Comm_f2c(f),
+                None => ffi::RSMPI_COMM_WORLD,
+            };
+            let mut comm = ffi::RSMPI_COMM_NULL;
+            check("MPI_Comm_dup", ffi::MPI_Comm_dup(base, &mut comm))?;
+            check(
+                "MPI_Comm_set_errhandler",
+                ffi::MPI_Comm_set_errhandler(comm, ffi::RSMPI_ERRORS_RETURN),
+            )?;
+            let (mut rank, mut size) = (0, 0);
+            check("MPI_Comm_rank", ffi::MPI_Comm_rank(comm, &mut rank))?;
+            check("MPI_Comm_size", ffi::MPI_Comm_size(comm, &mut size))?;
+            let mut node = ffi::RSMPI_COMM_NULL;
+            check(
+                "MPI_Comm_split_type",
+                ffi::MPI_Comm_split_type(
+                    comm,
+                    ffi::RSMPI_COMM_TYPE_SHARED,
+                    rank,
+                    ffi::RSMPI_INFO_NULL,
+                    &mut node,
+                ),
+            )?;
+            let mut node_ranks = 1;
+            check("MPI_Comm_size", ffi::MPI_Comm_size(node, &mut node_ranks))?;
+            check("MPI_Comm_free", ffi::MPI_Comm_free(&mut node))?;
+            Ok(MpiComm {
+                comm,
+                rank: rank as usize,
+                size: size as usize,
+                node_ranks: node_ranks.max(1) as usize,
+                owns_mpi,
+            })
         }
     }
 
-    pub fn rank(&self) -> usize {
+    /// MPI_Abort on this communicator, callable from any thread without
+    /// the library state.
+    pub fn abort_handle(&self) -> AbortHandle {
+        let raw = RawComm(self.comm);
+        Arc::new(move |code| raw.abort(code))
+    }
+}
+
+/// A communicator handle moved into the abort closure.
+#[derive(Clone, Copy)]
+struct RawComm(ffi::MPI_Comm);
+// SAFETY: a handle is a plain value; MPI_Abort may be called from any thread
+// on the error path (the process ends).
+unsafe impl Send for RawComm {}
+// SAFETY: as above.
+unsafe impl Sync for RawComm {}
+
+impl RawComm {
+    fn abort(self, code: c_int) {
+        if initialized() {
+            // SAFETY: the handle was a live communicator of this run.
+            unsafe { ffi::MPI_Abort(self.0, code) };
+        }
+    }
+}
+
+/// Messages in flight: MPI requests and the buffers they use.
+struct MpiPending {
+    reqs: Vec<ffi::MPI_Request>,
+    /// Send buffers, alive until the sends complete.
+    _sends: Vec<Vec<u8>>,
+    recvs: Vec<Vec<u8>>,
+}
+
+// SAFETY: requests and buffers are plain values owned here; they are waited
+// for on the API thread.
+unsafe impl Send for MpiPending {}
+
+impl MpiPending {
+    fn wait_all(&mut self) -> Result<()> {
+        if self.reqs.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: the requests were started on buffers this struct owns.
+        let rc = unsafe {
+            ffi::MPI_Waitall(
+                self.reqs.len() as c_int,
+                self.reqs.as_mut_ptr(),
+                ffi::RSMPI_STATUSES_IGNORE,
+            )
+        };
+        self.reqs.clear();
+        check("MPI_Waitall", rc)
+    }
+}
+
+impl PendingMessages for MpiPending {
+    fn wait(mut self: Box<Self>) -> Result<Vec<Vec<u8>>> {
+        self.wait_all()?;
+        Ok(std::mem::take(&mut self.recvs))
+    }
+}
+
+impl Drop for MpiPending {
+    fn drop(&mut self) {
+        // Never free a buffer MPI may still write or read.
+        if !self.reqs.is_empty() && initialized() {
+            let _ = self.wait_all();
+        }
+    }
+}
+
+/// Where MPI reads an empty send buffer from (never a dangling pointer).
+static EMPTY: [u8; 1] = [0];
+
+/// A pointer MPI may read from for `b.len()` bytes.
+fn send_ptr(b: &[u8]) -> *const c_void {
+    if b.is_empty() {
+        EMPTY.as_ptr() as *const c_void
+    } else {
+        b.as_ptr() as *const c_void
+    }
+}
+
+impl Collectives for MpiComm {
+    fn rank(&self) -> usize {
         self.rank
     }
-    pub fn size(&self) -> usize {
+
+    fn size(&self) -> usize {
         self.size
     }
-    /// Did op2-rs initialise MPI (and so must finalise it)?
-    pub fn owns_mpi(&self) -> bool {
-        self.universe.is_some()
-    }
-    /// The communicator handle as an integer (for [`abort_raw`]).
-    pub fn raw_handle(&self) -> usize {
-        let raw = self.comm.as_raw();
-        const _: () =
-            assert!(std::mem::size_of::<mpi::ffi::MPI_Comm>() == std::mem::size_of::<usize>());
-        // SAFETY: MPI_Comm is a handle of pointer size (checked above).
-        unsafe { std::mem::transmute_copy::<mpi::ffi::MPI_Comm, usize>(&raw) }
+
+    fn node_ranks(&self) -> usize {
+        self.node_ranks
     }
 
-    pub fn barrier(&self) {
-        self.comm.barrier();
+    fn barrier(&self) -> Result<()> {
+        // SAFETY: a live communicator.
+        check("MPI_Barrier", unsafe { ffi::MPI_Barrier(self.comm) })
     }
 
-    /// Stop every rank.
-    pub fn abort(&self, code: i32) -> ! {
-        self.comm.abort(code)
-    }
-
-    /// One value from every rank.
-    pub fn allgather_u64(&self, v: u64) -> Vec<u64> {
-        let mut out = vec![0u64; self.size];
-        self.comm.all_gather_into(&v, &mut out[..]);
-        out
-    }
-
-    /// Concatenation of every rank's slice, in rank order, with the counts.
-    pub fn allgatherv<T: Equivalence + Copy + Default>(&self, local: &[T]) -> (Vec<T>, Vec<usize>) {
-        let counts: Vec<usize> = self
-            .allgather_u64(local.len() as u64)
-            .into_iter()
-            .map(|c| c as usize)
-            .collect();
-        let total: usize = counts.iter().sum();
-        let mut out = vec![T::default(); total + 1];
-        let c32: Vec<i32> = counts.iter().map(|&c| c as i32).collect();
-        let displs = displacements(&c32);
-        {
-            // (One spare element: MPI rejects the dangling pointer of an empty Vec.)
-            let mut spare = local.to_vec();
-            spare.push(T::default());
-            let mut part = PartitionMut::new(&mut out[..total], &c32[..], &displs[..]);
-            self.comm
-                .all_gather_varcount_into(&spare[..local.len()], &mut part);
-        }
+    fn allgatherv_bytes(&self, local: &[u8]) -> Result<(Vec<u8>, Vec<usize>)> {
+        let n = count("MPI_Allgather", local.len())?;
+        let mut all_n = vec![0 as c_int; self.size];
+        // SAFETY: one int sent, `size` ints received, into buffers of those sizes.
+        check("MPI_Allgather", unsafe {
+            ffi::MPI_Allgather(
+                &n as *const c_int as *const c_void,
+                1,
+                ffi::RSMPI_INT32_T,
+                all_n.as_mut_ptr() as *mut c_void,
+                1,
+                ffi::RSMPI_INT32_T,
+                self.comm,
+            )
+        })?;
+        let sizes: Vec<usize> = all_n.iter().map(|&c| c.max(0) as usize).collect();
+        let displs = counts(
+            "MPI_Allgatherv",
+            &op2_core::dist::collective::displacements(&sizes),
+        )?;
+        let total: usize = sizes.iter().sum();
+        let mut out = vec![0u8; total + 1];
+        // SAFETY: `out` holds the sum of the counts; displacements are within it.
+        check("MPI_Allgatherv", unsafe {
+            ffi::MPI_Allgatherv(
+                send_ptr(local),
+                n,
+                ffi::RSMPI_UINT8_T,
+                out.as_mut_ptr() as *mut c_void,
+                all_n.as_ptr(),
+                displs.as_ptr(),
+                ffi::RSMPI_UINT8_T,
+                self.comm,
+            )
+        })?;
         out.truncate(total);
-        (out, counts)
+        Ok((out, sizes))
     }
 
-    /// Send `send[r]` to rank r; returns what every rank sent here, by rank.
-    pub fn alltoallv_bytes(&self, send: &[Vec<u8>]) -> Vec<Vec<u8>> {
-        assert_eq!(send.len(), self.size);
-        let scounts: Vec<i32> = send.iter().map(|s| s.len() as i32).collect();
-        let mut rcounts = vec![0i32; self.size];
-        self.comm.all_to_all_into(&scounts[..], &mut rcounts[..]);
-        let sdispl = displacements(&scounts);
-        let rdispl = displacements(&rcounts);
-        // One spare byte each: MPI rejects the dangling pointer of an empty Vec.
-        let mut flat: Vec<u8> = send.concat();
-        let nsend = flat.len();
+    fn alltoallv_bytes(&self, send: &[Vec<u8>]) -> Result<Vec<Vec<u8>>> {
+        if send.len() != self.size {
+            return Err(Op2Error::new(
+                "MPI",
+                "",
+                format!(
+                    "alltoallv with {} buffers on {} ranks",
+                    send.len(),
+                    self.size
+                ),
+            ));
+        }
+        let sizes: Vec<usize> = send.iter().map(|s| s.len()).collect();
+        let scounts = counts("MPI_Alltoallv", &sizes)?;
+        let mut rcounts = vec![0 as c_int; self.size];
+        // SAFETY: `size` ints each way.
+        check("MPI_Alltoall", unsafe {
+            ffi::MPI_Alltoall(
+                scounts.as_ptr() as *const c_void,
+                1,
+                ffi::RSMPI_INT32_T,
+                rcounts.as_mut_ptr() as *mut c_void,
+                1,
+                ffi::RSMPI_INT32_T,
+                self.comm,
+            )
+        })?;
+        let rsizes: Vec<usize> = rcounts.iter().map(|&c| c.max(0) as usize).collect();
+        let sdispl = counts(
+            "MPI_Alltoallv",
+            &op2_core::dist::collective::displacements(&sizes),
+        )?;
+        let rdispl_u = op2_core::dist::collective::displacements(&rsizes);
+        let rdispl = counts("MPI_Alltoallv", &rdispl_u)?;
+        let mut flat = send.concat();
         flat.push(0);
-        let nrecv: usize = rcounts.iter().map(|&c| c as usize).sum();
-        let mut recv = vec![0u8; nrecv + 1];
-        {
-            let sp = Partition::new(&flat[..nsend], &scounts[..], &sdispl[..]);
-            let mut rp = PartitionMut::new(&mut recv[..nrecv], &rcounts[..], &rdispl[..]);
-            self.comm.all_to_all_varcount_into(&sp, &mut rp);
-        }
-        (0..self.size)
-            .map(|r| recv[rdispl[r] as usize..(rdispl[r] + rcounts[r]) as usize].to_vec())
-            .collect()
+        let total: usize = rsizes.iter().sum();
+        let mut recv = vec![0u8; total + 1];
+        // SAFETY: buffers hold the sums of their counts; displacements lie within.
+        check("MPI_Alltoallv", unsafe {
+            ffi::MPI_Alltoallv(
+                flat.as_ptr() as *const c_void,
+                scounts.as_ptr(),
+                sdispl.as_ptr(),
+                ffi::RSMPI_UINT8_T,
+                recv.as_mut_ptr() as *mut c_void,
+                rcounts.as_ptr(),
+                rdispl.as_ptr(),
+                ffi::RSMPI_UINT8_T,
+                self.comm,
+            )
+        })?;
+        Ok((0..self.size)
+            .map(|r| recv[rdispl_u[r]..rdispl_u[r] + rsizes[r]].to_vec())
+            .collect())
     }
 
-    /// Fill the halo rows of `data` (elements of `elem_bytes`) from their
-    /// owners: rows listed in `export` are sent, rows in `import` received.
-    pub fn exchange(
+    fn start_exchange(
         &self,
-        export: &HaloList,
-        import: &HaloList,
-        data: &mut [u8],
-        elem_bytes: usize,
-    ) {
-        let mut send = vec![Vec::new(); self.size];
-        for (r, rows) in export.neighbours() {
-            let buf = &mut send[r];
-            buf.reserve(rows.len() * elem_bytes);
-            for &i in rows {
-                buf.extend_from_slice(&data[i * elem_bytes..(i + 1) * elem_bytes]);
-            }
+        sends: Vec<(usize, Vec<u8>)>,
+        recvs: &[(usize, usize)],
+        tag: i32,
+    ) -> Result<Box<dyn PendingMessages>> {
+        let mut p = Box::new(MpiPending {
+            reqs: Vec::with_capacity(sends.len() + recvs.len()),
+            _sends: Vec::with_capacity(sends.len()),
+            recvs: recvs.iter().map(|&(_, n)| vec![0u8; n]).collect(),
+        });
+        for (k, &(src, n)) in recvs.iter().enumerate() {
+            // SAFETY: reading a constant handle.
+            let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
+            let buf = p.recvs[k].as_mut_ptr() as *mut c_void;
+            // SAFETY: the buffer (n bytes, owned by `p`) outlives the request:
+            // `p` waits for every request before dropping its buffers.
+            let rc = unsafe {
+                ffi::MPI_Irecv(
+                    buf,
+                    count("MPI_Irecv", n)?,
+                    ffi::RSMPI_UINT8_T,
+                    src as c_int,
+                    tag,
+                    self.comm,
+                    &mut req,
+                )
+            };
+            check("MPI_Irecv", rc)?;
+            p.reqs.push(req);
         }
-        let recv = self.alltoallv_bytes(&send);
-        for (r, rows) in import.neighbours() {
-            let buf = &recv[r];
-            assert_eq!(
-                buf.len(),
-                rows.len() * elem_bytes,
-                "halo message from rank {r} has the wrong size"
-            );
-            for (k, &i) in rows.iter().enumerate() {
-                data[i * elem_bytes..(i + 1) * elem_bytes]
-                    .copy_from_slice(&buf[k * elem_bytes..(k + 1) * elem_bytes]);
-            }
+        for (dst, buf) in sends {
+            // SAFETY: reading a constant handle.
+            let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
+            // SAFETY: as for the receives; the send buffer moves into `p`
+            // (its heap storage does not move).
+            let rc = unsafe {
+                ffi::MPI_Isend(
+                    send_ptr(&buf),
+                    count("MPI_Isend", buf.len())?,
+                    ffi::RSMPI_UINT8_T,
+                    dst as c_int,
+                    tag,
+                    self.comm,
+                    &mut req,
+                )
+            };
+            p._sends.push(buf);
+            check("MPI_Isend", rc)?;
+            p.reqs.push(req);
         }
+        Ok(p)
     }
 
-    /// Combine a global reduction across ranks in place. Returns false for a
-    /// type/access that cannot be reduced.
-    pub fn allreduce(&self, t: ScalarType, acc: Access, data: &mut [u8]) -> bool {
-        macro_rules! go {
-            ($ty:ty) => {{
-                const W: usize = std::mem::size_of::<$ty>();
-                let local: Vec<$ty> = data
-                    .chunks_exact(W)
-                    .map(|c| <$ty>::from_ne_bytes(c.try_into().unwrap()))
-                    .collect();
-                let mut global = local.clone();
-                let op = match acc {
-                    Access::Inc => SystemOperation::sum(),
-                    Access::Min => SystemOperation::min(),
-                    Access::Max => SystemOperation::max(),
-                    _ => return false,
-                };
-                self.comm.all_reduce_into(&local[..], &mut global[..], op);
-                for (c, v) in data.chunks_exact_mut(W).zip(global) {
-                    c.copy_from_slice(&v.to_ne_bytes());
-                }
-                true
-            }};
+    fn finalize(mut self: Box<Self>) -> Result<()> {
+        if !initialized() {
+            return Ok(());
         }
-        match t {
-            ScalarType::F64 => go!(f64),
-            ScalarType::F32 => go!(f32),
-            ScalarType::I32 => go!(i32),
-            ScalarType::U32 => go!(u32),
-            ScalarType::I64 => go!(i64),
-            ScalarType::U64 => go!(u64),
-            _ => false,
+        // SAFETY: our own duplicate communicator, freed once.
+        check("MPI_Comm_free", unsafe {
+            ffi::MPI_Comm_free(&mut self.comm)
+        })?;
+        if self.owns_mpi {
+            // SAFETY: op2-rs initialised MPI; nothing else uses it after op_exit.
+            check("MPI_Finalize", unsafe { ffi::MPI_Finalize() })?;
         }
+        Ok(())
     }
-
-    /// Sum of one value over ranks, and the exclusive prefix sum up to this rank.
-    pub fn sum_and_offset(&self, v: u64) -> (u64, u64) {
-        let all = self.allgather_u64(v);
-        (all.iter().sum(), all[..self.rank].iter().sum())
-    }
-
-    /// Finalise MPI if op2-rs initialised it.
-    pub fn finalize(self) {
-        drop(self.comm);
-        drop(self.universe);
-    }
-}
-
-fn displacements(counts: &[i32]) -> Vec<i32> {
-    let mut d = Vec::with_capacity(counts.len());
-    let mut acc = 0;
-    for &c in counts {
-        d.push(acc);
-        acc += c;
-    }
-    d
-}
-
-/// Is MPI initialised (and not yet finalised)?
-pub fn initialized() -> bool {
-    mpi::environment::is_initialized() && !mpi::environment::is_finalized()
-}
-
-/// MPI_Abort on a raw communicator handle (for the error path, which has no
-/// access to the library state).
-pub fn abort_raw(raw: usize, code: i32) -> ! {
-    // SAFETY: `raw` is a communicator handle stored from a live Comm.
-    unsafe {
-        let comm: mpi::ffi::MPI_Comm = std::mem::transmute_copy::<usize, mpi::ffi::MPI_Comm>(&raw);
-        mpi::ffi::MPI_Abort(comm, code);
-    }
-    std::process::exit(code)
 }
 
 /// Graph k-way partition (METIS `PartGraphKway`) of a CSR graph into
 /// `nparts` parts. Deterministic: every rank computes the same partition.
-pub fn kway(xadj: &[i32], adjncy: &[i32], nparts: usize) -> Result<Vec<i32>, String> {
+pub fn kway(xadj: &[i32], adjncy: &[i32], nparts: usize) -> std::result::Result<Vec<i32>, String> {
     let n = xadj.len().saturating_sub(1);
     if nparts <= 1 || n == 0 {
         return Ok(vec![0; n]);
@@ -272,124 +421,15 @@ pub fn kway(xadj: &[i32], adjncy: &[i32], nparts: usize) -> Result<Vec<i32>, Str
     Ok(part)
 }
 
-/// Halo messages of one dat in flight (from [`Comm::start_exchange`]).
-pub struct PendingExchange {
-    /// Bytes this rank sends in this exchange.
-    pub bytes_sent: usize,
-    reqs: Vec<mpi::ffi::MPI_Request>,
-    /// Send buffers, kept alive until the sends complete.
-    _sends: Vec<Vec<u8>>,
-    /// Receive buffers and the local rows they fill.
-    recvs: Vec<(Vec<u8>, Vec<usize>)>,
-    elem_bytes: usize,
-}
-
-impl Comm {
-    /// Start refreshing the halo rows of `data`: one message per neighbour
-    /// holding its exec rows then its non-exec rows (`exports`/`imports` are
-    /// the exec and non-exec lists). The owned rows are copied out now, so the
-    /// caller may compute on them (and must not read halo rows) until
-    /// [`Comm::finish_exchange`].
-    pub fn start_exchange(
-        &self,
-        exports: [&HaloList; 2],
-        imports: [&HaloList; 2],
-        data: &[u8],
-        elem_bytes: usize,
-        tag: i32,
-    ) -> PendingExchange {
-        let eb = elem_bytes;
-        let rows_for = |lists: [&HaloList; 2], r: usize| -> Vec<usize> {
-            let mut v = lists[0].with(r).to_vec();
-            v.extend_from_slice(lists[1].with(r));
-            v
-        };
-        let neighbours = |lists: [&HaloList; 2]| -> Vec<usize> {
-            let mut v: Vec<usize> = lists[0]
-                .ranks
-                .iter()
-                .chain(&lists[1].ranks)
-                .copied()
-                .collect();
-            v.sort_unstable();
-            v.dedup();
-            v
-        };
-        let mut reqs = Vec::new();
-        let mut recvs = Vec::new();
-        let mut sends = Vec::new();
-        for r in neighbours(imports) {
-            let rows = rows_for(imports, r);
-            let buf = vec![0u8; rows.len() * eb + 1];
-            recvs.push((buf, rows));
-        }
-        for r in neighbours(exports) {
-            let rows = rows_for(exports, r);
-            let mut buf = Vec::with_capacity(rows.len() * eb + 1);
-            for &i in &rows {
-                buf.extend_from_slice(&data[i * eb..(i + 1) * eb]);
-            }
-            sends.push((r, buf));
-        }
-        // SAFETY: every buffer outlives its request (both are kept in the
-        // returned PendingExchange until MPI_Waitall in finish_exchange).
-        unsafe {
-            let comm: mpi::ffi::MPI_Comm = self.comm.as_raw();
-            for (k, r) in neighbours(imports).into_iter().enumerate() {
-                let (buf, rows) = &mut recvs[k];
-                let mut req = mpi::ffi::RSMPI_REQUEST_NULL;
-                mpi::ffi::MPI_Irecv(
-                    buf.as_mut_ptr() as *mut std::os::raw::c_void,
-                    (rows.len() * eb) as i32,
-                    mpi::ffi::RSMPI_UINT8_T,
-                    r as i32,
-                    tag,
-                    comm,
-                    &mut req,
-                );
-                reqs.push(req);
-            }
-            for (r, buf) in &sends {
-                let mut req = mpi::ffi::RSMPI_REQUEST_NULL;
-                mpi::ffi::MPI_Isend(
-                    buf.as_ptr() as *const std::os::raw::c_void,
-                    buf.len() as i32,
-                    mpi::ffi::RSMPI_UINT8_T,
-                    *r as i32,
-                    tag,
-                    comm,
-                    &mut req,
-                );
-                reqs.push(req);
-            }
-        }
-        PendingExchange {
-            bytes_sent: sends.iter().map(|(_, b)| b.len()).sum(),
-            reqs,
-            _sends: sends.into_iter().map(|(_, b)| b).collect(),
-            recvs,
-            elem_bytes: eb,
-        }
-    }
-
-    /// Wait for the messages of [`Comm::start_exchange`] and write the received
-    /// halo rows into `data`.
-    pub fn finish_exchange(&self, mut p: PendingExchange, data: &mut [u8]) {
-        if !p.reqs.is_empty() {
-            // SAFETY: the requests were started by start_exchange on buffers held by `p`.
-            unsafe {
-                mpi::ffi::MPI_Waitall(
-                    p.reqs.len() as i32,
-                    p.reqs.as_mut_ptr(),
-                    mpi::ffi::RSMPI_STATUSES_IGNORE,
-                );
-            }
-        }
-        let eb = p.elem_bytes;
-        for (buf, rows) in &p.recvs {
-            for (k, &i) in rows.iter().enumerate() {
-                data[i * eb..(i + 1) * eb].copy_from_slice(&buf[k * eb..(k + 1) * eb]);
-            }
-        }
-    }
+/// The distribution of `libop2_mpi`: OP2's MPI semantics over a duplicate
+/// of `MPI_COMM_WORLD` (or of the application's communicator, a Fortran
+/// handle), METIS for OP2's k-way partitioner names, MPI_Abort on fatal errors.
+pub fn distribution(fortran_comm: Option<c_int>) -> Result<Box<dyn Distribution>> {
+    let comm = MpiComm::new(fortran_comm)?;
+    let abort = comm.abort_handle();
+    Ok(Box::new(Distributed::new(
+        Box::new(comm),
+        Some(kway),
+        Some(abort),
+    )))
 }

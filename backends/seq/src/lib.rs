@@ -3,6 +3,7 @@
 //! order, so results are bitwise those of a plain loop over the set.
 
 use op2_core::invoke::{Executor, Invoker, LoopRun};
+use op2_core::Result;
 
 /// Sequential execution.
 #[derive(Debug, Default, Clone, Copy)]
@@ -13,7 +14,7 @@ impl Executor for Seq {
         "seq"
     }
 
-    unsafe fn execute(&self, run: &LoopRun<'_>, inv: &dyn Invoker) {
+    unsafe fn execute(&self, run: &LoopRun<'_>, inv: &dyn Invoker) -> Result<()> {
         let owned = run.owned.min(run.exec_size);
         let core = run.core.min(owned);
         // SAFETY (all runs): forwarded from the caller's contract; one thread only.
@@ -21,7 +22,7 @@ impl Executor for Seq {
             inv.run(run.views, 0, core);
         }
         if let Some(wait) = run.wait {
-            wait();
+            wait()?;
         }
         if owned > core {
             inv.run(run.views, core, owned);
@@ -40,6 +41,7 @@ impl Executor for Seq {
             }
             inv.run(&views, owned, run.exec_size);
         }
+        Ok(())
     }
 }
 
@@ -76,7 +78,7 @@ mod tests {
             scalars: &[],
             plan: None,
         };
-        unsafe { Seq.execute(&run, &inv) };
+        unsafe { Seq.execute(&run, &inv) }.unwrap();
         assert_eq!(out, vec![0.0, 2.0, 4.0, 6.0, 8.0]);
         assert_eq!(order.into_inner().unwrap(), vec![0, 1, 2, 3, 4]);
     }

@@ -10,9 +10,12 @@
 
 use op2_core::arg::{Access, ArgKind};
 use op2_core::invoke::{ArgView, Executor, Invoker, LoopRun, ViewKind};
+use op2_core::plan::Plan;
 use op2_core::reduce;
 use op2_core::types::ScalarType;
+use op2_core::{Op2Error, Result};
 use rayon::prelude::*;
+use std::cell::RefCell;
 
 /// Loops with fewer elements than this run on the calling thread (same block
 /// order and reduction slots, so the results do not change).
@@ -47,24 +50,36 @@ impl Threads {
         ))
     }
 
+    /// Threads from `OMP_NUM_THREADS`, else `default` (an MPI rank's share
+    /// of the node's cores).
+    pub fn from_env_or(default: usize) -> Threads {
+        let v = std::env::var("OMP_NUM_THREADS").ok();
+        Threads::new(parse_threads(v.as_deref()).unwrap_or(default))
+    }
+
     pub fn nthreads(&self) -> usize {
         self.nthreads
     }
 }
 
-/// Parse `OMP_NUM_THREADS` (first entry of a list; invalid or empty: all cores).
-pub fn threads_from_env(v: Option<&str>) -> usize {
+/// The first entry of an `OMP_NUM_THREADS` list, if it is a positive number.
+fn parse_threads(v: Option<&str>) -> Option<usize> {
     v.and_then(|s| s.split(',').next())
         .and_then(|s| s.trim().parse::<usize>().ok())
         .filter(|&n| n > 0)
-        .unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-        })
+}
+
+/// Parse `OMP_NUM_THREADS` (first entry of a list; invalid or empty: all cores).
+pub fn threads_from_env(v: Option<&str>) -> usize {
+    parse_threads(v).unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    })
 }
 
 /// A global argument whose value the kernel combines (or a location info).
+#[derive(Clone, Copy)]
 struct Reduction {
     arg: usize,
     access: Access,
@@ -76,6 +91,102 @@ struct Reduction {
     info_of: Option<usize>,
 }
 
+/// How a loop's globals are handled: per-block reduction slots, or the
+/// whole loop in program order when the kernel overwrites a shared global.
+#[derive(Default)]
+struct Globals {
+    reds: Vec<Reduction>,
+    /// Bytes of one block's slot area (a multiple of a cache line).
+    stride: usize,
+    /// A global is written (OP_WRITE/OP_RW): keep the single-thread order.
+    serial: bool,
+}
+
+impl Globals {
+    /// Phase 1: classify the global arguments and lay out the slots.
+    fn classify(&mut self, run: &LoopRun<'_>) {
+        self.reds.clear();
+        self.serial = false;
+        let mut stride = 0usize;
+        for (i, a) in run.args.iter().enumerate() {
+            if !a.opt || run.views[i].kind != ViewKind::Global {
+                continue;
+            }
+            let info_of = match a.kind {
+                ArgKind::Info { reference } => Some(reference as usize),
+                _ => None,
+            };
+            let access = if info_of.is_some() {
+                Access::Read
+            } else {
+                a.access
+            };
+            match (info_of, access) {
+                (None, Access::Read | Access::Work) => continue,
+                (None, Access::Write | Access::Rw) => {
+                    self.serial = true;
+                    continue;
+                }
+                _ => {}
+            }
+            let bytes = run.views[i].elem_bytes.max(0) as usize;
+            self.reds.push(Reduction {
+                arg: i,
+                access,
+                scalar: run.scalars[i],
+                bytes,
+                offset: stride,
+                info_of,
+            });
+            stride += bytes.div_ceil(8) * 8;
+        }
+        // One cache line (at least) per block keeps slots of different blocks apart.
+        self.stride = stride.div_ceil(64).max(1) * 64;
+    }
+
+    /// Phase 2: every block's slots start at the identity (INC) or the
+    /// current value (MIN/MAX).
+    unsafe fn init_slots(&self, run: &LoopRun<'_>, nblocks: usize, slots: &mut Vec<u8>) {
+        slots.clear();
+        if self.reds.is_empty() {
+            return;
+        }
+        slots.resize(self.stride * nblocks, 0);
+        for b in 0..nblocks {
+            for r in &self.reds {
+                let cur = std::slice::from_raw_parts(run.views[r.arg].data, r.bytes);
+                let at = b * self.stride + r.offset;
+                reduce::init_slot(r.access, cur, &mut slots[at..at + r.bytes]);
+            }
+        }
+    }
+
+    /// Phase 4: fold the per-block partials into the user's globals, in
+    /// block order (so the result does not depend on the thread count).
+    unsafe fn combine(&self, run: &LoopRun<'_>, plan: &Plan, slots: &[u8]) {
+        let owned_blocks = (0..plan.nblocks).filter(|&b| plan.block_range(b).0 < run.owned);
+        for r in self.reds.iter().filter(|r| r.info_of.is_none()) {
+            let dst = std::slice::from_raw_parts_mut(run.views[r.arg].data, r.bytes);
+            let has_info = self.reds.iter().any(|i| i.info_of == Some(r.arg));
+            // Blocks of halo elements (past the owned ones) do not count.
+            for b in owned_blocks.clone() {
+                let src = &slots[b * self.stride + r.offset..b * self.stride + r.offset + r.bytes];
+                if !has_info {
+                    reduce::combine(r.scalar, r.access, dst, src);
+                } else if reduce::improves(r.scalar, r.access, dst, src) {
+                    // The block found a better min/max: take its value and location.
+                    dst.copy_from_slice(src);
+                    for i in self.reds.iter().filter(|i| i.info_of == Some(r.arg)) {
+                        let idst = std::slice::from_raw_parts_mut(run.views[i.arg].data, i.bytes);
+                        let at = b * self.stride + i.offset;
+                        idst.copy_from_slice(&slots[at..at + i.bytes]);
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Pointer wrapper so block tasks can write their own slots.
 #[derive(Clone, Copy)]
 struct SlotBase(*mut u8);
@@ -83,6 +194,113 @@ struct SlotBase(*mut u8);
 unsafe impl Send for SlotBase {}
 // SAFETY: as above.
 unsafe impl Sync for SlotBase {}
+
+thread_local! {
+    /// The calling thread's reduction layout and slots, reused loop after loop.
+    static CALLER: RefCell<(Globals, Vec<u8>)> = RefCell::new(Default::default());
+    /// Per thread, a copy of a loop's views with block-private global
+    /// pointers (reused: no allocation per block once grown).
+    static VIEWS: RefCell<(Vec<ArgView>, Vec<u8>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// Run one block: its element range with the block's private globals.
+unsafe fn run_block(
+    run: &LoopRun<'_>,
+    inv: &dyn Invoker,
+    g: &Globals,
+    plan: &Plan,
+    slots: SlotBase,
+    b: usize,
+) {
+    let (s, e) = plan.block_range(b);
+    let halo = s >= run.owned;
+    if !(halo && g.serial) && g.reds.is_empty() {
+        inv.run(run.views, s, e);
+        return;
+    }
+    VIEWS.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let (views, scratch) = &mut *cell;
+        views.clear();
+        views.extend_from_slice(run.views);
+        if halo && g.serial {
+            // A halo block of a loop that writes a global: it writes a
+            // scratch copy (halo elements run only for their indirect
+            // increments).
+            scratch.clear();
+            for (view, a) in views.iter().zip(run.args) {
+                if view.kind == ViewKind::Global && a.access != Access::Read {
+                    scratch.extend_from_slice(std::slice::from_raw_parts(
+                        view.data,
+                        view.elem_bytes.max(0) as usize,
+                    ));
+                }
+            }
+            let mut at = 0;
+            for (view, a) in views.iter_mut().zip(run.args) {
+                if view.kind == ViewKind::Global && a.access != Access::Read {
+                    view.data = scratch.as_mut_ptr().add(at);
+                    at += view.elem_bytes.max(0) as usize;
+                }
+            }
+        } else {
+            for r in &g.reds {
+                views[r.arg].data = slots.0.add(b * g.stride + r.offset);
+            }
+        }
+        inv.run(views, s, e);
+    })
+}
+
+impl Threads {
+    /// Phase 3: colour by colour, the blocks of a colour in parallel; the
+    /// colours of core blocks first, then (on the calling thread) the halo
+    /// exchanges are completed, then the other colours.
+    unsafe fn run_colours(
+        &self,
+        run: &LoopRun<'_>,
+        inv: &dyn Invoker,
+        plan: &Plan,
+        g: &Globals,
+        slots: SlotBase,
+    ) -> Result<()> {
+        let parallel = self.pool.is_some() && !g.serial && plan.exec_length >= INLINE_BELOW;
+        let colours = |range: std::ops::Range<usize>| {
+            for c in range {
+                let blocks = plan.blocks_of_colour(c);
+                if parallel && blocks.len() > 1 {
+                    blocks
+                        .par_iter()
+                        .for_each(|&b| run_block(run, inv, g, plan, slots, b as usize));
+                } else {
+                    blocks
+                        .iter()
+                        .for_each(|&b| run_block(run, inv, g, plan, slots, b as usize));
+                }
+            }
+        };
+        let in_pool = |range: std::ops::Range<usize>| match (&self.pool, parallel) {
+            (Some(pool), true) if !range.is_empty() => pool.install(|| colours(range)),
+            _ => colours(range),
+        };
+        // Colours below `first_halo` hold only core blocks (the plan never
+        // gives a block past core_size a core colour): they run while halos
+        // arrive. Without exchanges in flight, all colours go in one install.
+        let Some(wait) = run.wait else {
+            in_pool(0..plan.ncolors);
+            return Ok(());
+        };
+        let first_halo = (0..plan.nblocks)
+            .filter(|&b| plan.block_range(b).1 > run.core)
+            .map(|b| plan.blk_col[b] as usize)
+            .min()
+            .unwrap_or(plan.ncolors);
+        in_pool(0..first_halo);
+        wait()?;
+        in_pool(first_halo..plan.ncolors);
+        Ok(())
+    }
+}
 
 impl Executor for Threads {
     fn name(&self) -> &'static str {
@@ -100,158 +318,29 @@ impl Executor for Threads {
         }
     }
 
-    unsafe fn execute(&self, run: &LoopRun<'_>, inv: &dyn Invoker) {
-        let plan = run.plan.expect("the threads executor needs a plan");
-        if plan.nblocks == 0 {
-            return;
-        }
-        let mut reds: Vec<Reduction> = Vec::new();
-        let mut stride = 0usize;
-        let mut serial = false;
-        for (i, a) in run.args.iter().enumerate() {
-            if !a.opt || run.views[i].kind != ViewKind::Global {
-                continue;
-            }
-            let info_of = match a.kind {
-                ArgKind::Info { reference } => Some(reference as usize),
-                _ => None,
+    unsafe fn execute(&self, run: &LoopRun<'_>, inv: &dyn Invoker) -> Result<()> {
+        let plan = run.plan.ok_or_else(|| {
+            Op2Error::new(
+                "op_par_loop",
+                format!("loop \"{}\"", run.name),
+                "the threads executor needs a plan",
+            )
+        })?;
+        CALLER.with(|cell| {
+            // A kernel that starts another loop (not OP2 usage) gets fresh state.
+            let mut fresh = Default::default();
+            let mut guard = cell.try_borrow_mut();
+            let (g, slots) = match guard.as_deref_mut() {
+                Ok(x) => x,
+                Err(_) => &mut fresh,
             };
-            let access = if info_of.is_some() {
-                Access::Read
-            } else {
-                a.access
-            };
-            match (info_of, access) {
-                (None, Access::Read | Access::Work) => continue,
-                (None, Access::Write | Access::Rw) => {
-                    // The kernel overwrites or reads back a shared global:
-                    // keep the program order of a single thread.
-                    serial = true;
-                    continue;
-                }
-                _ => {}
-            }
-            let bytes = run.views[i].elem_bytes.max(0) as usize;
-            reds.push(Reduction {
-                arg: i,
-                access,
-                scalar: run.scalars[i],
-                bytes,
-                offset: stride,
-                info_of,
-            });
-            stride += bytes.div_ceil(8) * 8;
-        }
-        // One cache line (at least) per block keeps slots of different blocks apart.
-        let stride = stride.div_ceil(64).max(1) * 64;
-        let nblocks = plan.nblocks;
-        let mut slots = vec![0u8; if reds.is_empty() { 0 } else { stride * nblocks }];
-        for b in 0..nblocks {
-            for r in &reds {
-                let cur = std::slice::from_raw_parts(run.views[r.arg].data, r.bytes);
-                let slot = &mut slots[b * stride + r.offset..b * stride + r.offset + r.bytes];
-                reduce::init_slot(r.access, cur, slot);
-            }
-        }
-        let base = SlotBase(slots.as_mut_ptr());
-        let owned = run.owned;
-        let run_block = |b: usize| {
-            let (s, e) = plan.block_range(b);
-            if s >= owned && serial {
-                // A halo block of a loop that writes a global: let it write a
-                // scratch copy (halo elements are executed only for their
-                // indirect increments).
-                let mut v: Vec<ArgView> = run.views.to_vec();
-                let mut scratch: Vec<Vec<u8>> = Vec::new();
-                for (view, a) in v.iter_mut().zip(run.args) {
-                    if view.kind == ViewKind::Global && a.access != Access::Read {
-                        let mut buf =
-                            std::slice::from_raw_parts(view.data, view.elem_bytes.max(0) as usize)
-                                .to_vec();
-                        view.data = buf.as_mut_ptr();
-                        scratch.push(buf);
-                    }
-                }
-                inv.run(&v, s, e);
-            } else if reds.is_empty() {
-                inv.run(run.views, s, e);
-            } else {
-                let mut v: Vec<ArgView> = run.views.to_vec();
-                let bs = base;
-                for r in &reds {
-                    v[r.arg].data = bs.0.add(b * stride + r.offset);
-                }
-                inv.run(&v, s, e);
-            }
-        };
-        let parallel = self.pool.is_some() && !serial && plan.exec_length >= INLINE_BELOW;
-        // Colours below `first_halo` hold only core blocks (the plan never gives
-        // a block past core_size a core colour): they run while halos arrive.
-        let first_halo = (0..nblocks)
-            .filter(|&b| plan.block_range(b).1 > run.core)
-            .map(|b| plan.blk_col[b] as usize)
-            .min()
-            .unwrap_or(plan.ncolors);
-        // All colours run inside one pool.install: the pool's threads go from
-        // colour to colour without the calling thread injecting work each time.
-        let all_colours = || {
-            let mut waited = false;
-            for c in 0..plan.ncolors {
-                if c == first_halo {
-                    if let Some(wait) = run.wait {
-                        wait();
-                    }
-                    waited = true;
-                }
-                let blocks = plan.blocks_of_colour(c);
-                if parallel && blocks.len() > 1 {
-                    blocks.par_iter().for_each(|&b| run_block(b as usize));
-                } else {
-                    blocks.iter().for_each(|&b| run_block(b as usize));
-                }
-            }
-            if !waited {
-                if let Some(wait) = run.wait {
-                    wait();
-                }
-            }
-        };
-        match (&self.pool, parallel) {
-            (Some(pool), true) => pool.install(all_colours),
-            _ => all_colours(),
-        }
-        combine(run, plan, &reds, &slots, stride, nblocks);
-    }
-}
-
-/// Fold the per-block partials into the user's globals, in block order.
-unsafe fn combine(
-    run: &LoopRun<'_>,
-    plan: &op2_core::plan::Plan,
-    reds: &[Reduction],
-    slots: &[u8],
-    stride: usize,
-    nblocks: usize,
-) {
-    for r in reds.iter().filter(|r| r.info_of.is_none()) {
-        let dst = std::slice::from_raw_parts_mut(run.views[r.arg].data, r.bytes);
-        let infos: Vec<&Reduction> = reds.iter().filter(|i| i.info_of == Some(r.arg)).collect();
-        // Blocks of halo elements (past the owned ones) do not count.
-        for b in (0..nblocks).filter(|&b| plan.block_range(b).0 < run.owned) {
-            let src = &slots[b * stride + r.offset..b * stride + r.offset + r.bytes];
-            if infos.is_empty() {
-                reduce::combine(r.scalar, r.access, dst, src);
-            } else if reduce::improves(r.scalar, r.access, dst, src) {
-                // The block found a better min/max: take its value and location.
-                dst.copy_from_slice(src);
-                for i in &infos {
-                    let idst = std::slice::from_raw_parts_mut(run.views[i.arg].data, i.bytes);
-                    idst.copy_from_slice(
-                        &slots[b * stride + i.offset..b * stride + i.offset + i.bytes],
-                    );
-                }
-            }
-        }
+            g.classify(run);
+            g.init_slots(run, plan.nblocks, slots);
+            let base = SlotBase(slots.as_mut_ptr());
+            self.run_colours(run, inv, plan, g, base)?;
+            g.combine(run, plan, slots);
+            Ok(())
+        })
     }
 }
 
@@ -260,7 +349,7 @@ mod tests {
     use super::*;
     use op2_core::arg::ArgSpec;
     use op2_core::invoke::FnInvoker;
-    use op2_core::plan::{Plan, PlanArg, PlanInput, Staging};
+    use op2_core::plan::{PlanArg, PlanInput, Staging};
 
     #[test]
     fn env_parsing() {
@@ -394,7 +483,7 @@ mod tests {
                 scalars: &scalars,
                 plan: Some(&plan),
             };
-            unsafe { Threads::new(nt).execute(&run, &inv) };
+            unsafe { Threads::new(nt).execute(&run, &inv) }.unwrap();
             results.push((node, sum));
         }
         for r in &results[1..] {

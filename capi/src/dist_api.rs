@@ -1,0 +1,318 @@
+//! OP2's MPI interface (`op_partition`, the `op_mpi_*` hooks generated code
+//! calls around every loop, reductions across ranks, rank queries), written
+//! once for every library: each call goes to the library's
+//! [`Distribution`](op2_core::dist::Distribution), which on one node does
+//! nothing.
+
+use crate::args::to_spec;
+use crate::ffi::*;
+use crate::state::{c_str, with_state, State};
+use op2_core::arg::{Access, ArgSpec};
+use op2_core::dist::{DistKind, GlobalArg, PartitionRequest};
+use op2_core::{Result, ScalarType};
+use std::os::raw::{c_char, c_double, c_float, c_int, c_void};
+
+unsafe fn upper(call: &str, what: &str, p: *const c_char) -> Result<String> {
+    Ok(if p.is_null() {
+        String::new()
+    } else {
+        c_str(call, what, p)?.to_uppercase()
+    })
+}
+
+/// Partition the mesh over the ranks (OP2's partitioner names are accepted;
+/// unknown or unavailable ones keep the declared blocks, with a message).
+/// On one node it only records that it was called.
+#[no_mangle]
+pub unsafe extern "C" fn op_partition(
+    lib: *const c_char,
+    routine: *const c_char,
+    set: op_set,
+    map: op_map,
+    coords: op_dat,
+) {
+    let call = "op_partition";
+    with_state(call, |st| {
+        let req = PartitionRequest {
+            lib: upper(call, "lib", lib)?,
+            routine: upper(call, "routine", routine)?,
+            set: if set.is_null() {
+                None
+            } else {
+                Some(st.set_id(call, set)?)
+            },
+            map: st.opt_map_id(call, map)?,
+            coords: if coords.is_null() {
+                None
+            } else {
+                Some(st.dat_id(call, coords)?)
+            },
+            report: crate::globals::diags() > 0,
+        };
+        st.finish_exchanges()?;
+        let outcome = st.dist.partition(&mut st.dom, &req)?;
+        for m in outcome.messages {
+            crate::printf::cout(&format!("\n {m}\n"));
+        }
+        st.refresh_after_partition();
+        Ok(())
+    })
+}
+
+/// `op_partition` with the map and coordinates named by their original arrays (Fortran).
+#[no_mangle]
+pub unsafe extern "C" fn op_partition_ptr(
+    lib: *const c_char,
+    routine: *const c_char,
+    set: op_set,
+    map: *mut c_int,
+    coords: *mut c_double,
+) {
+    let (m, d) = with_state("op_partition", |st| {
+        Ok((
+            st.map_by_orig_ptr(map)
+                .map(|m| st.map_ptr(m))
+                .unwrap_or(std::ptr::null_mut()),
+            st.dat_by_orig_ptr(coords as *const c_void)
+                .map(|d| st.dat_ptr(d))
+                .unwrap_or(std::ptr::null_mut()),
+        ))
+    });
+    op_partition(lib, routine, set, m, d)
+}
+
+/// The checked specs of a generated loop's args.
+unsafe fn specs_of(st: &State, nargs: c_int, args: *const op_arg) -> Result<Vec<ArgSpec>> {
+    if nargs <= 0 || args.is_null() {
+        return Ok(Vec::new());
+    }
+    std::slice::from_raw_parts(args, nargs as usize)
+        .iter()
+        .enumerate()
+        .map(|(i, a)| to_spec(st, "generated loop", i, a))
+        .collect()
+}
+
+/// Start the halo exchanges a generated loop needs; returns the number of
+/// elements to execute (owned, plus the exec halo when the loop writes
+/// through a map). The exchanges complete in op_mpi_wait_all.
+#[no_mangle]
+pub unsafe extern "C" fn op_mpi_halo_exchanges(
+    set: op_set,
+    nargs: c_int,
+    args: *mut op_arg,
+) -> c_int {
+    let call = "op_mpi_halo_exchanges";
+    with_state(call, |st| {
+        let s = st.set_id(call, set)?;
+        if st.dist.kind() == DistKind::SingleNode {
+            return Ok(st.dom.set(s).size as c_int);
+        }
+        st.finish_exchanges()?;
+        let specs = specs_of(st, nargs, args)?;
+        let extent = st.dist.before_loop(&mut st.dom, s, &specs)?;
+        if extent.auto_partitioned {
+            st.refresh_after_partition();
+        }
+        st.in_flight.extend(extent.exchanges);
+        for d in crate::loop_cache::dats_of(&specs) {
+            st.mirror_dirty(d);
+        }
+        Ok(extent.exec_size as c_int)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn op_mpi_halo_exchanges_grouped(
+    set: op_set,
+    nargs: c_int,
+    args: *mut op_arg,
+    _device: c_int,
+) -> c_int {
+    op_mpi_halo_exchanges(set, nargs, args)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn op_mpi_halo_exchanges_cuda(
+    set: op_set,
+    nargs: c_int,
+    args: *mut op_arg,
+) -> c_int {
+    op_mpi_halo_exchanges(set, nargs, args)
+}
+
+/// Mark the halos of dats a generated loop wrote as stale.
+#[no_mangle]
+pub unsafe extern "C" fn op_mpi_set_dirtybit(nargs: c_int, args: *mut op_arg) {
+    let call = "op_mpi_set_dirtybit";
+    with_state(call, |st| {
+        if st.dist.kind() == DistKind::SingleNode {
+            return Ok(());
+        }
+        let specs = specs_of(st, nargs, args)?;
+        st.dist.after_loop(&mut st.dom, &specs, &mut [])?;
+        for d in crate::loop_cache::dats_of(&specs) {
+            st.mirror_dirty(d);
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn op_mpi_set_dirtybit_cuda(nargs: c_int, args: *mut op_arg) {
+    op_mpi_set_dirtybit(nargs, args)
+}
+
+/// Complete the halo exchanges op_mpi_halo_exchanges started.
+#[no_mangle]
+pub extern "C" fn op_mpi_wait_all(_nargs: c_int, _args: *mut op_arg) {
+    with_state("op_mpi_wait_all", |st| st.finish_exchanges())
+}
+
+#[no_mangle]
+pub extern "C" fn op_mpi_wait_all_grouped(nargs: c_int, args: *mut op_arg, _device: c_int) {
+    op_mpi_wait_all(nargs, args)
+}
+
+#[no_mangle]
+pub extern "C" fn op_mpi_wait_all_cuda(nargs: c_int, args: *mut op_arg) {
+    op_mpi_wait_all(nargs, args)
+}
+
+/// Progress of pending messages: MPI progresses them in op_mpi_wait_all.
+#[no_mangle]
+pub extern "C" fn op_mpi_test_all(_nargs: c_int, _args: *mut op_arg) {}
+#[no_mangle]
+pub extern "C" fn op_mpi_test_all_grouped(_nargs: c_int, _args: *mut op_arg) {}
+#[no_mangle]
+pub extern "C" fn op_mpi_reset_halos() {}
+
+/// Combine a generated loop's global argument across ranks (in `arg->data`).
+unsafe fn reduce_arg(call: &'static str, arg: *mut op_arg, t: Option<ScalarType>) {
+    if arg.is_null() {
+        return;
+    }
+    let a = &*arg;
+    let Some(access) = Access::from_c(a.acc) else {
+        return;
+    };
+    if a.argtype != OP_ARG_GBL || a.opt == 0 || a.data.is_null() {
+        return;
+    }
+    let type_name = if a.r#type.is_null() {
+        String::new()
+    } else {
+        std::ffi::CStr::from_ptr(a.r#type)
+            .to_string_lossy()
+            .into_owned()
+    };
+    let parsed = ScalarType::parse(&type_name);
+    with_state(call, |st| {
+        match t {
+            // op_mpi_reduce_bool: C bool (1 byte) or Fortran logical (4 bytes).
+            None => {
+                let width = if parsed == ScalarType::I32 { 4 } else { 1 };
+                let data = std::slice::from_raw_parts_mut(
+                    a.data as *mut u8,
+                    a.dim.max(0) as usize * width,
+                );
+                st.dist.reduce_logical(width, access, data)
+            }
+            Some(t) => {
+                let n = a.dim.max(0) as usize * t.size().unwrap_or(0);
+                let data = std::slice::from_raw_parts_mut(a.data as *mut u8, n);
+                st.dist.reduce(&mut GlobalArg {
+                    access,
+                    scalar: t,
+                    data,
+                })
+            }
+        }
+    })
+}
+
+/// Combine a global reduction across ranks (the value is in `arg->data`).
+#[no_mangle]
+pub unsafe extern "C" fn op_mpi_reduce_double(arg: *mut op_arg, _data: *mut c_double) {
+    reduce_arg("op_mpi_reduce_double", arg, Some(ScalarType::F64))
+}
+#[no_mangle]
+pub unsafe extern "C" fn op_mpi_reduce_float(arg: *mut op_arg, _data: *mut c_float) {
+    reduce_arg("op_mpi_reduce_float", arg, Some(ScalarType::F32))
+}
+#[no_mangle]
+pub unsafe extern "C" fn op_mpi_reduce_int(arg: *mut op_arg, _data: *mut c_int) {
+    reduce_arg("op_mpi_reduce_int", arg, Some(ScalarType::I32))
+}
+/// Combine a logical global across ranks: INC/MAX "any rank true", MIN
+/// "every rank true" (C `bool`, or a Fortran `logical` of 4 bytes).
+#[no_mangle]
+pub unsafe extern "C" fn op_mpi_reduce_bool(arg: *mut op_arg, _data: *mut bool) {
+    reduce_arg("op_mpi_reduce_bool", arg, None)
+}
+
+/// Reduce every global among `args`, each by its type string.
+#[no_mangle]
+pub unsafe extern "C" fn op_mpi_reduce_combined(args: *mut op_arg, nargs: c_int) {
+    if args.is_null() {
+        return;
+    }
+    for i in 0..nargs.max(0) as usize {
+        let a = args.add(i);
+        let t = if (*a).r#type.is_null() {
+            ScalarType::Other
+        } else {
+            ScalarType::parse(&std::ffi::CStr::from_ptr((*a).r#type).to_string_lossy())
+        };
+        let t = if t == ScalarType::Bool { None } else { Some(t) };
+        reduce_arg("op_mpi_reduce_combined", a, t);
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn op_mpi_barrier() {
+    with_state("op_mpi_barrier", |st| st.dist.barrier())
+}
+
+#[no_mangle]
+pub extern "C" fn op_barrier() {
+    op_mpi_barrier()
+}
+
+/// This process's rank (0 on one node).
+#[no_mangle]
+pub unsafe extern "C" fn op_rank(rank: *mut c_int) {
+    let r = with_state("op_rank", |st| Ok(st.dist.rank()));
+    if !rank.is_null() {
+        *rank = r as c_int;
+    }
+}
+
+/// Fortran's rank query.
+#[no_mangle]
+pub unsafe extern "C" fn op_mpi_rank(rank: *mut c_int) {
+    op_rank(rank)
+}
+
+/// Number of processes (1 on one node).
+#[no_mangle]
+pub extern "C" fn op_mpi_size() -> c_int {
+    with_state("op_mpi_size", |st| Ok(st.dist.nranks() as c_int))
+}
+
+/// Per-kernel MPI timing hook: returns `name`.
+#[no_mangle]
+pub extern "C" fn op_mpi_perf_time(name: *const c_char, _time: c_double) -> *mut c_void {
+    name as *mut c_void
+}
+
+#[no_mangle]
+pub extern "C" fn op_mpi_get_test_frequency() -> c_int {
+    // SAFETY: plain int global.
+    unsafe { crate::globals::get(std::ptr::addr_of!(crate::globals::OP_mpi_test_frequency)) }
+}
+
+#[no_mangle]
+pub extern "C" fn op_partition_reverse() {}
+#[no_mangle]
+pub extern "C" fn op_partition_destroy() {}

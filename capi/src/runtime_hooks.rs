@@ -1,0 +1,42 @@
+//! Runtime hooks generated code calls that have nothing to do on a CPU
+//! library (device uploads, synchronisation) or that OP2's CPU libraries also
+//! leave alone (`op_renumber`), plus small queries on args.
+
+use crate::ffi::*;
+use crate::globals::{self, OP_hybrid_gpu};
+use crate::state::with_state;
+use std::os::raw::c_int;
+use std::ptr::addr_of;
+
+/// Renumbering for locality: OP2's CPU libraries leave the mesh as declared.
+#[no_mangle]
+pub extern "C" fn op_renumber(_map: op_map) {}
+#[no_mangle]
+pub extern "C" fn op_renumber_ptr(_map: *mut c_int) {}
+
+/// Elements an argument's dat holds (0 for a switched-off argument).
+#[no_mangle]
+pub unsafe extern "C" fn getSetSizeFromOpArg(arg: *mut op_arg) -> c_int {
+    if arg.is_null() || (*arg).opt == 0 || (*arg).dat.is_null() {
+        return 0;
+    }
+    with_state("getSetSizeFromOpArg", |st| {
+        let d = st.dat_id("getSetSizeFromOpArg", (*arg).dat)?;
+        Ok(st.dom.set(st.dom.dat(d).set).size as c_int)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn getHybridGPU() -> c_int {
+    // SAFETY: plain int global.
+    unsafe { globals::get(addr_of!(OP_hybrid_gpu)) }
+}
+
+#[no_mangle]
+pub extern "C" fn deviceSync() {}
+#[no_mangle]
+pub extern "C" fn op_upload_all() {}
+#[no_mangle]
+pub extern "C" fn op_upload_dat(_dat: op_dat) {}
+#[no_mangle]
+pub extern "C" fn op_download_dat(_dat: op_dat) {}

@@ -1,0 +1,359 @@
+//! OP2's MPI semantics over any [`Collectives`] (abi.md §4).
+//!
+//! Before `op_partition` every rank holds its declared block of each set and
+//! maps hold global indices. `op_partition` runs the [`driver`] phases. Loops
+//! then exchange dirty halos before they read them (non-blocking: the
+//! executor runs the core elements meanwhile), execute the exec halo
+//! redundantly when they write through a map, and combine global reductions
+//! across ranks.
+
+use super::collective::{self, Collectives, PendingMessages};
+use super::driver::{self, DistSet, ExchangeLists};
+use super::{
+    AbortHandle, DistKind, Distribution, GlobalArg, GraphPartitioner, InFlight, LoopExtent,
+    PartitionOutcome, PartitionRequest, Primary,
+};
+use crate::arg::{Access, ArgKind, ArgSpec};
+use crate::domain::{DatId, Domain, MapCheck, SetId};
+use crate::error::{Op2Error, Result};
+use crate::timing::TimingRow;
+use crate::types::ScalarType;
+use std::sync::Arc;
+
+/// Distributed execution over the ranks of a communicator.
+pub struct Distributed {
+    comm: Box<dyn Collectives>,
+    kway: Option<GraphPartitioner>,
+    abort: Option<AbortHandle>,
+    /// Per set (by id), once partitioned.
+    sets: Vec<DistSet>,
+    partitioned: bool,
+    /// Halo bytes this rank sent, and the number of dat exchanges.
+    halo_bytes: u64,
+    halo_exchanges: u64,
+}
+
+impl Distributed {
+    /// `kway`: the graph partitioner behind OP2's KWAY names (None: those
+    /// names keep the declared blocks, with a message). `abort`: how to stop
+    /// every rank on a fatal error.
+    pub fn new(
+        comm: Box<dyn Collectives>,
+        kway: Option<GraphPartitioner>,
+        abort: Option<AbortHandle>,
+    ) -> Distributed {
+        Distributed {
+            comm,
+            kway,
+            abort,
+            sets: Vec::new(),
+            partitioned: false,
+            halo_bytes: 0,
+            halo_exchanges: 0,
+        }
+    }
+
+    /// The communicator (tests, scale studies).
+    pub fn comm(&self) -> &dyn Collectives {
+        &*self.comm
+    }
+
+    /// A set's distribution, once partitioned.
+    pub fn dist_set(&self, set: SetId) -> Option<&DistSet> {
+        self.sets.get(set.0)
+    }
+
+    fn run_partition(
+        &mut self,
+        dom: &mut Domain,
+        primary: Primary,
+        report: Option<crate::MapId>,
+    ) -> Result<Option<String>> {
+        if self.partitioned {
+            return Err(Op2Error::new(
+                "op_partition",
+                "",
+                "op_partition was already called",
+            ));
+        }
+        let t0 = std::time::Instant::now();
+        let p = driver::run(&*self.comm, dom, primary, self.kway, report)?;
+        self.sets = p.sets;
+        self.partitioned = true;
+        Ok(p.quality
+            .map(|q| format!("{q}, partitioning time {:.4} s", t0.elapsed().as_secs_f64())))
+    }
+
+    /// OP2's partitioner names to a primary partition; messages for the
+    /// names that fall back to the declared blocks.
+    fn choose(&self, dom: &Domain, req: &PartitionRequest, notes: &mut Vec<String>) -> Primary {
+        let (lib, routine) = (req.lib.as_str(), req.routine.as_str());
+        let mut fallback = |why: String| {
+            notes.push(format!(
+                "op_partition: {why}; keeping the block distribution"
+            ));
+            Primary::Block
+        };
+        match (lib, routine) {
+            (_, "GEOM") | ("GEOM", _) | (_, "INERTIAL") | ("INERTIAL", _) => match req.coords {
+                Some(c) => Primary::Geom {
+                    coords: c,
+                    inertial: routine == "INERTIAL" || lib == "INERTIAL",
+                },
+                None => fallback(format!("{lib}/{routine} needs coordinates (a dat)")),
+            },
+            ("RANDOM", _) | (_, "RANDOM") => match req.set {
+                Some(s) => Primary::Random { set: s },
+                None => fallback("RANDOM needs a set".into()),
+            },
+            ("EXTERNAL", _) | (_, "EXTERNAL") => match req.coords {
+                Some(c) if dom.dat(c).scalar == ScalarType::I32 && dom.dat(c).dim == 1 => {
+                    Primary::External { parts: c }
+                }
+                _ => fallback("EXTERNAL needs an int dat of dim 1 holding ranks".into()),
+            },
+            ("PARMETIS" | "PTSCOTCH" | "KAHIP", "KWAY" | "GEOMKWAY") => {
+                match (req.map, self.kway) {
+                    // All three names get the library's graph k-way partitioner;
+                    // the graph is the map's to-set, adjacent through the map.
+                    (Some(m), Some(_)) => Primary::Kway { map: m },
+                    (None, _) => fallback(format!("{lib}/{routine} needs a map")),
+                    (Some(_), None) => fallback(format!(
+                        "{lib}/{routine}: no graph partitioner in this library"
+                    )),
+                }
+            }
+            _ => {
+                let known = matches!(
+                    lib,
+                    "PARMETIS" | "PTSCOTCH" | "KAHIP" | "RANDOM" | "EXTERNAL" | "INERTIAL" | "GEOM"
+                );
+                fallback(format!(
+                    "unknown partitioner {lib}/{routine}{}",
+                    if known { "" } else { " (library not known)" }
+                ))
+            }
+        }
+    }
+
+    /// Start refreshing the halo of `dat` (if it has one).
+    fn start_exchange(&mut self, dom: &mut Domain, dat: DatId) -> Result<Option<DatExchange>> {
+        let d = dom.dat(dat);
+        let Some(ds) = self.sets.get(d.set.0) else {
+            return Ok(None);
+        };
+        let lists = ds.exchange.clone();
+        let eb = d.elem_bytes;
+        let pending = lists.start(&*self.comm, d.data.as_slice(), eb, dat.0 as i32)?;
+        self.halo_bytes += lists.send_bytes(eb) as u64;
+        self.halo_exchanges += 1;
+        let d = dom.dat_mut(dat);
+        Ok(Some(DatExchange {
+            data: d.data.as_mut_ptr(),
+            len: d.data.len(),
+            elem_bytes: eb,
+            lists,
+            pending,
+        }))
+    }
+}
+
+/// One dat's halo refresh in flight.
+struct DatExchange {
+    /// The dat's storage (`len` bytes).
+    data: *mut u8,
+    len: usize,
+    elem_bytes: usize,
+    lists: Arc<ExchangeLists>,
+    pending: Box<dyn PendingMessages>,
+}
+
+// SAFETY: `data` points at a dat's storage, which the library neither frees
+// nor reallocates while an exchange of that dat is in flight (the C layer
+// finishes every exchange before freeing a dat, partitioning or exiting), and
+// which only `finish` writes (halo rows; the loop's core elements do not
+// touch them).
+unsafe impl Send for DatExchange {}
+
+/// The exchanges a loop started.
+struct Exchanges(Vec<DatExchange>);
+
+impl InFlight for Exchanges {
+    fn finish(self: Box<Self>) -> Result<()> {
+        for x in self.0 {
+            let bufs = x.pending.wait()?;
+            // SAFETY: see `unsafe impl Send for DatExchange`: the storage is
+            // live and `len` bytes long; no other reference writes it now.
+            let data = unsafe { std::slice::from_raw_parts_mut(x.data, x.len) };
+            x.lists.unpack(&bufs, data, x.elem_bytes);
+        }
+        Ok(())
+    }
+}
+
+/// Does a loop with these args write through a map (so the exec halo runs)?
+fn writes_through_map(args: &[ArgSpec]) -> bool {
+    args.iter()
+        .any(|a| a.is_indirect() && a.access != Access::Read)
+}
+
+impl Distribution for Distributed {
+    fn kind(&self) -> DistKind {
+        DistKind::Mpi
+    }
+    fn rank(&self) -> usize {
+        self.comm.rank()
+    }
+    fn nranks(&self) -> usize {
+        self.comm.size()
+    }
+    fn map_check(&self) -> MapCheck {
+        MapCheck::Deferred
+    }
+    fn default_threads(&self) -> usize {
+        let cores = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1);
+        (cores / self.comm.node_ranks().max(1)).max(1)
+    }
+
+    fn before_loop(
+        &mut self,
+        dom: &mut Domain,
+        set: SetId,
+        args: &[ArgSpec],
+    ) -> Result<LoopExtent> {
+        let mut auto_partitioned = false;
+        if !self.partitioned && self.comm.size() > 1 {
+            if dom.maps().is_empty() && args.iter().all(|a| !a.is_indirect()) {
+                // Nothing indirect anywhere: the declared blocks are a valid distribution.
+                let n = dom.set(set).size;
+                return Ok(LoopExtent {
+                    exec_size: n,
+                    owned: n,
+                    core: n,
+                    exchanges: None,
+                    auto_partitioned,
+                });
+            }
+            self.run_partition(dom, Primary::Block, None)?;
+            auto_partitioned = true;
+        }
+        let s = dom.set(set);
+        let (size, exec, core) = (s.size, s.exec_size, s.core_size);
+        let exec_flag = writes_through_map(args);
+        let mut started = Vec::new();
+        for a in args.iter().filter(|a| a.opt) {
+            let ArgKind::Dat { dat, map, .. } = a.kind else {
+                continue;
+            };
+            let reads = matches!(a.access, Access::Read | Access::Rw);
+            if reads && (map.is_some() || exec_flag) && dom.dat(dat).halo_dirty {
+                if let Some(x) = self.start_exchange(dom, dat)? {
+                    started.push(x);
+                }
+                dom.dat_mut(dat).halo_dirty = false;
+            }
+        }
+        Ok(LoopExtent {
+            exec_size: size + if exec_flag { exec } else { 0 },
+            owned: size,
+            core: core.min(size),
+            exchanges: (!started.is_empty())
+                .then(|| Box::new(Exchanges(started)) as Box<dyn InFlight>),
+            auto_partitioned,
+        })
+    }
+
+    fn after_loop(
+        &mut self,
+        dom: &mut Domain,
+        args: &[ArgSpec],
+        globals: &mut [GlobalArg<'_>],
+    ) -> Result<()> {
+        for a in args.iter().filter(|a| a.opt && a.access != Access::Read) {
+            if let ArgKind::Dat { dat, .. } = a.kind {
+                dom.dat_mut(dat).halo_dirty = true;
+            }
+        }
+        for g in globals.iter_mut() {
+            self.reduce(g)?;
+        }
+        Ok(())
+    }
+
+    fn reduce(&mut self, g: &mut GlobalArg<'_>) -> Result<()> {
+        collective::allreduce(&*self.comm, g.scalar, g.access, g.data)
+    }
+
+    fn reduce_logical(&mut self, width: usize, access: Access, data: &mut [u8]) -> Result<()> {
+        collective::allreduce_logical(&*self.comm, width, access, data)
+    }
+
+    fn partition(&mut self, dom: &mut Domain, req: &PartitionRequest) -> Result<PartitionOutcome> {
+        let mut messages = Vec::new();
+        let primary = self.choose(dom, req, &mut messages);
+        let report = if req.report { req.map } else { None };
+        if let Some(q) = self.run_partition(dom, primary, report)? {
+            messages.push(format!("op_partition: {q}"));
+        }
+        Ok(PartitionOutcome { messages })
+    }
+
+    fn is_partitioned(&self) -> bool {
+        self.partitioned
+    }
+
+    fn fetch_block(&mut self, dom: &Domain, dat: DatId) -> Result<Vec<u8>> {
+        let d = dom.dat(dat);
+        let (eb, n) = (d.elem_bytes, dom.set(d.set).size);
+        let data = d.data.as_slice();
+        let Some(ds) = self.sets.get(d.set.0) else {
+            return Ok(data[..n * eb].to_vec());
+        };
+        let mut send = vec![Vec::new(); self.comm.size()];
+        for (r, rows) in ds.back.send.neighbours() {
+            for &i in rows {
+                send[r].extend_from_slice(&data[i * eb..(i + 1) * eb]);
+            }
+        }
+        let recv = self.comm.alltoallv_bytes(&send)?;
+        let mut out = vec![0u8; ds.block.range(self.comm.rank()).len() * eb];
+        for (r, rows) in ds.back.recv.neighbours() {
+            for (k, &i) in rows.iter().enumerate() {
+                out[i * eb..(i + 1) * eb].copy_from_slice(&recv[r][k * eb..(k + 1) * eb]);
+            }
+        }
+        Ok(out)
+    }
+
+    fn gather_global(&mut self, dom: &Domain, dat: DatId) -> Result<Vec<u8>> {
+        let mine = self.fetch_block(dom, dat)?;
+        Ok(self.comm.allgatherv_bytes(&mine)?.0)
+    }
+
+    fn global_size(&mut self, dom: &Domain, set: SetId) -> Result<(usize, usize)> {
+        let (tot, off) = collective::sum_and_offset(&*self.comm, dom.set(set).size as u64)?;
+        Ok((tot as usize, off as usize))
+    }
+
+    fn barrier(&mut self) -> Result<()> {
+        self.comm.barrier()
+    }
+
+    fn timing_across_ranks(&mut self, rows: &mut [TimingRow]) -> Result<String> {
+        crate::timing::across_ranks(&*self.comm, rows, (self.halo_bytes, self.halo_exchanges))
+    }
+
+    fn halo_traffic(&self) -> (u64, u64) {
+        (self.halo_bytes, self.halo_exchanges)
+    }
+
+    fn abort_handle(&self) -> Option<AbortHandle> {
+        self.abort.clone()
+    }
+
+    fn finalize(self: Box<Self>) -> Result<()> {
+        self.comm.finalize()
+    }
+}

@@ -1,0 +1,444 @@
+//! The `op_partition` driver, in named phases, over any [`Collectives`]:
+//!
+//! 1. [`gather_metadata`]: every set's declared block sizes and every map's
+//!    global entries (validated against the global sizes);
+//! 2. [`primary_partition`]: the partition of the primary set (blocks,
+//!    geometric, random, external or graph k-way);
+//! 3. [`derive_sets`]: the other sets' partitions through the maps (OP2's
+//!    rules; sets no map reaches keep their declared blocks);
+//! 4. [`build_local`]: this rank's local numbering and halo lists;
+//! 5. [`migrate`]: every dat's rows to their owners, halos filled;
+//! 6. [`install`]: the local sets and maps into the domain.
+//!
+//! [`run`] chains them. The phases hold the metadata of the whole mesh on
+//! every rank (replicated: memory per rank grows with the global mesh); the
+//! dats themselves are never replicated.
+
+use super::collective::{self, allgatherv, Collectives, PendingMessages};
+use super::{GraphPartitioner, Primary};
+use crate::aligned::AlignedBuf;
+use crate::domain::{DatId, Domain, MapId, SetId};
+use crate::error::{obj, Op2Error, Result};
+use crate::halo::{migration, HaloPlan, LocalMesh, LocalSet, Migration};
+use crate::partition::{self, BlockDist, DeriveRule, GlobalMap, GlobalSet};
+use crate::types::ScalarType;
+use std::sync::Arc;
+
+const CALL: &str = "op_partition";
+
+/// Phase 1's result: the mesh metadata every rank holds.
+#[derive(Debug, Clone)]
+pub struct Metadata {
+    /// Per set, the declared (block) distribution.
+    pub blocks: Vec<BlockDist>,
+    /// Per map, its entries in global numbering (all ranks' rows, rank order).
+    pub map_values: Vec<Vec<i32>>,
+}
+
+impl Metadata {
+    /// Global size of every set.
+    pub fn sizes(&self) -> Vec<usize> {
+        self.blocks.iter().map(|b| b.global_size()).collect()
+    }
+
+    fn global_sets(&self) -> Vec<GlobalSet> {
+        self.sizes()
+            .into_iter()
+            .map(|size| GlobalSet { size })
+            .collect()
+    }
+
+    /// The maps in global numbering, in the domain's map order.
+    pub fn global_maps<'a>(&'a self, dom: &Domain) -> Vec<GlobalMap<'a>> {
+        dom.maps()
+            .iter()
+            .zip(&self.map_values)
+            .map(|(m, v)| GlobalMap {
+                from: m.from.0,
+                to: m.to.0,
+                dim: m.dim,
+                values: v,
+            })
+            .collect()
+    }
+}
+
+/// One set's distribution after partitioning, kept for the rest of the run.
+#[derive(Debug, Clone)]
+pub struct DistSet {
+    /// The declared (block) distribution.
+    pub block: BlockDist,
+    /// This rank's local numbering and halo lists.
+    pub local: LocalSet,
+    /// Owned rows back to the declared block (`op_fetch_data`).
+    pub back: Migration,
+    /// Halo refresh lists per neighbour (exec rows then non-exec rows).
+    pub exchange: Arc<ExchangeLists>,
+}
+
+/// Rows a halo refresh sends and receives, one message per neighbour.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExchangeLists {
+    /// `(rank, owned rows it needs)`, ascending rank.
+    pub send: Vec<(usize, Vec<usize>)>,
+    /// `(rank, halo rows it fills)`, ascending rank.
+    pub recv: Vec<(usize, Vec<usize>)>,
+}
+
+impl ExchangeLists {
+    /// From a partitioned set's exec and non-exec lists: one message per
+    /// neighbour holding its exec rows, then its non-exec rows.
+    pub fn of(local: &LocalSet) -> ExchangeLists {
+        let merge = |a: &crate::halo::HaloList, b: &crate::halo::HaloList| {
+            let mut ranks: Vec<usize> = a.ranks.iter().chain(&b.ranks).copied().collect();
+            ranks.sort_unstable();
+            ranks.dedup();
+            ranks
+                .into_iter()
+                .map(|r| {
+                    let mut rows = a.with(r).to_vec();
+                    rows.extend_from_slice(b.with(r));
+                    (r, rows)
+                })
+                .collect()
+        };
+        ExchangeLists {
+            send: merge(&local.export_exec, &local.export_nonexec),
+            recv: merge(&local.import_exec, &local.import_nonexec),
+        }
+    }
+
+    /// Bytes this rank sends per refresh of a dat with `elem_bytes` bytes per element.
+    pub fn send_bytes(&self, elem_bytes: usize) -> usize {
+        self.send.iter().map(|(_, r)| r.len() * elem_bytes).sum()
+    }
+
+    /// Start refreshing the halo rows of `data`: the owned rows go out now
+    /// (copied), the halo rows arrive in [`ExchangeLists::unpack`].
+    pub fn start(
+        &self,
+        c: &dyn Collectives,
+        data: &[u8],
+        elem_bytes: usize,
+        tag: i32,
+    ) -> Result<Box<dyn PendingMessages>> {
+        let eb = elem_bytes;
+        let sends = self
+            .send
+            .iter()
+            .map(|(r, rows)| {
+                let mut buf = Vec::with_capacity(rows.len() * eb);
+                for &i in rows {
+                    buf.extend_from_slice(&data[i * eb..(i + 1) * eb]);
+                }
+                (*r, buf)
+            })
+            .collect();
+        let recvs: Vec<(usize, usize)> = self
+            .recv
+            .iter()
+            .map(|(r, rows)| (*r, rows.len() * eb))
+            .collect();
+        c.start_exchange(sends, &recvs, tag)
+    }
+
+    /// Write received buffers (in `recv` order) into the halo rows of `data`.
+    pub fn unpack(&self, bufs: &[Vec<u8>], data: &mut [u8], elem_bytes: usize) {
+        let eb = elem_bytes;
+        for ((_, rows), buf) in self.recv.iter().zip(bufs) {
+            for (k, &i) in rows.iter().enumerate() {
+                data[i * eb..(i + 1) * eb].copy_from_slice(&buf[k * eb..(k + 1) * eb]);
+            }
+        }
+    }
+
+    /// Refresh the halo rows of `data` and wait for them.
+    pub fn exchange(
+        &self,
+        c: &dyn Collectives,
+        data: &mut [u8],
+        elem_bytes: usize,
+        tag: i32,
+    ) -> Result<()> {
+        let bufs = self.start(c, data, elem_bytes, tag)?.wait()?;
+        self.unpack(&bufs, data, elem_bytes);
+        Ok(())
+    }
+}
+
+/// Phase 1: every set's declared sizes and every map's global entries,
+/// checked against the global set sizes.
+pub fn gather_metadata(c: &dyn Collectives, dom: &Domain) -> Result<Metadata> {
+    let local_sizes: Vec<u64> = dom.sets().iter().map(|s| s.size as u64).collect();
+    let (all, _) = allgatherv(c, &local_sizes)?;
+    let nsets = local_sizes.len();
+    let blocks: Vec<BlockDist> = (0..nsets)
+        .map(|s| {
+            let sizes: Vec<usize> = (0..c.size()).map(|r| all[r * nsets + s] as usize).collect();
+            BlockDist::from_sizes(&sizes)
+        })
+        .collect();
+    let mut map_values = Vec::with_capacity(dom.maps().len());
+    for m in dom.maps() {
+        map_values.push(allgatherv(c, &m.values)?.0);
+    }
+    let meta = Metadata { blocks, map_values };
+    let sizes = meta.sizes();
+    for (i, gm) in meta.global_maps(dom).iter().enumerate() {
+        gm.validate(&sizes, i, CALL).map_err(|e| {
+            Op2Error::new(
+                CALL,
+                obj("map", &dom.maps()[i].name),
+                format!("global map entries: {}", e.msg),
+            )
+        })?;
+    }
+    Ok(meta)
+}
+
+/// This rank's rows of a dat as values of `T` (its declared elements).
+fn local_values<T: collective::Pod>(dom: &Domain, dat: DatId) -> Vec<T> {
+    let d = dom.dat(dat);
+    let n = dom.set(d.set).size;
+    collective::from_bytes(&d.data.as_slice()[..n * d.elem_bytes])
+}
+
+/// Phase 2: the primary set and the part of each of its global elements.
+pub fn primary_partition(
+    c: &dyn Collectives,
+    dom: &Domain,
+    meta: &Metadata,
+    primary: Primary,
+    kway: Option<GraphPartitioner>,
+) -> Result<(usize, Vec<i32>)> {
+    let nranks = c.size();
+    let sizes = meta.sizes();
+    Ok(match primary {
+        Primary::Block => (
+            0,
+            meta.blocks.first().map(|b| b.parts()).unwrap_or_default(),
+        ),
+        Primary::Random { set } => (set.0, partition::random(sizes[set.0], nranks, 0x6f70_3272)),
+        Primary::Geom { coords, inertial } => {
+            let d = dom.dat(coords);
+            if d.scalar != ScalarType::F64 {
+                return Err(Op2Error::new(
+                    CALL,
+                    obj("dat", &d.name),
+                    "coordinates must be a double dat",
+                ));
+            }
+            let (set, dim) = (d.set, d.dim);
+            let all: Vec<f64> = allgatherv(c, &local_values::<f64>(dom, coords))?.0;
+            let p = if inertial {
+                partition::inertial(&all, dim, nranks)
+            } else {
+                partition::rcb(&all, dim, nranks)
+            };
+            (set.0, p)
+        }
+        Primary::External { parts } => {
+            let d = dom.dat(parts);
+            let local = local_values::<i32>(dom, parts);
+            if let Some(bad) = local.iter().find(|&&r| r < 0 || r as usize >= nranks) {
+                return Err(Op2Error::new(
+                    CALL,
+                    obj("dat", &d.name),
+                    format!("rank {bad} is outside [0, {nranks})"),
+                ));
+            }
+            (d.set.0, allgatherv(c, &local)?.0)
+        }
+        Primary::Kway { map } => {
+            let f = kway.ok_or_else(|| {
+                Op2Error::new(
+                    CALL,
+                    obj("map", &dom.map(map).name),
+                    "no graph partitioner in this library",
+                )
+            })?;
+            kway_partition(dom, meta, map, nranks, f)?
+        }
+    })
+}
+
+fn kway_partition(
+    dom: &Domain,
+    meta: &Metadata,
+    map: MapId,
+    nranks: usize,
+    kway: GraphPartitioner,
+) -> Result<(usize, Vec<i32>)> {
+    let m = dom.map(map);
+    let to = m.to.0;
+    let gm = meta.global_maps(dom)[map.0];
+    let csr = partition::adjacency(&gm, meta.sizes()[to])?;
+    let p = kway(&csr.xadj, &csr.adjncy, nranks).map_err(|e| {
+        Op2Error::new(
+            CALL,
+            obj("map", &m.name),
+            format!("k-way graph partitioning failed: {e}"),
+        )
+    })?;
+    Ok((to, p))
+}
+
+/// Phase 3: every set's partition from the primary one (OP2's rules); sets
+/// that no map reaches keep their declared blocks.
+pub fn derive_sets(
+    dom: &Domain,
+    meta: &Metadata,
+    primary_set: usize,
+    primary_part: &[i32],
+    nranks: usize,
+) -> Result<Vec<Vec<i32>>> {
+    if dom.sets().is_empty() {
+        return Ok(Vec::new());
+    }
+    let derived = partition::derive(
+        &meta.global_sets(),
+        &meta.global_maps(dom),
+        primary_set,
+        primary_part,
+        nranks,
+    )?;
+    Ok(derived
+        .parts
+        .into_iter()
+        .zip(&derived.rules)
+        .zip(&meta.blocks)
+        .map(|((p, rule), b)| {
+            if matches!(rule, DeriveRule::Unreached) {
+                b.parts()
+            } else {
+                p
+            }
+        })
+        .collect())
+}
+
+/// The partition quality of a map's to-set (edge cut of the graph through
+/// the map, imbalance), as a line for the user.
+pub fn quality(
+    dom: &Domain,
+    meta: &Metadata,
+    parts: &[Vec<i32>],
+    map: MapId,
+    nranks: usize,
+) -> Option<String> {
+    let m = dom.map(map);
+    let to = m.to.0;
+    let g = partition::adjacency(&meta.global_maps(dom)[map.0], meta.sizes()[to]).ok()?;
+    Some(format!(
+        "set \"{}\": {} parts, edge cut {} (graph through map \"{}\"), imbalance {:.3}",
+        dom.set(SetId(to)).name,
+        nranks,
+        partition::edge_cut(&g.xadj, &g.adjncy, &parts[to]),
+        m.name,
+        partition::imbalance(&parts[to], nranks)
+    ))
+}
+
+/// Phase 4: this rank's local numbering, local maps and halo lists.
+pub fn build_local(
+    dom: &Domain,
+    meta: &Metadata,
+    parts: &[Vec<i32>],
+    rank: usize,
+    nranks: usize,
+) -> Result<LocalMesh> {
+    let maps = meta.global_maps(dom);
+    Ok(HaloPlan::new(parts, &maps, nranks)?.local(rank))
+}
+
+/// Phase 5: move every dat's rows to their owners and fill its halos.
+/// Returns each set's migration (for the way back).
+pub fn migrate(
+    c: &dyn Collectives,
+    dom: &mut Domain,
+    meta: &Metadata,
+    parts: &[Vec<i32>],
+    mesh: &LocalMesh,
+) -> Result<Vec<Migration>> {
+    let rank = c.rank();
+    let migrations: Vec<Migration> = (0..dom.sets().len())
+        .map(|s| migration(&meta.blocks[s], &parts[s], rank, &mesh.sets[s]))
+        .collect();
+    let lists: Vec<ExchangeLists> = mesh.sets.iter().map(ExchangeLists::of).collect();
+    let dats: Vec<DatId> = dom.dats().map(|(id, _)| id).collect();
+    for id in dats {
+        let (s, eb) = (dom.dat(id).set.0, dom.dat(id).elem_bytes);
+        let mig = &migrations[s];
+        let old = dom.dat(id).data.as_slice();
+        let mut send = vec![Vec::new(); c.size()];
+        for (r, rows) in mig.send.neighbours() {
+            for &i in rows {
+                send[r].extend_from_slice(&old[i * eb..(i + 1) * eb]);
+            }
+        }
+        let recv = c.alltoallv_bytes(&send)?;
+        let mut buf = AlignedBuf::zeroed(mesh.sets[s].total_size() * eb);
+        let b = buf.as_mut_slice();
+        for (r, rows) in mig.recv.neighbours() {
+            for (k, &l) in rows.iter().enumerate() {
+                b[l * eb..(l + 1) * eb].copy_from_slice(&recv[r][k * eb..(k + 1) * eb]);
+            }
+        }
+        lists[s].exchange(c, b, eb, id.0 as i32)?;
+        let d = dom.dat_mut(id);
+        d.data = buf;
+        d.halo_dirty = false;
+    }
+    Ok(migrations)
+}
+
+/// Phase 6: the local sets (sizes) and maps (local indices) into the domain.
+pub fn install(dom: &mut Domain, mesh: LocalMesh) -> Vec<LocalSet> {
+    for (s, ls) in mesh.sets.iter().enumerate() {
+        let set = dom.set_mut(SetId(s));
+        set.size = ls.size;
+        set.core_size = ls.core_size;
+        set.exec_size = ls.exec_size;
+        set.nonexec_size = ls.nonexec_size;
+    }
+    for (m, lm) in mesh.maps.into_iter().enumerate() {
+        dom.map_mut(MapId(m)).values = lm.values;
+    }
+    mesh.sets
+}
+
+/// What [`run`] leaves: per set its distribution, and the quality line.
+pub struct Partitioned {
+    pub sets: Vec<DistSet>,
+    pub quality: Option<String>,
+}
+
+/// All phases: partition `dom` over the ranks of `c` (collective).
+pub fn run(
+    c: &dyn Collectives,
+    dom: &mut Domain,
+    primary: Primary,
+    kway: Option<GraphPartitioner>,
+    report: Option<MapId>,
+) -> Result<Partitioned> {
+    let (rank, nranks) = (c.rank(), c.size());
+    let meta = gather_metadata(c, dom)?;
+    let (pset, ppart) = primary_partition(c, dom, &meta, primary, kway)?;
+    let parts = derive_sets(dom, &meta, pset, &ppart, nranks)?;
+    let quality = report.and_then(|m| quality(dom, &meta, &parts, m, nranks));
+    let mesh = build_local(dom, &meta, &parts, rank, nranks)?;
+    let migrations = migrate(c, dom, &meta, &parts, &mesh)?;
+    let locals = install(dom, mesh);
+    let sets = locals
+        .into_iter()
+        .zip(meta.blocks)
+        .zip(migrations)
+        .map(|((local, block), m)| DistSet {
+            exchange: Arc::new(ExchangeLists::of(&local)),
+            block,
+            local,
+            back: m.inverse(),
+        })
+        .collect();
+    Ok(Partitioned { sets, quality })
+}

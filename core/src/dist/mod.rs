@@ -1,0 +1,289 @@
+//! Distribution: how the sets of a [`Domain`] are spread over processes.
+//!
+//! [`Distribution`] is what the C ABI layer calls around every loop and for
+//! every operation whose meaning depends on where the data lives (partition,
+//! fetch in original order, global sizes, reductions across ranks, timing
+//! across ranks). Two implementations:
+//! * [`SingleNode`]: one process holds everything; every hook is the identity.
+//! * [`Distributed`]: OP2's MPI semantics (owner-compute, exec/non-exec halos,
+//!   dirty halos exchanged before a loop reads them), over any
+//!   [`Collectives`]: `backends/mpi` provides one over MPI, [`sim`] one over
+//!   threads (tests and scale simulations).
+//!
+//! The dirty state of each dat's halo lives in the model ([`Dat::halo_dirty`]);
+//! the C layer mirrors it into OP2's `dirtybit`.
+//!
+//! [`Dat::halo_dirty`]: crate::domain::Dat::halo_dirty
+
+pub mod collective;
+pub mod distributed;
+pub mod driver;
+pub mod sim;
+
+pub use collective::{Collectives, PendingMessages};
+pub use distributed::Distributed;
+
+use crate::arg::{Access, ArgSpec};
+use crate::domain::{DatId, Domain, MapCheck, MapId, SetId};
+use crate::error::Result;
+use crate::timing::TimingRow;
+use crate::types::ScalarType;
+use std::sync::Arc;
+
+/// Which kind of library this is, where behaviour differs visibly (output
+/// formats, timing columns).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DistKind {
+    SingleNode,
+    Mpi,
+}
+
+/// Halo exchanges started before a loop; the executor finishes them after
+/// the core elements (which read no halo data) and before any other element.
+pub trait InFlight: Send {
+    /// Wait for the messages and write the received halo rows.
+    fn finish(self: Box<Self>) -> Result<()>;
+}
+
+/// What a loop over a set executes, decided before it runs.
+pub struct LoopExtent {
+    /// Elements to execute: owned, plus the exec halo when the loop writes
+    /// through a map (executed redundantly so increments are complete).
+    pub exec_size: usize,
+    /// Owned elements: only these contribute to global reductions.
+    pub owned: usize,
+    /// Core elements (`<= owned`): they read no halo, so they may run while
+    /// exchanges are in flight.
+    pub core: usize,
+    /// Exchanges the executor must finish after the core elements.
+    pub exchanges: Option<Box<dyn InFlight>>,
+    /// The mesh was partitioned by this call (a loop ran before
+    /// `op_partition`; the declared blocks were kept).
+    pub auto_partitioned: bool,
+}
+
+/// A global argument after the loop ran on this rank.
+pub struct GlobalArg<'a> {
+    pub access: Access,
+    pub scalar: ScalarType,
+    /// Its `dim` values, native bytes.
+    pub data: &'a mut [u8],
+}
+
+/// How `op_partition` chooses the primary set's partition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Primary {
+    /// Keep the declared blocks.
+    Block,
+    /// Recursive coordinate bisection (`inertial`: principal-axis bisection)
+    /// of a dat of coordinates.
+    Geom { coords: DatId, inertial: bool },
+    /// Random balanced assignment of a set.
+    Random { set: SetId },
+    /// Target ranks given by an int dat of dim 1.
+    External { parts: DatId },
+    /// Graph k-way partition of a map's to-set, adjacent through the map.
+    Kway { map: MapId },
+}
+
+/// `op_partition(lib, routine, set, map, coords)` with the handles resolved.
+#[derive(Debug, Clone)]
+pub struct PartitionRequest {
+    /// Upper-cased partitioner library and routine names.
+    pub lib: String,
+    pub routine: String,
+    pub set: Option<SetId>,
+    pub map: Option<MapId>,
+    pub coords: Option<DatId>,
+    /// Report the partition's quality (OP_diags > 0).
+    pub report: bool,
+}
+
+/// What `op_partition` has to tell the user (printed on the root).
+#[derive(Debug, Clone, Default)]
+pub struct PartitionOutcome {
+    pub messages: Vec<String>,
+}
+
+/// A graph partitioner for k-way partitioning (CSR graph, number of parts):
+/// one part per vertex. Deterministic: every rank computes the same.
+pub type GraphPartitioner =
+    fn(xadj: &[i32], adjncy: &[i32], nparts: usize) -> std::result::Result<Vec<i32>, String>;
+
+/// Stops every process after a fatal error; callable without the library
+/// state (the error path may hold it).
+pub type AbortHandle = Arc<dyn Fn(i32) + Send + Sync>;
+
+/// Where the data of a run lives and how loops see it (see the module docs).
+pub trait Distribution: Send {
+    fn kind(&self) -> DistKind;
+    fn rank(&self) -> usize;
+    fn nranks(&self) -> usize;
+    /// How `op_decl_map` checks entries: locally, or deferred to partitioning
+    /// (maps hold global indices before `op_partition`).
+    fn map_check(&self) -> MapCheck;
+    /// Threads per process that do not oversubscribe the node's cores.
+    fn default_threads(&self) -> usize {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    }
+
+    /// Before a loop over `set`: partition if nothing was partitioned yet,
+    /// start exchanging the stale halos of dats the loop reads, and say what
+    /// to execute.
+    fn before_loop(&mut self, dom: &mut Domain, set: SetId, args: &[ArgSpec])
+        -> Result<LoopExtent>;
+
+    /// After a loop: dats it wrote have stale halos; global reductions are
+    /// combined across processes (`globals` are the loop's reduction and
+    /// OP_WRITE global arguments).
+    fn after_loop(
+        &mut self,
+        dom: &mut Domain,
+        args: &[ArgSpec],
+        globals: &mut [GlobalArg<'_>],
+    ) -> Result<()>;
+
+    /// Combine one global across processes (generated code's op_mpi_reduce_*).
+    fn reduce(&mut self, g: &mut GlobalArg<'_>) -> Result<()>;
+
+    /// Combine `width`-byte logicals across processes (op_mpi_reduce_bool).
+    fn reduce_logical(&mut self, width: usize, access: Access, data: &mut [u8]) -> Result<()>;
+
+    /// `op_partition`.
+    fn partition(&mut self, dom: &mut Domain, req: &PartitionRequest) -> Result<PartitionOutcome>;
+
+    /// Has the mesh been partitioned (or, on one node, `op_partition` called)?
+    fn is_partitioned(&self) -> bool;
+
+    /// This process's declared block of a dat, in the original order.
+    fn fetch_block(&mut self, dom: &Domain, dat: DatId) -> Result<Vec<u8>>;
+
+    /// A dat's whole global array in the original order, on every process.
+    fn gather_global(&mut self, dom: &Domain, dat: DatId) -> Result<Vec<u8>>;
+
+    /// Owned elements of a set over all processes, and this process's offset.
+    fn global_size(&mut self, dom: &Domain, set: SetId) -> Result<(usize, usize)>;
+
+    fn barrier(&mut self) -> Result<()>;
+
+    /// Turn this process's timing rows into figures across processes (mean
+    /// and std of time and MPI time); returns extra text for the table
+    /// (per-process tables), empty on one node.
+    fn timing_across_ranks(&mut self, rows: &mut [TimingRow]) -> Result<String>;
+
+    /// Halo bytes sent and dat exchanges so far.
+    fn halo_traffic(&self) -> (u64, u64) {
+        (0, 0)
+    }
+
+    /// How to stop every process after a fatal error.
+    fn abort_handle(&self) -> Option<AbortHandle> {
+        None
+    }
+
+    /// Release the communication layer (`op_exit`).
+    fn finalize(self: Box<Self>) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// One process holds everything: no halos, nothing to exchange or combine.
+#[derive(Debug, Default)]
+pub struct SingleNode {
+    partitioned: bool,
+}
+
+impl SingleNode {
+    pub fn new() -> SingleNode {
+        SingleNode::default()
+    }
+}
+
+fn owned_rows(dom: &Domain, dat: DatId) -> Vec<u8> {
+    let d = dom.dat(dat);
+    let n = dom.set(d.set).size;
+    d.data.as_slice()[..n * d.elem_bytes].to_vec()
+}
+
+impl Distribution for SingleNode {
+    fn kind(&self) -> DistKind {
+        DistKind::SingleNode
+    }
+    fn rank(&self) -> usize {
+        0
+    }
+    fn nranks(&self) -> usize {
+        1
+    }
+    fn map_check(&self) -> MapCheck {
+        MapCheck::Local
+    }
+
+    fn before_loop(
+        &mut self,
+        dom: &mut Domain,
+        set: SetId,
+        _args: &[ArgSpec],
+    ) -> Result<LoopExtent> {
+        let n = dom.set(set).size;
+        Ok(LoopExtent {
+            exec_size: n,
+            owned: n,
+            core: n,
+            exchanges: None,
+            auto_partitioned: false,
+        })
+    }
+
+    fn after_loop(
+        &mut self,
+        _dom: &mut Domain,
+        _args: &[ArgSpec],
+        _globals: &mut [GlobalArg<'_>],
+    ) -> Result<()> {
+        Ok(())
+    }
+
+    fn reduce(&mut self, _g: &mut GlobalArg<'_>) -> Result<()> {
+        Ok(())
+    }
+
+    fn reduce_logical(&mut self, _width: usize, _access: Access, _data: &mut [u8]) -> Result<()> {
+        Ok(())
+    }
+
+    fn partition(
+        &mut self,
+        _dom: &mut Domain,
+        _req: &PartitionRequest,
+    ) -> Result<PartitionOutcome> {
+        self.partitioned = true;
+        Ok(PartitionOutcome::default())
+    }
+
+    fn is_partitioned(&self) -> bool {
+        self.partitioned
+    }
+
+    fn fetch_block(&mut self, dom: &Domain, dat: DatId) -> Result<Vec<u8>> {
+        Ok(owned_rows(dom, dat))
+    }
+
+    fn gather_global(&mut self, dom: &Domain, dat: DatId) -> Result<Vec<u8>> {
+        Ok(owned_rows(dom, dat))
+    }
+
+    fn global_size(&mut self, dom: &Domain, set: SetId) -> Result<(usize, usize)> {
+        Ok((dom.set(set).size, 0))
+    }
+
+    fn barrier(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    fn timing_across_ranks(&mut self, _rows: &mut [TimingRow]) -> Result<String> {
+        Ok(String::new())
+    }
+}
