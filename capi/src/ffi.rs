@@ -5,6 +5,11 @@
 
 use std::os::raw::{c_char, c_double, c_float, c_int, c_longlong, c_short, c_void};
 
+/// A C copy of `s` (interior NULs dropped), for names the library hands out.
+pub(crate) fn cstring(s: &str) -> std::ffi::CString {
+    std::ffi::CString::new(s.replace('\0', "")).expect("NULs removed")
+}
+
 /// Local (per-rank) element index.
 pub type idx_l_t = c_int;
 /// Global element index.

@@ -1,8 +1,8 @@
 //! Recognising a call seen before, without allocating: the raw fields of a
 //! call's `op_arg`s (handles, pointers, modes) and of its loop (name pointer,
 //! set), hashed and compared as plain values. Caches keyed by a fingerprint
-//! are valid for one [`generation`](crate::state::State::generation) of the
-//! library state (declarations freed or moved start a new one).
+//! are valid for one generation of the library state (declarations freed or
+//! storage moved start a new one).
 
 use crate::ffi::{op_arg, op_set};
 use std::ffi::CStr;

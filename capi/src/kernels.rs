@@ -91,7 +91,7 @@ impl Kernels {
             .position(|r| r.count == 0 && unsafe { CStr::from_ptr(r.name) } == c"unused")
             .unwrap_or(self.recs.len());
         self.realloc(k, 1);
-        let n = crate::state::cstring(name);
+        let n = crate::ffi::cstring(name);
         self.recs[k].name = n.as_ptr();
         self.names.push(n);
         self.by_name.insert(name.to_string(), k);
@@ -100,7 +100,7 @@ impl Kernels {
 
     /// Name record `k` (generated Fortran code via setKernelTime).
     pub fn rename(&mut self, k: usize, name: &str) {
-        let n = crate::state::cstring(name);
+        let n = crate::ffi::cstring(name);
         self.recs[k].name = n.as_ptr();
         self.names.push(n);
         self.by_name.insert(name.to_string(), k);

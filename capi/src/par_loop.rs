@@ -625,7 +625,7 @@ pub unsafe extern "C" fn op2_par_loop_range(
 pub(crate) fn fortran_kernel_name(st: &mut State, k: unsafe extern "C" fn()) -> *const c_char {
     st.kernel_names
         .entry(k as usize)
-        .or_insert_with(|| crate::state::cstring(&kernel_symbol(k)))
+        .or_insert_with(|| crate::ffi::cstring(&kernel_symbol(k)))
         .as_ptr()
 }
 

@@ -85,10 +85,6 @@ pub enum Life {
 
 pub static STATE: Mutex<Life> = Mutex::new(Life::Uninit);
 
-pub(crate) fn cstring(s: &str) -> CString {
-    CString::new(s.replace('\0', "")).expect("NULs removed")
-}
-
 /// Read a C string argument; NULL or invalid UTF-8 are errors naming `what`.
 ///
 /// # Safety
@@ -187,7 +183,7 @@ impl State {
     pub fn intern(&mut self, s: &str) -> *const c_char {
         self.interned
             .entry(s.to_string())
-            .or_insert_with(|| cstring(s))
+            .or_insert_with(|| crate::ffi::cstring(s))
             .as_ptr()
     }
 
@@ -296,7 +292,7 @@ impl State {
     /// Create the C mirror of a newly declared set.
     pub fn mirror_set(&mut self, id: SetId) -> op_set {
         let s = self.dom.set(id);
-        let name = cstring(&s.name);
+        let name = crate::ffi::cstring(&s.name);
         let c = Box::new(op_set_core {
             index: id.0 as c_int,
             size: s.size as c_int,
@@ -328,7 +324,7 @@ impl State {
     pub fn mirror_map(&mut self, id: MapId, orig: *const c_int) -> op_map {
         let m = self.dom.map(id);
         let (from, to) = (m.from, m.to);
-        let name = cstring(&m.name);
+        let name = crate::ffi::cstring(&m.name);
         let c = Box::new(op_map_core {
             index: id.0 as c_int,
             from: self.set_ptr(from),
@@ -367,8 +363,8 @@ impl State {
     pub fn mirror_dat(&mut self, id: DatId, orig: *mut c_void) -> op_dat {
         let set_c = self.set_ptr(self.dom.dat(id).set);
         let d = self.dom.dat_mut(id);
-        let name = cstring(&d.name);
-        let ty = cstring(&d.type_name);
+        let name = crate::ffi::cstring(&d.name);
+        let ty = crate::ffi::cstring(&d.type_name);
         let data = d.data.as_mut_ptr() as *mut c_char;
         let c = Box::new(op_dat_core {
             index: id.0 as c_int,
