@@ -52,13 +52,14 @@
 //!
 //! # Cost
 //! [`HaloPlan::new`] computes `halo_ranks` for every element of every set once
-//! (parallel, `O(map entries)`); [`HaloPlan::local`] is `O(global sizes + map
-//! entries)` per rank with dense global→local tables (no per-element scans over
-//! ranks), fine for millions of elements.
+//! (`O(map entries)`); [`HaloPlan::local`] is `O(global sizes + map entries)`
+//! per rank with dense global→local tables (no per-element scans over ranks),
+//! fine for millions of elements. Both run in parallel when called on a thread
+//! of a rayon pool, sequentially otherwise (never starting threads).
 
 use crate::error::{Op2Error, Result};
+use crate::par;
 use crate::partition::{par_csr, BlockDist, GlobalMap};
-use rayon::prelude::*;
 use std::collections::HashMap;
 
 /// Not local on this rank.
@@ -445,31 +446,23 @@ impl<'a> HaloPlan<'a> {
             let map = &self.maps[m];
             let sown = self.owners[map.from];
             let shr = &self.halo_ranks[map.from];
-            let found = (0..map.rows())
-                .into_par_iter()
-                .with_min_len(4096)
-                .fold(Vec::new, |mut acc: Vec<(u32, u32)>, gs| {
-                    for &gt in map.row(gs) {
-                        if town[gt as usize] as usize != r {
-                            continue;
-                        }
-                        let th = thr.get(gt as usize);
-                        let so = sown[gs] as u32;
-                        for p in std::iter::once(so).chain(shr.get(gs).iter().copied()) {
-                            if p as usize != r && th.binary_search(&p).is_err() {
-                                acc.push((p, gt as u32));
-                            }
+            let found = par::collect_range(map.rows(), 4096, |gs, acc: &mut Vec<(u32, u32)>| {
+                for &gt in map.row(gs) {
+                    if town[gt as usize] as usize != r {
+                        continue;
+                    }
+                    let th = thr.get(gt as usize);
+                    let so = sown[gs] as u32;
+                    for p in std::iter::once(so).chain(shr.get(gs).iter().copied()) {
+                        if p as usize != r && th.binary_search(&p).is_err() {
+                            acc.push((p, gt as u32));
                         }
                     }
-                    acc
-                })
-                .reduce(Vec::new, |mut a, b| {
-                    a.extend(b);
-                    a
-                });
+                }
+            });
             pairs.extend(found);
         }
-        pairs.par_sort_unstable();
+        par::sort_unstable(&mut pairs);
         pairs.dedup();
         HaloList::from_sorted(
             pairs
@@ -485,16 +478,13 @@ fn local_map(map: &GlobalMap<'_>, fs: &LocalSet, tl: &[u32]) -> LocalMap {
     let rows = fs.size + fs.exec_size;
     let dim = map.dim;
     let mut values = vec![0i32; rows * dim];
-    values
-        .par_chunks_mut(dim)
-        .zip(fs.global_ids[..rows].par_iter())
-        .for_each(|(out, &g)| {
-            for (o, &gt) in out.iter_mut().zip(map.row(g)) {
-                let l = tl[gt as usize];
-                debug_assert!(l < PENDING, "target of an executed element not local");
-                *o = l as i32;
-            }
-        });
+    par::for_each_chunk_mut(&mut values, dim, |i, out| {
+        for (o, &gt) in out.iter_mut().zip(map.row(fs.global_ids[i])) {
+            let l = tl[gt as usize];
+            debug_assert!(l < PENDING, "target of an executed element not local");
+            *o = l as i32;
+        }
+    });
     LocalMap {
         from: map.from,
         to: map.to,

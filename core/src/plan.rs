@@ -22,7 +22,7 @@
 //!   while halos are in flight).
 
 use crate::arg::Access;
-use rayon::prelude::*;
+use crate::par;
 
 /// OP2's staging modes (`OP_STAGE_*`, `OP_COLOR2`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -733,10 +733,7 @@ impl Plan {
     ) {
         let details: Vec<BlockDetail> = {
             let renumbering = BlockRenumbering::new(input, &self.inds_staged, indirect_reduce);
-            bounds
-                .par_iter()
-                .map(|&(s, e)| renumbering.block(s, e))
-                .collect()
+            par::map_slice(bounds, |&(s, e)| renumbering.block(s, e))
         };
         self.allocate_detail(input, &details);
         self.copy_block_details(input, bounds, &details);

@@ -1,8 +1,9 @@
 //! Golden values: plans, halos and partitions of a fixed set of inputs,
 //! hashed over every field (through `Debug`, which prints every field and
 //! floats exactly). The constants were computed by the code before the
-//! plan/halo refactor into named phases; any change of behaviour, however
-//! small, changes a hash.
+//! plan/halo refactor into named phases (and before core ran sequentially
+//! outside a rayon pool); any change of behaviour, however small, changes a
+//! hash.
 
 use op2_core::arg::Access;
 use op2_core::halo::{HaloPlan, LocalMesh};
@@ -369,5 +370,17 @@ const GOLDEN: [u64; 3] = [0x3ed4ef7fe268f378, 0x2a4da6e2069d3913, 0x4c6a924f2a50
 fn plans_halos_partitions_match_golden_values() {
     let got = golden_hashes();
     eprintln!("golden hashes: {got:#018x?}");
+    assert_eq!(got, GOLDEN, "[plans, halos, partitions]");
+}
+
+/// Inside a rayon pool core runs in parallel (outside one, as in the test
+/// above, sequentially): the same values.
+#[test]
+fn inside_a_two_thread_pool_the_values_are_the_same() {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let got = pool.install(golden_hashes);
     assert_eq!(got, GOLDEN, "[plans, halos, partitions]");
 }
