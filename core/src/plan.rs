@@ -723,8 +723,8 @@ impl Plan {
         self.ncolblk[0] = self.nblocks as i32;
     }
 
-    /// First-level detail: renumbering and element colouring, per block in
-    /// parallel, then assembled in block order.
+    /// First-level detail: renumbering and element colouring, per block (in
+    /// parallel inside a rayon pool), then assembled in block order.
     fn build_detail(
         &mut self,
         input: &PlanInput<'_>,
