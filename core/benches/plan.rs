@@ -10,7 +10,13 @@
 //!   colouring, what `libop2_openmp`'s own `op_par_loop` builds.
 //! * `full` (`full: true`): additionally the per-block renumbering
 //!   (`ind_map`/`loc_map`) and element colouring that translator-generated
-//!   code reads (the per-block part runs on rayon's global pool).
+//!   code reads.
+//!
+//! Both are built inside a rayon pool of one thread per core (or
+//! `RAYON_NUM_THREADS`), as the threads library builds its plans, so the
+//! per-block part of full plans runs in parallel. `full_sequential` builds
+//! full plans outside any pool, where op2-core runs on the calling thread
+//! (the sequential library, an MPI rank).
 //!
 //! Run: `cargo bench -p op2-core --bench plan`. Criterion reports time per
 //! plan; ns per edge = time / edges (the edge counts are printed first).
@@ -96,6 +102,10 @@ fn input<'a>(
 }
 
 fn plan_construction(c: &mut Criterion) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .build()
+        .expect("a rayon pool");
+    eprintln!("pool of {} threads", pool.current_num_threads());
     let mut group = c.benchmark_group("plan_res_calc_like");
     group.sample_size(10);
     group.warm_up_time(Duration::from_millis(500));
@@ -107,7 +117,7 @@ fn plan_construction(c: &mut Criterion) {
         let ne = pedge.len() / 2;
         for full in [false, true] {
             let inp = input(&pedge, &pecell, nnode, ncell, full);
-            let p = Plan::build(&inp);
+            let p = pool.install(|| Plan::build(&inp));
             p.check(&inp).expect("valid plan");
             eprintln!(
                 "{} x {} cells, {} edges, full={}: block size {}, {} blocks, {} block colours{}",
@@ -127,8 +137,13 @@ fn plan_construction(c: &mut Criterion) {
             group.throughput(Throughput::Elements(ne as u64));
             let name = if full { "full" } else { "blocks_only" };
             group.bench_with_input(BenchmarkId::new(name, ne), &inp, |b, inp| {
-                b.iter(|| Plan::build(inp))
+                b.iter(|| pool.install(|| Plan::build(inp)))
             });
+            if full {
+                group.bench_with_input(BenchmarkId::new("full_sequential", ne), &inp, |b, inp| {
+                    b.iter(|| Plan::build(inp))
+                });
+            }
         }
     }
     group.finish();

@@ -183,7 +183,7 @@ pub struct LoopInfo {
 
 /// Check every argument of `op_par_loop(name, set, args)` against the loop set.
 pub fn check_loop(d: &Domain, name: &str, set: SetId, args: &[ArgSpec]) -> Result<LoopInfo> {
-    let s = d.set(set);
+    let set_name = &d.set(set).name;
     let lerr = |i: usize, msg: String| {
         Op2Error::new("op_par_loop", obj("loop", name), format!("arg {i}: {msg}"))
     };
@@ -198,108 +198,116 @@ pub fn check_loop(d: &Domain, name: &str, set: SetId, args: &[ArgSpec]) -> Resul
         }
         match &a.kind {
             ArgKind::Dat { dat, map, idx } => {
-                check_arg_dat(
-                    "op_par_loop",
-                    d,
-                    *dat,
-                    *idx,
-                    *map,
-                    a.dim,
-                    &a.type_name,
-                    a.access,
-                )
-                .map_err(|e| lerr(i, format!("{}: {}", e.object, e.msg)))?;
-                let dt = d.dat(*dat);
-                match map {
-                    None => {
-                        if dt.set != set {
-                            return Err(lerr(
-                                i,
-                                format!(
-                                    "direct dat \"{}\" is on set \"{}\", not on the loop set \"{}\"",
-                                    dt.name,
-                                    d.set(dt.set).name,
-                                    s.name
-                                ),
-                            ));
+                check_loop_dat(d, set, set_name, a, *dat, *map, *idx).map_err(|m| lerr(i, m))?;
+                if map.is_some() {
+                    info.indirect = true;
+                    let g = match groups.iter().position(|g| g == dat) {
+                        Some(g) => g,
+                        None => {
+                            groups.push(*dat);
+                            groups.len() - 1
                         }
-                    }
-                    Some(m) => {
-                        let mp = d.map(*m);
-                        if mp.from != set {
-                            return Err(lerr(
-                                i,
-                                format!(
-                                    "map \"{}\" is from set \"{}\", not from the loop set \"{}\"",
-                                    mp.name,
-                                    d.set(mp.from).name,
-                                    s.name
-                                ),
-                            ));
-                        }
-                        info.indirect = true;
-                        let g = match groups.iter().position(|g| g == dat) {
-                            Some(g) => g,
-                            None => {
-                                groups.push(*dat);
-                                groups.len() - 1
-                            }
-                        };
-                        info.inds[i] = g as i32;
-                    }
+                    };
+                    info.inds[i] = g as i32;
                 }
             }
-            ArgKind::Gbl => {
-                if a.access == Access::Work {
-                    continue;
-                }
-            }
+            ArgKind::Gbl => {}
             ArgKind::Idx { map, idx } => {
-                if let Some(m) = map {
-                    let mp = d.map(*m);
-                    if mp.from != set {
-                        return Err(lerr(
-                            i,
-                            format!(
-                                "op_arg_idx map \"{}\" is from set \"{}\", not from the loop set \"{}\"",
-                                mp.name,
-                                d.set(mp.from).name,
-                                s.name
-                            ),
-                        ));
-                    }
-                    if *idx < 0 || *idx >= mp.dim as i32 {
-                        return Err(lerr(
-                            i,
-                            format!(
-                                "op_arg_idx idx {idx} is outside [0, {}) for map \"{}\"",
-                                mp.dim, mp.name
-                            ),
-                        ));
-                    }
-                } else if *idx != -1 {
-                    return Err(lerr(
-                        i,
-                        format!("op_arg_idx idx {idx} with OP_ID must be -1"),
-                    ));
-                }
+                check_loop_idx(d, set, set_name, *map, *idx).map_err(|m| lerr(i, m))?;
             }
             ArgKind::Info { reference } => {
-                let r = *reference;
-                if r < 0 || r as usize >= args.len() {
-                    return Err(lerr(
-                        i,
-                        format!(
-                            "op_arg_info refers to arg {r}, but the loop has {} args",
-                            args.len()
-                        ),
-                    ));
-                }
+                check_loop_info(*reference, args.len()).map_err(|m| lerr(i, m))?;
             }
         }
     }
     info.ninds = groups.len();
     Ok(info)
+}
+
+/// A loop's dat argument: valid for its dat and map ([`check_arg_dat`]), a
+/// direct dat on the loop set, a map from the loop set.
+fn check_loop_dat(
+    d: &Domain,
+    set: SetId,
+    set_name: &str,
+    a: &ArgSpec,
+    dat: DatId,
+    map: Option<MapId>,
+    idx: i32,
+) -> std::result::Result<(), String> {
+    check_arg_dat(
+        "op_par_loop",
+        d,
+        dat,
+        idx,
+        map,
+        a.dim,
+        &a.type_name,
+        a.access,
+    )
+    .map_err(|e| format!("{}: {}", e.object, e.msg))?;
+    let dt = d.dat(dat);
+    match map {
+        None if dt.set != set => Err(format!(
+            "direct dat \"{}\" is on set \"{}\", not on the loop set \"{}\"",
+            dt.name,
+            d.set(dt.set).name,
+            set_name
+        )),
+        Some(m) if d.map(m).from != set => {
+            let mp = d.map(m);
+            Err(format!(
+                "map \"{}\" is from set \"{}\", not from the loop set \"{}\"",
+                mp.name,
+                d.set(mp.from).name,
+                set_name
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A loop's `op_arg_idx`: a map from the loop set and a column of it, or
+/// `OP_ID` with idx -1.
+fn check_loop_idx(
+    d: &Domain,
+    set: SetId,
+    set_name: &str,
+    map: Option<MapId>,
+    idx: i32,
+) -> std::result::Result<(), String> {
+    let Some(m) = map else {
+        if idx != -1 {
+            return Err(format!("op_arg_idx idx {idx} with OP_ID must be -1"));
+        }
+        return Ok(());
+    };
+    let mp = d.map(m);
+    if mp.from != set {
+        return Err(format!(
+            "op_arg_idx map \"{}\" is from set \"{}\", not from the loop set \"{}\"",
+            mp.name,
+            d.set(mp.from).name,
+            set_name
+        ));
+    }
+    if idx < 0 || idx >= mp.dim as i32 {
+        return Err(format!(
+            "op_arg_idx idx {idx} is outside [0, {}) for map \"{}\"",
+            mp.dim, mp.name
+        ));
+    }
+    Ok(())
+}
+
+/// A loop's `op_arg_info`: it refers to an argument of the loop.
+fn check_loop_info(reference: i32, nargs: usize) -> std::result::Result<(), String> {
+    if reference < 0 || reference as usize >= nargs {
+        return Err(format!(
+            "op_arg_info refers to arg {reference}, but the loop has {nargs} args"
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -52,13 +52,14 @@
 //!
 //! # Cost
 //! [`HaloPlan::new`] computes `halo_ranks` for every element of every set once
-//! (parallel, `O(map entries)`); [`HaloPlan::local`] is `O(global sizes + map
-//! entries)` per rank with dense global→local tables (no per-element scans over
-//! ranks), fine for millions of elements.
+//! (`O(map entries)`); [`HaloPlan::local`] is `O(global sizes + map entries)`
+//! per rank with dense global→local tables (no per-element scans over ranks),
+//! fine for millions of elements. Both run in parallel when called on a thread
+//! of a rayon pool, sequentially otherwise (never starting threads).
 
 use crate::error::{Op2Error, Result};
+use crate::par;
 use crate::partition::{par_csr, BlockDist, GlobalMap};
-use rayon::prelude::*;
 use std::collections::HashMap;
 
 /// Not local on this rank.
@@ -327,167 +328,168 @@ impl<'a> HaloPlan<'a> {
     /// Local sets, maps and exchange lists of `rank`.
     pub fn local(&self, rank: usize) -> LocalMesh {
         assert!(rank < self.nranks, "rank {rank} of {}", self.nranks);
-        let r = rank;
-        let nsets = self.owners.len();
+        // Per set, global id -> local index (ABSENT, PENDING while collected).
         let mut g2l: Vec<Vec<u32>> = self.owners.iter().map(|o| vec![ABSENT; o.len()]).collect();
-        let mut sets: Vec<LocalSet> = Vec::with_capacity(nsets);
-
-        // 1. owned (core, boundary) and exec halo
-        for ((hr, own), tab) in self.halo_ranks.iter().zip(&self.owners).zip(&mut g2l) {
-            let mut core = Vec::new();
-            let mut bnd = Vec::new();
-            let mut exec: Vec<(usize, usize)> = Vec::new();
-            for (g, &o) in own.iter().enumerate() {
-                let o = o as usize;
-                let h = hr.get(g);
-                if o == r {
-                    if h.is_empty() {
-                        core.push(g);
-                    } else {
-                        bnd.push(g);
-                    }
-                } else if h.binary_search(&(r as u32)).is_ok() {
-                    exec.push((o, g));
-                }
-            }
-            // stable: by owner, then global id
-            exec.sort_by_key(|&(o, _)| o);
-            let core_size = core.len();
-            let size = core_size + bnd.len();
-            let mut export = Vec::new();
-            for (i, &g) in bnd.iter().enumerate() {
-                export.extend(hr.get(g).iter().map(|&p| (p as usize, core_size + i)));
-            }
-            export.sort_by_key(|&(p, _)| p);
-            let import =
-                HaloList::from_sorted(exec.iter().enumerate().map(|(i, &(o, _))| (o, size + i)));
-            let mut global_ids = core;
-            global_ids.extend_from_slice(&bnd);
-            global_ids.extend(exec.iter().map(|&(_, g)| g));
-            for (l, &g) in global_ids.iter().enumerate() {
-                tab[g] = l as u32;
-            }
-            sets.push(LocalSet {
-                global_ids,
-                core_size,
-                size,
-                exec_size: exec.len(),
-                nonexec_size: 0,
-                import_exec: import,
-                export_exec: HaloList::from_sorted(export),
-                import_nonexec: HaloList::default(),
-                export_nonexec: HaloList::default(),
-            });
+        let mut sets: Vec<LocalSet> = g2l
+            .iter_mut()
+            .enumerate()
+            .map(|(s, tab)| self.owned_and_exec_halo(s, rank, tab))
+            .collect();
+        for (t, tab) in g2l.iter_mut().enumerate() {
+            self.add_nonexec_halo(t, &mut sets, tab);
         }
-
-        // 2. non-exec halo: targets of executed elements not yet local
-        for t in 0..nsets {
-            let town = self.owners[t];
-            let mut cand: Vec<(usize, usize)> = Vec::new();
-            for &m in &self.maps_to[t] {
-                let map = &self.maps[m];
-                let fs = &sets[map.from];
-                for &gs in &fs.global_ids[..fs.size + fs.exec_size] {
-                    for &gt in map.row(gs) {
-                        let gt = gt as usize;
-                        if g2l[t][gt] == ABSENT {
-                            g2l[t][gt] = PENDING;
-                            cand.push((town[gt] as usize, gt));
-                        }
-                    }
-                }
-            }
-            cand.sort_unstable();
-            let ts = &mut sets[t];
-            let base = ts.size + ts.exec_size;
-            for (i, &(_, g)) in cand.iter().enumerate() {
-                g2l[t][g] = (base + i) as u32;
-                ts.global_ids.push(g);
-            }
-            ts.nonexec_size = cand.len();
-            ts.import_nonexec =
-                HaloList::from_sorted(cand.iter().enumerate().map(|(i, &(o, _))| (o, base + i)));
+        for (t, tab) in g2l.iter().enumerate() {
+            sets[t].export_nonexec = self.nonexec_exports(t, rank, tab);
         }
-
-        // 3. non-exec exports: owned t read as non-exec halo by rank p, i.e.
-        //    p executes some element referencing t and t is not in p's exec halo
-        for t in 0..nsets {
-            let town = self.owners[t];
-            let thr = &self.halo_ranks[t];
-            let mut pairs: Vec<(u32, u32)> = Vec::new();
-            for &m in &self.maps_to[t] {
-                let map = &self.maps[m];
-                let sown = self.owners[map.from];
-                let shr = &self.halo_ranks[map.from];
-                let found = (0..map.rows())
-                    .into_par_iter()
-                    .with_min_len(4096)
-                    .fold(Vec::new, |mut acc: Vec<(u32, u32)>, gs| {
-                        for &gt in map.row(gs) {
-                            if town[gt as usize] as usize != r {
-                                continue;
-                            }
-                            let th = thr.get(gt as usize);
-                            let so = sown[gs] as u32;
-                            for p in std::iter::once(so).chain(shr.get(gs).iter().copied()) {
-                                if p as usize != r && th.binary_search(&p).is_err() {
-                                    acc.push((p, gt as u32));
-                                }
-                            }
-                        }
-                        acc
-                    })
-                    .reduce(Vec::new, |mut a, b| {
-                        a.extend(b);
-                        a
-                    });
-                pairs.extend(found);
-            }
-            pairs.par_sort_unstable();
-            pairs.dedup();
-            let tl = &g2l[t];
-            sets[t].export_nonexec = HaloList::from_sorted(
-                pairs
-                    .into_iter()
-                    .map(|(p, g)| (p as usize, tl[g as usize] as usize)),
-            );
-        }
-
-        // 4. local maps
         let maps = self
             .maps
             .iter()
-            .map(|map| {
-                let fs = &sets[map.from];
-                let tl = &g2l[map.to];
-                let rows = fs.size + fs.exec_size;
-                let dim = map.dim;
-                let mut values = vec![0i32; rows * dim];
-                values
-                    .par_chunks_mut(dim)
-                    .zip(fs.global_ids[..rows].par_iter())
-                    .for_each(|(out, &g)| {
-                        for (o, &gt) in out.iter_mut().zip(map.row(g)) {
-                            let l = tl[gt as usize];
-                            debug_assert!(l < PENDING, "target of an executed element not local");
-                            *o = l as i32;
-                        }
-                    });
-                LocalMap {
-                    from: map.from,
-                    to: map.to,
-                    dim,
-                    values,
-                }
-            })
+            .map(|map| local_map(map, &sets[map.from], &g2l[map.to]))
             .collect();
-
         LocalMesh {
             rank,
             nranks: self.nranks,
             sets,
             maps,
         }
+    }
+
+    /// Set `s` on rank `r` with its owned elements (core, then boundary) and
+    /// exec halo, their exec exchange lists, and their entries in `tab`.
+    fn owned_and_exec_halo(&self, s: usize, r: usize, tab: &mut [u32]) -> LocalSet {
+        let (hr, own) = (&self.halo_ranks[s], self.owners[s]);
+        let mut core = Vec::new();
+        let mut bnd = Vec::new();
+        let mut exec: Vec<(usize, usize)> = Vec::new();
+        for (g, &o) in own.iter().enumerate() {
+            let o = o as usize;
+            let h = hr.get(g);
+            if o == r {
+                if h.is_empty() {
+                    core.push(g);
+                } else {
+                    bnd.push(g);
+                }
+            } else if h.binary_search(&(r as u32)).is_ok() {
+                exec.push((o, g));
+            }
+        }
+        // stable: by owner, then global id
+        exec.sort_by_key(|&(o, _)| o);
+        let core_size = core.len();
+        let size = core_size + bnd.len();
+        let mut export = Vec::new();
+        for (i, &g) in bnd.iter().enumerate() {
+            export.extend(hr.get(g).iter().map(|&p| (p as usize, core_size + i)));
+        }
+        export.sort_by_key(|&(p, _)| p);
+        let import =
+            HaloList::from_sorted(exec.iter().enumerate().map(|(i, &(o, _))| (o, size + i)));
+        let mut global_ids = core;
+        global_ids.extend_from_slice(&bnd);
+        global_ids.extend(exec.iter().map(|&(_, g)| g));
+        for (l, &g) in global_ids.iter().enumerate() {
+            tab[g] = l as u32;
+        }
+        LocalSet {
+            global_ids,
+            core_size,
+            size,
+            exec_size: exec.len(),
+            nonexec_size: 0,
+            import_exec: import,
+            export_exec: HaloList::from_sorted(export),
+            import_nonexec: HaloList::default(),
+            export_nonexec: HaloList::default(),
+        }
+    }
+
+    /// Append to set `t` its non-exec halo: targets of executed elements
+    /// (owned or exec halo of the from-sets) not yet local, by (owner, global
+    /// id), with their import list.
+    fn add_nonexec_halo(&self, t: usize, sets: &mut [LocalSet], tab: &mut [u32]) {
+        let town = self.owners[t];
+        let mut cand: Vec<(usize, usize)> = Vec::new();
+        for &m in &self.maps_to[t] {
+            let map = &self.maps[m];
+            let fs = &sets[map.from];
+            for &gs in &fs.global_ids[..fs.size + fs.exec_size] {
+                for &gt in map.row(gs) {
+                    let gt = gt as usize;
+                    if tab[gt] == ABSENT {
+                        tab[gt] = PENDING;
+                        cand.push((town[gt] as usize, gt));
+                    }
+                }
+            }
+        }
+        cand.sort_unstable();
+        let ts = &mut sets[t];
+        let base = ts.size + ts.exec_size;
+        for (i, &(_, g)) in cand.iter().enumerate() {
+            tab[g] = (base + i) as u32;
+            ts.global_ids.push(g);
+        }
+        ts.nonexec_size = cand.len();
+        ts.import_nonexec =
+            HaloList::from_sorted(cand.iter().enumerate().map(|(i, &(o, _))| (o, base + i)));
+    }
+
+    /// Non-exec exports of set `t` on rank `r`: owned elements read as
+    /// non-exec halo by rank `p`, i.e. `p` executes some element referencing
+    /// one and it is not in `p`'s exec halo. `tab`: `t`'s global → local.
+    fn nonexec_exports(&self, t: usize, r: usize, tab: &[u32]) -> HaloList {
+        let town = self.owners[t];
+        let thr = &self.halo_ranks[t];
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        for &m in &self.maps_to[t] {
+            let map = &self.maps[m];
+            let sown = self.owners[map.from];
+            let shr = &self.halo_ranks[map.from];
+            let found = par::collect_range(map.rows(), 4096, |gs, acc: &mut Vec<(u32, u32)>| {
+                for &gt in map.row(gs) {
+                    if town[gt as usize] as usize != r {
+                        continue;
+                    }
+                    let th = thr.get(gt as usize);
+                    let so = sown[gs] as u32;
+                    for p in std::iter::once(so).chain(shr.get(gs).iter().copied()) {
+                        if p as usize != r && th.binary_search(&p).is_err() {
+                            acc.push((p, gt as u32));
+                        }
+                    }
+                }
+            });
+            pairs.extend(found);
+        }
+        par::sort_unstable(&mut pairs);
+        pairs.dedup();
+        HaloList::from_sorted(
+            pairs
+                .into_iter()
+                .map(|(p, g)| (p as usize, tab[g as usize] as usize)),
+        )
+    }
+}
+
+/// `map` in local indices: rows for the executed elements of the from-set
+/// `fs`, targets through the to-set's global → local table `tl`.
+fn local_map(map: &GlobalMap<'_>, fs: &LocalSet, tl: &[u32]) -> LocalMap {
+    let rows = fs.size + fs.exec_size;
+    let dim = map.dim;
+    let mut values = vec![0i32; rows * dim];
+    par::for_each_chunk_mut(&mut values, dim, |i, out| {
+        for (o, &gt) in out.iter_mut().zip(map.row(fs.global_ids[i])) {
+            let l = tl[gt as usize];
+            debug_assert!(l < PENDING, "target of an executed element not local");
+            *o = l as i32;
+        }
+    });
+    LocalMap {
+        from: map.from,
+        to: map.to,
+        dim,
+        values,
     }
 }
 

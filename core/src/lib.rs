@@ -3,7 +3,9 @@
 //! Sets, maps and dats live in a [`Domain`]; loop arguments are described by
 //! [`ArgSpec`] and checked against a loop set by [`Domain::check_loop`]. The crate
 //! has no FFI and no global state: the C ABI layer (`capi/`) owns one `Domain`
-//! and mirrors its objects in OP2's C structs.
+//! and mirrors its objects in OP2's C structs. It starts no thread of its own:
+//! plan, halo and partition construction run in parallel only when called on
+//! a thread of a rayon pool (see `par`), sequentially otherwise.
 
 pub mod aligned;
 pub mod arg;
@@ -13,10 +15,10 @@ pub mod error;
 pub mod format;
 pub mod halo;
 pub mod invoke;
+mod par;
 pub mod partition;
 pub mod plan;
 pub mod profile;
-
 pub mod reduce;
 pub mod timing;
 pub mod types;

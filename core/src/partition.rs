@@ -62,7 +62,7 @@
 //! Where OP2 aborts on a vertex with no neighbour, these give an empty row.
 
 use crate::error::{Op2Error, Result};
-use rayon::prelude::*;
+use crate::par;
 use std::ops::Range;
 
 /// A set as the partitioners see it.
@@ -262,7 +262,8 @@ pub fn random(n: usize, nparts: usize, seed: u64) -> Vec<i32> {
 // Recursive bisection (RCB, inertial)
 // ---------------------------------------------------------------------------
 
-/// Groups at least this large bisect their two halves in parallel.
+/// Groups at least this large bisect their two halves in parallel (inside a
+/// rayon pool).
 const PAR_BISECT: usize = 16 * 1024;
 
 #[derive(Clone, Copy)]
@@ -331,7 +332,7 @@ fn bisect(
     let (lo_idx, hi_idx) = idx.split_at_mut(n1);
     let (lo_out, hi_out) = out.split_at_mut(n1);
     if n >= PAR_BISECT {
-        rayon::join(
+        par::join(
             || bisect(coords, dim, dir, lo_idx, lo_out, first, k1),
             || bisect(coords, dim, dir, hi_idx, hi_out, first + k1, k - k1),
         );
@@ -504,32 +505,30 @@ fn power_iteration(a: &[f64], dim: usize, mut q: Vec<f64>) -> Vec<f64> {
 /// Rows handled by one task of [`par_csr`].
 const CSR_CHUNK: usize = 4096;
 
-/// Build a CSR structure with `n` rows in parallel: `row(v, buf)` appends row
-/// `v`'s entries to the empty `buf`. Returns `(offsets, entries)` with
-/// `offsets.len() == n + 1`. The result does not depend on the thread count.
+/// Build a CSR structure with `n` rows (in parallel inside a rayon pool, see
+/// `crate::par`): `row(v, buf)` appends row `v`'s entries to the empty `buf`.
+/// Returns `(offsets, entries)` with `offsets.len() == n + 1`. The result does
+/// not depend on the thread count.
 pub(crate) fn par_csr<T, F>(n: usize, row: F) -> (Vec<usize>, Vec<T>)
 where
     T: Send + Clone,
     F: Fn(usize, &mut Vec<T>) + Sync,
 {
     let nchunks = n.div_ceil(CSR_CHUNK);
-    let chunks: Vec<(Vec<usize>, Vec<T>)> = (0..nchunks)
-        .into_par_iter()
-        .map(|c| {
-            let lo = c * CSR_CHUNK;
-            let hi = ((c + 1) * CSR_CHUNK).min(n);
-            let mut lens = Vec::with_capacity(hi - lo);
-            let mut flat = Vec::new();
-            let mut buf = Vec::new();
-            for v in lo..hi {
-                buf.clear();
-                row(v, &mut buf);
-                lens.push(buf.len());
-                flat.extend_from_slice(&buf);
-            }
-            (lens, flat)
-        })
-        .collect();
+    let chunks: Vec<(Vec<usize>, Vec<T>)> = par::map_range(nchunks, 1, |c| {
+        let lo = c * CSR_CHUNK;
+        let hi = ((c + 1) * CSR_CHUNK).min(n);
+        let mut lens = Vec::with_capacity(hi - lo);
+        let mut flat = Vec::new();
+        let mut buf = Vec::new();
+        for v in lo..hi {
+            buf.clear();
+            row(v, &mut buf);
+            lens.push(buf.len());
+            flat.extend_from_slice(&buf);
+        }
+        (lens, flat)
+    });
     let total: usize = chunks.iter().map(|c| c.1.len()).sum();
     let mut offsets = Vec::with_capacity(n + 1);
     let mut entries = Vec::with_capacity(total);
@@ -716,24 +715,20 @@ fn check_parts(part: &[i32], n: usize, nparts: usize, call: &str) -> Result<()> 
 /// Mode of the target parts per row, first in the row on ties.
 fn from_targets(m: &GlobalMap<'_>, tgt: &[i32]) -> Vec<i32> {
     let dim = m.dim;
-    (0..m.rows())
-        .into_par_iter()
-        .with_min_len(1024)
-        .map(|e| {
-            let row = m.row(e);
-            let mut best = tgt[row[0] as usize];
-            let mut best_n = 0;
-            for j in 0..dim {
-                let p = tgt[row[j] as usize];
-                let n = row.iter().filter(|&&t| tgt[t as usize] == p).count();
-                if n > best_n {
-                    best = p;
-                    best_n = n;
-                }
+    par::map_range(m.rows(), 1024, |e| {
+        let row = m.row(e);
+        let mut best = tgt[row[0] as usize];
+        let mut best_n = 0;
+        for j in 0..dim {
+            let p = tgt[row[j] as usize];
+            let n = row.iter().filter(|&&t| tgt[t as usize] == p).count();
+            if n > best_n {
+                best = p;
+                best_n = n;
             }
-            best
-        })
-        .collect()
+        }
+        best
+    })
 }
 
 /// Mode of the referencing entries' parts per to-element, smallest part on
@@ -741,13 +736,10 @@ fn from_targets(m: &GlobalMap<'_>, tgt: &[i32]) -> Vec<i32> {
 fn from_sources(m: &GlobalMap<'_>, src: &[i32], nto: usize) -> Option<Vec<i32>> {
     let dim = m.dim;
     // (target, part) pairs, one per map entry, sorted.
-    let mut pairs: Vec<u64> = m
-        .values
-        .par_iter()
-        .enumerate()
-        .map(|(k, &t)| ((t as u64) << 32) | src[k / dim] as u64)
-        .collect();
-    pairs.par_sort_unstable();
+    let mut pairs: Vec<u64> = par::map_range(m.values.len(), 1, |k| {
+        ((m.values[k] as u64) << 32) | src[k / dim] as u64
+    });
+    par::sort_unstable(&mut pairs);
     let mut out = vec![-1i32; nto];
     let mut i = 0;
     while i < pairs.len() {

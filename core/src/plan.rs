@@ -22,7 +22,7 @@
 //!   while halos are in flight).
 
 use crate::arg::Access;
-use rayon::prelude::*;
+use crate::par;
 
 /// OP2's staging modes (`OP_STAGE_*`, `OP_COLOR2`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -214,24 +214,23 @@ pub fn block_size(input: &PlanInput<'_>, staged: &[bool]) -> usize {
     b.max(1)
 }
 
-/// Per-block results of the full plan (computed independently per block).
-struct BlockDetail {
-    /// Per staged group: sorted distinct targets.
-    lists: Vec<Vec<i32>>,
-    /// Per argument with a staged group: local indices of its elements.
-    locs: Vec<Vec<i16>>,
-    /// Element colours.
-    thrcol: Vec<i32>,
-    nthrcol: i32,
-    ncolors_owned: Option<usize>,
+/// The shape of a plan before any colouring: what is executed, which
+/// arguments are staged, and where the blocks are cut.
+struct Layout {
+    exec_length: usize,
+    /// Per argument: staged (its dat goes through shared memory).
+    staged: Vec<bool>,
+    /// Bytes per element of the enabled staged arguments.
+    maxbytes: usize,
+    bsize: usize,
+    /// An indirect loop with a global reduction: blocks are cut at the set size.
+    indirect_reduce: bool,
+    bounds: Vec<(usize, usize)>,
 }
 
-impl Plan {
-    /// Build a plan. `input.args[m].map` must hold valid rows for every
-    /// element `< exec_length` with entries `< to_size` (checked by the caller).
-    pub fn build(input: &PlanInput<'_>) -> Plan {
+impl Layout {
+    fn new(input: &PlanInput<'_>) -> Layout {
         let args = &input.args;
-        let nargs = args.len();
         let exec_writes = args
             .iter()
             .any(|a| a.opt && a.ind >= 0 && a.access != Access::Read);
@@ -261,7 +260,25 @@ impl Plan {
             && args
                 .iter()
                 .any(|a| a.gbl && !matches!(a.access, Access::Read | Access::Work));
-        let bounds = if input.staging == Staging::Color2 {
+        let bounds = Layout::cut_blocks(input, exec_length, bsize, indirect_reduce);
+        Layout {
+            exec_length,
+            staged,
+            maxbytes,
+            bsize,
+            indirect_reduce,
+            bounds,
+        }
+    }
+
+    /// Block boundaries: OP2's cutting rule, or one block for COLOR2.
+    fn cut_blocks(
+        input: &PlanInput<'_>,
+        exec_length: usize,
+        bsize: usize,
+        indirect_reduce: bool,
+    ) -> Vec<(usize, usize)> {
+        if input.staging == Staging::Color2 {
             if exec_length > 0 {
                 vec![(0, exec_length)]
             } else {
@@ -275,67 +292,81 @@ impl Plan {
                 bsize,
                 indirect_reduce,
             )
-        };
-        let nblocks = bounds.len();
+        }
+    }
 
-        // Staged groups, numbered in order of first use.
-        let mut inds_staged = vec![-1i32; nargs];
+    /// Staged groups, numbered in order of first use: per argument its staged
+    /// group or -1, and the number of staged groups.
+    fn number_staged_groups(&self, input: &PlanInput<'_>) -> (Vec<i32>, usize) {
+        let mut inds_staged = vec![-1i32; input.args.len()];
         let mut group_to_staged = vec![-1i32; input.ninds];
         let mut ninds_staged = 0usize;
-        for m in 0..nargs {
-            if staged[m] {
-                let g = args[m].ind as usize;
+        let args = input.args.iter().zip(&self.staged);
+        for ((a, &staged), slot) in args.zip(inds_staged.iter_mut()) {
+            if staged {
+                let g = a.ind as usize;
                 if group_to_staged[g] < 0 {
                     group_to_staged[g] = ninds_staged as i32;
                     ninds_staged += 1;
                 }
-                inds_staged[m] = group_to_staged[g];
+                *slot = group_to_staged[g];
             }
         }
-
-        let mut plan = Plan {
-            exec_length,
-            bsize,
-            ninds: input.ninds,
-            ninds_staged,
-            inds_staged,
-            nblocks,
-            offset: bounds.iter().map(|b| b.0 as i32).collect(),
-            nelems: bounds.iter().map(|b| (b.1 - b.0) as i32).collect(),
-            maxbytes,
-            ..Plan::default()
-        };
-
-        // PERMUTE and COLOR2 are defined by element colours: always full.
-        if input.full || matches!(input.staging, Staging::Permute | Staging::Color2) {
-            plan.build_detail(input, &bounds, indirect_reduce);
-        }
-        plan.colour_blocks(input, &bounds, indirect_reduce);
-        if input.staging == Staging::Color2 {
-            // One block (of colour 0); OP2 reports the element colours as the
-            // plan's colours, and COLOR2 code only reads the element ordering.
-            plan.ncolors = plan.nthrcol.first().copied().unwrap_or(0) as usize;
-            plan.blk_col.iter_mut().for_each(|c| *c = 0);
-            plan.ncolblk = vec![0; plan.ncolors.max(1)];
-            plan.ncolblk[0] = plan.nblocks as i32;
-        }
-        plan.shared_and_transfer(input);
-        plan
+        (inds_staged, ninds_staged)
     }
+}
 
-    /// First-level detail: renumbering and element colouring, per block in parallel.
-    fn build_detail(
-        &mut self,
-        input: &PlanInput<'_>,
-        bounds: &[(usize, usize)],
+/// Per-block results of the full plan (computed independently per block).
+struct BlockDetail {
+    /// Per staged group: sorted distinct targets.
+    lists: Vec<Vec<i32>>,
+    /// Per argument with a staged group: local indices of its elements.
+    locs: Vec<Vec<i16>>,
+    /// Element colours.
+    thrcol: Vec<i32>,
+    nthrcol: i32,
+    ncolors_owned: Option<usize>,
+}
+
+/// The element colouring of one block.
+struct ElementColours {
+    thrcol: Vec<i32>,
+    ncolors: i64,
+    /// COLOR2 with an indirect reduction: colours of the owned elements.
+    ncolors_owned: Option<usize>,
+}
+
+/// Position of target `t` in a block's sorted list of group `g`.
+fn local_index(lists: &[Vec<i32>], g: usize, t: i32) -> usize {
+    lists[g]
+        .binary_search(&t)
+        .expect("target is in its block list")
+}
+
+/// Everything the per-block renumbering and element colouring read.
+struct BlockRenumbering<'p, 'a> {
+    args: &'p [PlanArg<'a>],
+    ninds: usize,
+    /// First argument of each group.
+    first_of: Vec<usize>,
+    /// COLOR2: an indirect argument is read, so boundary elements wait for
+    /// the halo exchange.
+    halo_exchange: bool,
+    inds_staged: &'p [i32],
+    set_size: usize,
+    core_size: usize,
+    staging: Staging,
+    indirect_reduce: bool,
+}
+
+impl<'p, 'a> BlockRenumbering<'p, 'a> {
+    fn new(
+        input: &'p PlanInput<'a>,
+        inds_staged: &'p [i32],
         indirect_reduce: bool,
-    ) {
+    ) -> BlockRenumbering<'p, 'a> {
         let args = &input.args;
-        let nargs = args.len();
-        let ninds = input.ninds;
-        let staging = input.staging;
-        // First argument of each group.
-        let first_of: Vec<usize> = (0..ninds)
+        let first_of: Vec<usize> = (0..input.ninds)
             .map(|g| {
                 args.iter()
                     .position(|a| a.ind == g as i32)
@@ -345,121 +376,379 @@ impl Plan {
         let halo_exchange = args
             .iter()
             .any(|a| a.opt && a.ind >= 0 && !matches!(a.access, Access::Write | Access::Inc));
-        let inds_staged = &self.inds_staged;
-        let (set_size, core_size) = (input.set_size, input.core_size);
+        BlockRenumbering {
+            args,
+            ninds: input.ninds,
+            first_of,
+            halo_exchange,
+            inds_staged,
+            set_size: input.set_size,
+            core_size: input.core_size,
+            staging: input.staging,
+            indirect_reduce,
+        }
+    }
 
-        let details: Vec<BlockDetail> = bounds
-            .par_iter()
-            .map(|&(s, e)| {
-                // Sorted distinct targets of every enabled group in this block.
-                let mut group_lists: Vec<Vec<i32>> = vec![Vec::new(); ninds];
-                for (g, list) in group_lists.iter_mut().enumerate() {
-                    if !args[first_of[g]].opt {
-                        continue;
-                    }
-                    for a in args.iter().filter(|a| a.ind == g as i32 && a.opt) {
-                        list.extend((s..e).map(|el| a.target(el) as i32));
-                    }
-                    list.sort_unstable();
-                    list.dedup();
+    /// Renumbering and element colouring of block `[s, e)`.
+    fn block(&self, s: usize, e: usize) -> BlockDetail {
+        let group_lists = self.target_lists(s, e);
+        let locs = self.local_maps(&group_lists, s, e);
+        let colours = self.colour_elements(&group_lists, s, e);
+        let lists = (0..self.ninds)
+            .filter(|&g| group_to_staged_of(self.inds_staged, self.args, g) >= 0)
+            .map(|g| group_lists[g].clone())
+            .collect();
+        BlockDetail {
+            lists,
+            locs,
+            thrcol: colours.thrcol,
+            nthrcol: colours.ncolors as i32,
+            ncolors_owned: colours.ncolors_owned,
+        }
+    }
+
+    /// Sorted distinct targets of every enabled group in the block.
+    fn target_lists(&self, s: usize, e: usize) -> Vec<Vec<i32>> {
+        let mut group_lists: Vec<Vec<i32>> = vec![Vec::new(); self.ninds];
+        for (g, list) in group_lists.iter_mut().enumerate() {
+            if !self.args[self.first_of[g]].opt {
+                continue;
+            }
+            for a in self.args.iter().filter(|a| a.ind == g as i32 && a.opt) {
+                list.extend((s..e).map(|el| a.target(el) as i32));
+            }
+            list.sort_unstable();
+            list.dedup();
+        }
+        group_lists
+    }
+
+    /// Per argument with a staged group: its targets as positions in the
+    /// block's list (zeros for a disabled argument).
+    fn local_maps(&self, group_lists: &[Vec<i32>], s: usize, e: usize) -> Vec<Vec<i16>> {
+        let mut locs = Vec::new();
+        for (m, a) in self.args.iter().enumerate() {
+            if self.inds_staged[m] >= 0 && a.opt {
+                locs.push(
+                    (s..e)
+                        .map(|el| {
+                            local_index(group_lists, a.ind as usize, a.target(el) as i32) as i16
+                        })
+                        .collect(),
+                );
+            } else if self.inds_staged[m] >= 0 {
+                locs.push(vec![0i16; e - s]);
+            }
+        }
+        locs
+    }
+
+    /// COLOR2 with an indirect reduction colours the owned elements first:
+    /// the first pass skips the exec halo.
+    fn skipped_in_owned_pass(&self, el: usize, owned_pass: bool) -> bool {
+        self.staging == Staging::Color2 && self.indirect_reduce && el >= self.set_size && owned_pass
+    }
+
+    /// COLOR2 reserves colour 0 for the core when boundary elements wait for
+    /// the halo exchange.
+    fn reserved_mask(&self, el: usize, base: i64) -> u32 {
+        let boundary = el >= self.core_size && self.core_size > 0 && el < self.set_size;
+        if self.staging == Staging::Color2 && self.halo_exchange && boundary && base == 0 {
+            1
+        } else {
+            0
+        }
+    }
+
+    /// Greedy element colouring with 32-bit masks on block-local targets,
+    /// repeated with a base of 32, 64, ... while colours run out.
+    fn colour_elements(&self, group_lists: &[Vec<i32>], s: usize, e: usize) -> ElementColours {
+        let local = |a: &PlanArg<'_>, el: usize| {
+            local_index(group_lists, a.ind as usize, a.target(el) as i32)
+        };
+        let mut work: Vec<Vec<u32>> = group_lists.iter().map(|l| vec![0u32; l.len()]).collect();
+        let mut thrcol = vec![-1i32; e - s];
+        let mut base = 0i64;
+        let mut ncolors = 0i64;
+        let mut repeat = true;
+        let mut owned_pass = true;
+        let mut ncolors_owned = None;
+        while repeat {
+            repeat = false;
+            for w in work.iter_mut() {
+                w.iter_mut().for_each(|x| *x = 0);
+            }
+            for el in s..e {
+                if thrcol[el - s] != -1 || self.skipped_in_owned_pass(el, owned_pass) {
+                    continue;
                 }
-                let local = |g: usize, t: i32| -> usize {
-                    group_lists[g]
-                        .binary_search(&t)
-                        .expect("target is in its block list")
-                };
-                let mut locs = Vec::new();
-                for (m, a) in args.iter().enumerate() {
-                    if inds_staged[m] >= 0 && a.opt {
-                        locs.push(
-                            (s..e)
-                                .map(|el| local(a.ind as usize, a.target(el) as i32) as i16)
-                                .collect(),
-                        );
-                    } else if inds_staged[m] >= 0 {
-                        locs.push(vec![0i16; e - s]);
+                let mut mask = self.reserved_mask(el, base);
+                for a in self.args.iter().filter(|a| a.colours()) {
+                    mask |= work[a.ind as usize][local(a, el)];
+                }
+                let free = (!mask).trailing_zeros();
+                if free == 32 {
+                    repeat = true;
+                } else {
+                    thrcol[el - s] = (base + free as i64) as i32;
+                    ncolors = ncolors.max(base + free as i64 + 1);
+                    for a in self.args.iter().filter(|a| a.colours()) {
+                        work[a.ind as usize][local(a, el)] |= 1 << free;
                     }
                 }
-                // Element colouring with masks on block-local targets.
-                let mut work: Vec<Vec<u32>> =
-                    group_lists.iter().map(|l| vec![0u32; l.len()]).collect();
-                let mut thrcol = vec![-1i32; e - s];
-                let mut base = 0i64;
-                let mut ncolors = 0i64;
-                let mut repeat = true;
-                let mut repeat_color2 = true;
-                let mut ncolors_owned = None;
-                while repeat {
-                    repeat = false;
-                    for w in work.iter_mut() {
-                        w.iter_mut().for_each(|x| *x = 0);
-                    }
-                    for el in s..e {
-                        if thrcol[el - s] != -1 {
-                            continue;
-                        }
-                        if staging == Staging::Color2
-                            && indirect_reduce
-                            && el >= set_size
-                            && repeat_color2
-                        {
-                            continue;
-                        }
-                        let mut mask = 0u32;
-                        if staging == Staging::Color2
-                            && halo_exchange
-                            && el >= core_size
-                            && core_size > 0
-                            && el < set_size
-                            && base == 0
-                        {
-                            mask = 1;
-                        }
-                        for a in args.iter().filter(|a| a.colours()) {
-                            mask |=
-                                work[a.ind as usize][local(a.ind as usize, a.target(el) as i32)];
-                        }
-                        let free = (!mask).trailing_zeros();
-                        if free == 32 {
-                            repeat = true;
-                        } else {
-                            thrcol[el - s] = (base + free as i64) as i32;
-                            ncolors = ncolors.max(base + free as i64 + 1);
-                            for a in args.iter().filter(|a| a.colours()) {
-                                work[a.ind as usize][local(a.ind as usize, a.target(el) as i32)] |=
-                                    1 << free;
-                            }
-                        }
-                    }
-                    if staging == Staging::Color2 && indirect_reduce && !repeat && repeat_color2 {
-                        repeat_color2 = false;
-                        repeat = true;
-                        base = ncolors;
-                        ncolors_owned = Some(ncolors as usize);
-                    } else {
-                        base += 32;
-                    }
-                }
-                let lists = (0..ninds)
-                    .filter(|&g| group_to_staged_of(inds_staged, args, g) >= 0)
-                    .map(|g| group_lists[g].clone())
-                    .collect();
-                BlockDetail {
-                    lists,
-                    locs,
-                    thrcol,
-                    nthrcol: ncolors as i32,
-                    ncolors_owned,
+            }
+            if self.staging == Staging::Color2 && self.indirect_reduce && !repeat && owned_pass {
+                owned_pass = false;
+                repeat = true;
+                base = ncolors;
+                ncolors_owned = Some(ncolors as usize);
+            } else {
+                base += 32;
+            }
+        }
+        ElementColours {
+            thrcol,
+            ncolors,
+            ncolors_owned,
+        }
+    }
+}
+
+/// The state of the greedy block colouring.
+struct BlockColouring<'p, 'a> {
+    input: &'p PlanInput<'a>,
+    indirect_reduce: bool,
+    colouring: Vec<&'p PlanArg<'a>>,
+    /// Per group, a colour mask per target element (empty if disabled).
+    work: Vec<Vec<u32>>,
+    blk_col: Vec<i32>,
+    /// Base colour of the current pass.
+    ncolor: i64,
+    ncolors: i64,
+    ncolors_core: i64,
+    ncolors_owned: i64,
+}
+
+impl<'p, 'a> BlockColouring<'p, 'a> {
+    fn new(
+        input: &'p PlanInput<'a>,
+        nblocks: usize,
+        indirect_reduce: bool,
+        ncolors_owned: usize,
+    ) -> BlockColouring<'p, 'a> {
+        let args = &input.args;
+        let work: Vec<Vec<u32>> = (0..input.ninds)
+            .map(|g| {
+                let a = args
+                    .iter()
+                    .find(|a| a.ind == g as i32)
+                    .expect("group has an argument");
+                if a.opt {
+                    vec![0u32; a.to_size]
+                } else {
+                    Vec::new()
                 }
             })
             .collect();
+        BlockColouring {
+            input,
+            indirect_reduce,
+            colouring: args.iter().filter(|a| a.colours()).collect(),
+            work,
+            blk_col: vec![-1i32; nblocks],
+            ncolor: 0,
+            ncolors: 0,
+            ncolors_core: 0,
+            ncolors_owned: ncolors_owned as i64,
+        }
+    }
 
-        // Assemble in block order.
+    /// Colours a block past the core may not take: the core colours (so they
+    /// can run while halos are in flight) and, with an indirect reduction,
+    /// the owned colours for blocks of the exec halo.
+    fn reserved_mask(&mut self, s: usize, e: usize) -> u32 {
+        let input = self.input;
+        let mut mask = 0u32;
+        if e > input.core_size {
+            if s <= input.core_size {
+                self.ncolors_core = self.ncolors;
+            }
+            mask |= bits(0, self.ncolors_core - self.ncolor);
+            if s == input.set_size && self.indirect_reduce && input.staging != Staging::Color2 {
+                self.ncolors_owned = self.ncolors;
+            }
+            if self.indirect_reduce {
+                mask |= bits(self.ncolors_core, self.ncolors_owned - self.ncolor);
+            }
+        }
+        mask
+    }
+
+    /// Colours already taken by a block touching the same targets.
+    fn conflict_mask(&self, s: usize, e: usize) -> u32 {
+        let mut mask = 0u32;
+        for a in &self.colouring {
+            let w = &self.work[a.ind as usize];
+            for el in s..e {
+                mask |= w[a.target(el)];
+            }
+        }
+        mask
+    }
+
+    /// Give block `b` colour `ncolor + free` and mark its targets.
+    fn assign(&mut self, b: usize, s: usize, e: usize, free: u32) {
+        self.blk_col[b] = (self.ncolor + free as i64) as i32;
+        self.ncolors = self.ncolors.max(self.ncolor + free as i64 + 1);
+        for a in &self.colouring {
+            let w = &mut self.work[a.ind as usize];
+            for el in s..e {
+                w[a.target(el)] |= 1 << free;
+            }
+        }
+    }
+
+    /// Greedy passes in block order, with a base of 0, 32, 64, ... until
+    /// every block has a colour.
+    fn run(&mut self, bounds: &[(usize, usize)]) {
+        let mut repeat = true;
+        while repeat {
+            repeat = false;
+            for w in self.work.iter_mut() {
+                w.iter_mut().for_each(|x| *x = 0);
+            }
+            for (b, &(s, e)) in bounds.iter().enumerate() {
+                if self.blk_col[b] != -1 {
+                    continue;
+                }
+                let mask = self.reserved_mask(s, e) | self.conflict_mask(s, e);
+                let free = (!mask).trailing_zeros();
+                if free == 32 {
+                    repeat = true;
+                } else {
+                    self.assign(b, s, e, free);
+                }
+            }
+            self.ncolor += 32;
+        }
+        if self.indirect_reduce && self.ncolors_owned == 0 {
+            self.ncolors_owned = self.ncolors;
+        }
+    }
+}
+
+/// Blocks per colour and block ids grouped by colour (block order within a
+/// colour).
+fn group_blocks_by_colour(blk_col: &[i32], ncolors: usize) -> (Vec<i32>, Vec<i32>) {
+    let mut ncolblk = vec![0i32; ncolors];
+    for &c in blk_col {
+        ncolblk[c as usize] += 1;
+    }
+    let mut start = vec![0usize; ncolors];
+    for c in 1..ncolors {
+        start[c] = start[c - 1] + ncolblk[c - 1] as usize;
+    }
+    let mut blkmap = vec![0i32; blk_col.len()];
+    for (b, &c) in blk_col.iter().enumerate() {
+        blkmap[start[c as usize]] = b as i32;
+        start[c as usize] += 1;
+    }
+    (ncolblk, blkmap)
+}
+
+/// 1 for an argument only read or only written, 2 for one read and written.
+fn access_factor(a: &PlanArg<'_>) -> f64 {
+    if matches!(a.access, Access::Read | Access::Write) {
+        1.0
+    } else {
+        2.0
+    }
+}
+
+/// Add to `t` the bytes moved in whole lines of `line` bytes when reading
+/// the elements `list` (ascending) of `bytes` bytes each.
+fn add_lines(t: &mut f64, list: &[i32], bytes: usize, line: usize, fac: f64) {
+    let mut l_old: i64 = -1;
+    for &i in list {
+        let first = (i as usize * bytes / line) as i64;
+        if first > l_old {
+            *t += fac * line as f64;
+        }
+        l_old = first;
+        let last = (((i as usize + 1) * bytes - 1) / line) as i64;
+        *t += fac * ((last - l_old) as f64) * line as f64;
+        l_old = last;
+    }
+}
+
+impl Plan {
+    /// Build a plan. `input.args[m].map` must hold valid rows for every
+    /// element `< exec_length` with entries `< to_size` (checked by the caller).
+    pub fn build(input: &PlanInput<'_>) -> Plan {
+        let layout = Layout::new(input);
+        let (inds_staged, ninds_staged) = layout.number_staged_groups(input);
+        let bounds = &layout.bounds;
+        let mut plan = Plan {
+            exec_length: layout.exec_length,
+            bsize: layout.bsize,
+            ninds: input.ninds,
+            ninds_staged,
+            inds_staged,
+            nblocks: bounds.len(),
+            offset: bounds.iter().map(|b| b.0 as i32).collect(),
+            nelems: bounds.iter().map(|b| (b.1 - b.0) as i32).collect(),
+            maxbytes: layout.maxbytes,
+            ..Plan::default()
+        };
+
+        // PERMUTE and COLOR2 are defined by element colours: always full.
+        if input.full || matches!(input.staging, Staging::Permute | Staging::Color2) {
+            plan.build_detail(input, bounds, layout.indirect_reduce);
+        }
+        plan.colour_blocks(input, bounds, layout.indirect_reduce);
+        if input.staging == Staging::Color2 {
+            plan.use_element_colours();
+        }
+        plan.shared_memory(input);
+        plan.transfer_estimates(input);
+        plan
+    }
+
+    /// COLOR2: one block (of colour 0); OP2 reports the element colours as
+    /// the plan's colours, and COLOR2 code only reads the element ordering.
+    fn use_element_colours(&mut self) {
+        self.ncolors = self.nthrcol.first().copied().unwrap_or(0) as usize;
+        self.blk_col.iter_mut().for_each(|c| *c = 0);
+        self.ncolblk = vec![0; self.ncolors.max(1)];
+        self.ncolblk[0] = self.nblocks as i32;
+    }
+
+    /// First-level detail: renumbering and element colouring, per block (in
+    /// parallel inside a rayon pool), then assembled in block order.
+    fn build_detail(
+        &mut self,
+        input: &PlanInput<'_>,
+        bounds: &[(usize, usize)],
+        indirect_reduce: bool,
+    ) {
+        let details: Vec<BlockDetail> = {
+            let renumbering = BlockRenumbering::new(input, &self.inds_staged, indirect_reduce);
+            par::map_slice(bounds, |&(s, e)| renumbering.block(s, e))
+        };
+        self.allocate_detail(input, &details);
+        self.copy_block_details(input, bounds, &details);
+        if matches!(input.staging, Staging::Permute | Staging::Color2) {
+            self.permute_by_colour(bounds);
+        }
+    }
+
+    /// Size the renumbering and element colour arrays. Each staged group's
+    /// list holds the distinct targets of all its arguments in every block
+    /// (staged or not, as OP2 builds it), so it is sized from the lists
+    /// themselves.
+    fn allocate_detail(&mut self, input: &PlanInput<'_>, details: &[BlockDetail]) {
         let nst = self.ninds_staged;
         let el = self.exec_length;
-        // Each staged group's list holds the distinct targets of all its
-        // arguments in every block (staged or not, as OP2 builds it), so size
-        // it from the lists themselves.
         let mut starts = vec![0usize; nst];
         let mut acc = 0usize;
         for (g, start) in starts.iter_mut().enumerate() {
@@ -473,7 +762,7 @@ impl Plan {
         self.ind_maps_start = starts;
         self.ind_offs = vec![0; self.nblocks * nst];
         self.ind_sizes = vec![0; self.nblocks * nst];
-        self.nindirect = vec![0; ninds];
+        self.nindirect = vec![0; input.ninds];
         let nloc = self.inds_staged.iter().filter(|&&s| s >= 0).count();
         self.loc_map = vec![0; nloc * el];
         let mut k = 0;
@@ -491,16 +780,26 @@ impl Plan {
             .collect();
         self.thrcol = vec![0; el];
         self.nthrcol = vec![0; self.nblocks];
+    }
+
+    /// Copy every block's lists, local maps and element colours into place.
+    fn copy_block_details(
+        &mut self,
+        input: &PlanInput<'_>,
+        bounds: &[(usize, usize)],
+        details: &[BlockDetail],
+    ) {
+        let args = &input.args;
+        let nst = self.ninds_staged;
         let mut total_colors = 0f32;
         // Staged group index -> ind group index.
-        let staged_groups: Vec<usize> = (0..ninds)
+        let staged_groups: Vec<usize> = (0..input.ninds)
             .filter(|&g| group_to_staged_of(&self.inds_staged, args, g) >= 0)
             .collect();
         for (b, d) in details.iter().enumerate() {
             let (s, e) = bounds[b];
             for (i, &g) in staged_groups.iter().enumerate() {
                 let m3 = group_to_staged_of(&self.inds_staged, args, g) as usize;
-                let _ = i;
                 let list = &d.lists[i];
                 let base = self.ind_maps_start[m3] + self.nindirect[g] as usize;
                 self.ind_map[base..base + list.len()].copy_from_slice(list);
@@ -514,7 +813,7 @@ impl Plan {
                 self.nindirect[g] += list.len() as i32;
             }
             let mut li = 0;
-            for m in 0..nargs {
+            for m in 0..args.len() {
                 if let Some(st) = self.loc_maps_start[m] {
                     self.loc_map[st + s..st + e].copy_from_slice(&d.locs[li]);
                     li += 1;
@@ -532,128 +831,52 @@ impl Plan {
         } else {
             0.0
         };
+    }
 
-        // Element permutation by colour.
-        if matches!(input.staging, Staging::Permute | Staging::Color2) {
-            self.col_reord = vec![0; el + 16];
-            self.col_offsets_start = Vec::with_capacity(self.nblocks);
-            for &(s, e) in bounds.iter().take(self.nblocks) {
-                let mut kv: Vec<(i32, i32)> =
-                    (s..e).map(|x| (self.thrcol[x], (x - s) as i32)).collect();
-                kv.sort_by_key(|&(k, v)| (k, v));
-                self.col_offsets_start.push(self.col_offsets.len());
-                self.col_offsets.push(0);
-                for (i, &(key, val)) in kv.iter().enumerate() {
-                    self.thrcol[s + i] = key;
-                    self.col_reord[s + i] = val;
-                    if i > 0 && key > kv[i - 1].0 {
-                        self.col_offsets.push(i as i32);
-                    }
+    /// PERMUTE/COLOR2: order each block's elements by colour (`col_reord`,
+    /// `col_offsets`), `thrcol` then in that order.
+    fn permute_by_colour(&mut self, bounds: &[(usize, usize)]) {
+        self.col_reord = vec![0; self.exec_length + 16];
+        self.col_offsets_start = Vec::with_capacity(self.nblocks);
+        for &(s, e) in bounds.iter().take(self.nblocks) {
+            let mut kv: Vec<(i32, i32)> =
+                (s..e).map(|x| (self.thrcol[x], (x - s) as i32)).collect();
+            kv.sort_by_key(|&(k, v)| (k, v));
+            self.col_offsets_start.push(self.col_offsets.len());
+            self.col_offsets.push(0);
+            for (i, &(key, val)) in kv.iter().enumerate() {
+                self.thrcol[s + i] = key;
+                self.col_reord[s + i] = val;
+                if i > 0 && key > kv[i - 1].0 {
+                    self.col_offsets.push(i as i32);
                 }
-                self.col_offsets.push((e - s) as i32);
             }
+            self.col_offsets.push((e - s) as i32);
         }
     }
 
-    /// Second level: greedy block colouring.
+    /// Second level: greedy block colouring, then blocks grouped by colour.
     fn colour_blocks(
         &mut self,
         input: &PlanInput<'_>,
         bounds: &[(usize, usize)],
         indirect_reduce: bool,
     ) {
-        let args = &input.args;
-        let mut work: Vec<Vec<u32>> = (0..input.ninds)
-            .map(|g| {
-                let a = args
-                    .iter()
-                    .find(|a| a.ind == g as i32)
-                    .expect("group has an argument");
-                if a.opt {
-                    vec![0u32; a.to_size]
-                } else {
-                    Vec::new()
-                }
-            })
-            .collect();
-        let colouring: Vec<&PlanArg<'_>> = args.iter().filter(|a| a.colours()).collect();
-        let nblocks = bounds.len();
-        let mut blk_col = vec![-1i32; nblocks];
-        let (mut ncolor, mut ncolors) = (0i64, 0i64);
-        let mut ncolors_core = 0i64;
-        let mut ncolors_owned = self.ncolors_owned as i64;
-        let mut repeat = true;
-        while repeat {
-            repeat = false;
-            for w in work.iter_mut() {
-                w.iter_mut().for_each(|x| *x = 0);
-            }
-            for (b, &(s, e)) in bounds.iter().enumerate() {
-                if blk_col[b] != -1 {
-                    continue;
-                }
-                let mut mask = 0u32;
-                if e > input.core_size {
-                    if s <= input.core_size {
-                        ncolors_core = ncolors;
-                    }
-                    mask |= bits(0, ncolors_core - ncolor);
-                    if s == input.set_size && indirect_reduce && input.staging != Staging::Color2 {
-                        ncolors_owned = ncolors;
-                    }
-                    if indirect_reduce {
-                        mask |= bits(ncolors_core, ncolors_owned - ncolor);
-                    }
-                }
-                for a in &colouring {
-                    let w = &work[a.ind as usize];
-                    for el in s..e {
-                        mask |= w[a.target(el)];
-                    }
-                }
-                let free = (!mask).trailing_zeros();
-                if free == 32 {
-                    repeat = true;
-                } else {
-                    blk_col[b] = (ncolor + free as i64) as i32;
-                    ncolors = ncolors.max(ncolor + free as i64 + 1);
-                    for a in &colouring {
-                        let w = &mut work[a.ind as usize];
-                        for el in s..e {
-                            w[a.target(el)] |= 1 << free;
-                        }
-                    }
-                }
-            }
-            ncolor += 32;
-        }
-        if indirect_reduce && ncolors_owned == 0 {
-            ncolors_owned = ncolors;
-        }
-        let ncolors = ncolors as usize;
-        let mut ncolblk = vec![0i32; ncolors];
-        for &c in &blk_col {
-            ncolblk[c as usize] += 1;
-        }
-        let mut start = vec![0usize; ncolors];
-        for c in 1..ncolors {
-            start[c] = start[c - 1] + ncolblk[c - 1] as usize;
-        }
-        let mut blkmap = vec![0i32; nblocks];
-        for (b, &c) in blk_col.iter().enumerate() {
-            blkmap[start[c as usize]] = b as i32;
-            start[c as usize] += 1;
-        }
-        self.blk_col = blk_col;
+        let mut bc = BlockColouring::new(input, bounds.len(), indirect_reduce, self.ncolors_owned);
+        bc.run(bounds);
+        let ncolors = bc.ncolors as usize;
+        let (ncolblk, blkmap) = group_blocks_by_colour(&bc.blk_col, ncolors);
+        self.blk_col = bc.blk_col;
         self.ncolors = ncolors;
-        self.ncolors_core = ncolors_core as usize;
-        self.ncolors_owned = ncolors_owned as usize;
+        self.ncolors_core = bc.ncolors_core as usize;
+        self.ncolors_owned = bc.ncolors_owned as usize;
         self.ncolblk = ncolblk;
         self.blkmap = blkmap;
     }
 
-    /// Shared-memory sizes and bytes-moved estimates.
-    fn shared_and_transfer(&mut self, input: &PlanInput<'_>) {
+    /// Shared-memory bytes per block (staged dats, 64-byte aligned), their
+    /// maximum per colour and overall.
+    fn shared_memory(&mut self, input: &PlanInput<'_>) {
         let args = &input.args;
         let nst = self.ninds_staged;
         let first_staged: Vec<usize> = (0..nst)
@@ -677,101 +900,88 @@ impl Plan {
                 })
                 .sum()
         };
-        self.nshared_col = vec![0; self.ncolors];
-        self.nshared = 0;
-        self.total_shared = 0.0;
+        let mut nshared_col = vec![0; self.ncolors];
+        let mut nshared = 0;
+        let mut total_shared = 0.0;
         for b in 0..self.nblocks {
             let nb = block_bytes(b) as i32;
-            self.total_shared += nb as f32;
+            total_shared += nb as f32;
             let c = self.blk_col[b] as usize;
-            if c < self.nshared_col.len() {
-                self.nshared_col[c] = self.nshared_col[c].max(nb);
+            if c < nshared_col.len() {
+                nshared_col[c] = nshared_col[c].max(nb);
             }
-            self.nshared = self.nshared.max(nb);
+            nshared = nshared.max(nb);
         }
+        self.nshared_col = nshared_col;
+        self.nshared = nshared;
+        self.total_shared = total_shared;
+    }
 
-        let (mut t1, mut t2, mut t3) = (0f64, 0f64, 0f64);
+    /// Bytes-moved estimates (`transfer`: bytes, `transfer2`: whole cache
+    /// lines, `transfer3`: cache lines with SoA dats), not for COLOR2 and
+    /// STAGE_INC.
+    fn transfer_estimates(&mut self, input: &PlanInput<'_>) {
+        let mut t = [0f64; 3];
         if !matches!(input.staging, Staging::Color2 | Staging::Inc) {
             let cl = input.cache_line_size.max(1);
             for b in 0..self.nblocks {
                 let ne = self.nelems[b] as f64;
-                for a in args.iter().filter(|a| a.opt) {
-                    if a.ind < 0 {
-                        let fac = if matches!(a.access, Access::Read | Access::Write) {
-                            1.0
-                        } else {
-                            2.0
-                        };
-                        t1 += fac * ne * a.dat_bytes as f64;
-                        t2 += fac * ne * a.dat_bytes as f64;
-                        t3 += fac * ne * a.dat_bytes as f64;
+                for a in input.args.iter().filter(|a| a.opt) {
+                    let x = if a.ind < 0 {
+                        access_factor(a) * ne * a.dat_bytes as f64
                     } else {
-                        t1 += ne * 2.0;
-                        t2 += ne * 2.0;
-                        t3 += ne * 2.0;
-                    }
+                        ne * 2.0
+                    };
+                    t.iter_mut().for_each(|t| *t += x);
                 }
                 for g in 0..input.ninds {
-                    let a = args
-                        .iter()
-                        .find(|a| a.ind == g as i32)
-                        .expect("group has an argument");
-                    if !a.opt {
-                        continue;
-                    }
-                    let fac = if matches!(a.access, Access::Read | Access::Write) {
-                        1.0
-                    } else {
-                        2.0
-                    };
-                    let st = self.inds_staged[args.iter().position(|x| x.ind == g as i32).unwrap()];
-                    if self.ind_sizes.is_empty() || st < 0 {
-                        // Blocks-only plan: count every reference (an upper bound).
-                        t1 += fac * ne * a.dat_bytes as f64;
-                        t2 += fac * ne * a.dat_bytes as f64;
-                        t3 += fac * ne * a.dat_bytes as f64;
-                        continue;
-                    }
-                    let st = st as usize;
-                    let size = self.ind_sizes[st + b * nst] as usize;
-                    t1 += fac * (size * a.dat_bytes) as f64;
-                    let e0 = self.ind_offs[st + b * nst] as usize;
-                    let list = &self.ind_map
-                        [self.ind_maps_start[st] + e0..self.ind_maps_start[st] + e0 + size];
-                    let mut l_old: i64 = -1;
-                    for &i in list {
-                        let first = (i as usize * a.dat_bytes / cl) as i64;
-                        if first > l_old {
-                            t2 += fac * cl as f64;
-                        }
-                        l_old = first;
-                        let last = (((i as usize + 1) * a.dat_bytes - 1) / cl) as i64;
-                        t2 += fac * ((last - l_old) as f64) * cl as f64;
-                        l_old = last;
-                    }
-                    // The same, with each component in its own array (SoA).
-                    let dim = a.dat_dim.max(1);
-                    let mut l_old: i64 = -1;
-                    for &i in list {
-                        let first = (i as usize * a.dat_bytes / (dim * cl)) as i64;
-                        if first > l_old {
-                            t3 += fac * (dim * cl) as f64;
-                        }
-                        l_old = first;
-                        let last = (((i as usize + 1) * a.dat_bytes - 1) / (dim * cl)) as i64;
-                        t3 += fac * ((last - l_old) as f64) * (dim * cl) as f64;
-                        l_old = last;
-                    }
-                    let mf = if a.access == Access::Rw { 2.0 } else { 1.0 };
-                    t1 += mf * size as f64 * 4.0;
-                    t2 += mf * size as f64 * 4.0;
-                    t3 += mf * size as f64 * 4.0;
+                    self.group_transfer(input, g, b, cl, &mut t);
                 }
             }
         }
-        self.transfer = t1 as f32;
-        self.transfer2 = t2 as f32;
-        self.transfer3 = t3 as f32;
+        self.transfer = t[0] as f32;
+        self.transfer2 = t[1] as f32;
+        self.transfer3 = t[2] as f32;
+    }
+
+    /// Add the bytes indirect group `g` moves in block `b` to the estimates.
+    fn group_transfer(
+        &self,
+        input: &PlanInput<'_>,
+        g: usize,
+        b: usize,
+        cl: usize,
+        t: &mut [f64; 3],
+    ) {
+        let args = &input.args;
+        let nst = self.ninds_staged;
+        let ne = self.nelems[b] as f64;
+        let a = args
+            .iter()
+            .find(|a| a.ind == g as i32)
+            .expect("group has an argument");
+        if !a.opt {
+            return;
+        }
+        let fac = access_factor(a);
+        let st = self.inds_staged[args.iter().position(|x| x.ind == g as i32).unwrap()];
+        if self.ind_sizes.is_empty() || st < 0 {
+            // Blocks-only plan: count every reference (an upper bound).
+            let x = fac * ne * a.dat_bytes as f64;
+            t.iter_mut().for_each(|t| *t += x);
+            return;
+        }
+        let st = st as usize;
+        let size = self.ind_sizes[st + b * nst] as usize;
+        t[0] += fac * (size * a.dat_bytes) as f64;
+        let e0 = self.ind_offs[st + b * nst] as usize;
+        let list = &self.ind_map[self.ind_maps_start[st] + e0..self.ind_maps_start[st] + e0 + size];
+        add_lines(&mut t[1], list, a.dat_bytes, cl, fac);
+        // The same, with each component in its own array (SoA).
+        add_lines(&mut t[2], list, a.dat_bytes, a.dat_dim.max(1) * cl, fac);
+        let mf = if a.access == Access::Rw { 2.0 } else { 1.0 };
+        let x = mf * size as f64 * 4.0;
+        t.iter_mut().for_each(|t| *t += x);
     }
 
     /// Blocks of colour `c`, in order.
@@ -791,7 +1001,30 @@ impl Plan {
     /// indirect INC/RW argument; blocks tile `[0, exec_length)`; blkmap is a
     /// permutation grouped by colour; local maps round-trip to the global map.
     pub fn check(&self, input: &PlanInput<'_>) -> Result<(), String> {
-        // Blocks tile the exec range in order.
+        self.check_tiling()?;
+        self.check_blkmap()?;
+        for g in 0..input.ninds {
+            let conflicting: Vec<&PlanArg<'_>> = input
+                .args
+                .iter()
+                .filter(|a| a.ind == g as i32 && a.colours())
+                .collect();
+            if conflicting.is_empty() {
+                continue;
+            }
+            self.check_block_colours(g, &conflicting)?;
+            if !self.thrcol.is_empty() {
+                self.check_thread_colours(g, &conflicting)?;
+            }
+        }
+        if !self.loc_map.is_empty() {
+            self.check_local_maps(input)?;
+        }
+        Ok(())
+    }
+
+    /// Blocks tile the exec range in order.
+    fn check_tiling(&self) -> Result<(), String> {
         let mut next = 0usize;
         for b in 0..self.nblocks {
             let (s, e) = self.block_range(b);
@@ -808,7 +1041,11 @@ impl Plan {
                 self.exec_length
             ));
         }
-        // blkmap: a permutation grouped by colour.
+        Ok(())
+    }
+
+    /// blkmap: a permutation grouped by colour.
+    fn check_blkmap(&self) -> Result<(), String> {
         let mut seen = vec![false; self.nblocks];
         let mut pos = 0usize;
         for c in 0..self.ncolors {
@@ -830,79 +1067,79 @@ impl Plan {
         if pos != self.nblocks {
             return Err(format!("blkmap lists {pos} of {} blocks", self.nblocks));
         }
-        // Conflicts: sort (target, colour, block) triples; equal target and
-        // colour from two different blocks is a race.
-        for g in 0..input.ninds {
-            let conflicting: Vec<&PlanArg<'_>> = input
-                .args
-                .iter()
-                .filter(|a| a.ind == g as i32 && a.colours())
-                .collect();
-            if conflicting.is_empty() {
-                continue;
+        Ok(())
+    }
+
+    /// No two blocks of one colour modify the same element of group `g`:
+    /// sort (target, colour, block) triples; equal target and colour from two
+    /// different blocks is a race.
+    fn check_block_colours(&self, g: usize, conflicting: &[&PlanArg<'_>]) -> Result<(), String> {
+        let mut touches: Vec<(usize, i32, usize)> = Vec::new();
+        for b in 0..self.nblocks {
+            let (s, e) = self.block_range(b);
+            for a in conflicting {
+                touches.extend((s..e).map(|el| (a.target(el), self.blk_col[b], b)));
             }
-            let mut touches: Vec<(usize, i32, usize)> = Vec::new();
-            for b in 0..self.nblocks {
-                let (s, e) = self.block_range(b);
-                for a in &conflicting {
-                    touches.extend((s..e).map(|el| (a.target(el), self.blk_col[b], b)));
+        }
+        touches.sort_unstable();
+        touches.dedup();
+        for w in touches.windows(2) {
+            if w[0].0 == w[1].0 && w[0].1 == w[1].1 {
+                return Err(format!(
+                    "blocks {} and {} of colour {} both modify element {} of indirect group {g}",
+                    w[0].2, w[1].2, w[0].1, w[0].0
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// No two elements of one thread colour in a block modify the same
+    /// element of group `g` (full plans).
+    fn check_thread_colours(&self, g: usize, conflicting: &[&PlanArg<'_>]) -> Result<(), String> {
+        let permuted = !self.col_reord.is_empty();
+        for b in 0..self.nblocks {
+            let (s, e) = self.block_range(b);
+            let mut t: Vec<(usize, i32, usize)> = Vec::new();
+            for i in s..e {
+                let el = if permuted {
+                    s + self.col_reord[i] as usize
+                } else {
+                    i
+                };
+                for a in conflicting {
+                    t.push((a.target(el), self.thrcol[i], el));
                 }
             }
-            touches.sort_unstable();
-            touches.dedup();
-            for w in touches.windows(2) {
+            t.sort_unstable();
+            t.dedup();
+            for w in t.windows(2) {
                 if w[0].0 == w[1].0 && w[0].1 == w[1].1 {
                     return Err(format!(
-                        "blocks {} and {} of colour {} both modify element {} of indirect group {g}",
+                        "elements {} and {} of thread colour {} in block {b} both modify element {} of group {g}",
                         w[0].2, w[1].2, w[0].1, w[0].0
                     ));
                 }
             }
-            // Thread colours inside blocks (full plans).
-            if !self.thrcol.is_empty() {
-                let permuted = !self.col_reord.is_empty();
-                for b in 0..self.nblocks {
-                    let (s, e) = self.block_range(b);
-                    let mut t: Vec<(usize, i32, usize)> = Vec::new();
-                    for i in s..e {
-                        let el = if permuted {
-                            s + self.col_reord[i] as usize
-                        } else {
-                            i
-                        };
-                        for a in &conflicting {
-                            t.push((a.target(el), self.thrcol[i], el));
-                        }
-                    }
-                    t.sort_unstable();
-                    t.dedup();
-                    for w in t.windows(2) {
-                        if w[0].0 == w[1].0 && w[0].1 == w[1].1 {
-                            return Err(format!(
-                                "elements {} and {} of thread colour {} in block {b} both modify element {} of group {g}",
-                                w[0].2, w[1].2, w[0].1, w[0].0
-                            ));
-                        }
-                    }
-                }
-            }
         }
-        // Local maps round-trip to the global map.
-        if !self.loc_map.is_empty() {
-            for (m, a) in input.args.iter().enumerate() {
-                let (Some(ls), true) = (self.loc_maps_start[m], a.opt) else {
-                    continue;
-                };
-                let st = self.inds_staged[m] as usize;
-                let nst = self.ninds_staged;
-                for b in 0..self.nblocks {
-                    let (s, e) = self.block_range(b);
-                    let off = self.ind_maps_start[st] + self.ind_offs[st + b * nst] as usize;
-                    for el in s..e {
-                        let l = self.loc_map[ls + el] as usize;
-                        if self.ind_map[off + l] as usize != a.target(el) {
-                            return Err(format!("loc_map of arg {m} at element {el} does not map back to the global map"));
-                        }
+        Ok(())
+    }
+
+    /// Local maps round-trip to the global map.
+    fn check_local_maps(&self, input: &PlanInput<'_>) -> Result<(), String> {
+        for (m, a) in input.args.iter().enumerate() {
+            let (Some(ls), true) = (self.loc_maps_start[m], a.opt) else {
+                continue;
+            };
+            let st = self.inds_staged[m] as usize;
+            let nst = self.ninds_staged;
+            for b in 0..self.nblocks {
+                let (s, e) = self.block_range(b);
+                let off = self.ind_maps_start[st] + self.ind_offs[st + b * nst] as usize;
+                for el in s..e {
+                    let l = self.loc_map[ls + el] as usize;
+                    if self.ind_map[off + l] as usize != a.target(el) {
+                        return Err(format!("loc_map of arg {m} at element {el} does not map back to the global map"));
                     }
                 }
             }

@@ -185,104 +185,126 @@ fn sorted_by_owner_then_gid(owners: &[i32], ids: &[usize]) -> bool {
 fn check_structure(mesh: &Mesh, owners: &[Vec<i32>], nranks: usize, locals: &[LocalMesh]) {
     let rf = Reference { mesh, owners };
     for (s, &n) in mesh.sizes.iter().enumerate() {
-        // owned sets over all ranks partition the global set exactly
-        let mut all: Vec<usize> = Vec::new();
+        check_owned_partition(owners, locals, s, n);
         for (r, lm) in locals.iter().enumerate() {
-            let ls = &lm.sets[s];
-            assert!(ls.owned().iter().all(|&g| owners[s][g] as usize == r));
-            all.extend_from_slice(ls.owned());
+            check_local_set(&rf, s, r, &lm.sets[s]);
         }
-        all.sort_unstable();
-        assert_eq!(
-            all,
-            (0..n).collect::<Vec<_>>(),
-            "set {s}: owned not a partition"
-        );
+        check_exchange_pairs(locals, s, nranks);
+    }
+    check_local_maps(mesh, locals);
+}
 
-        for (r, lm) in locals.iter().enumerate() {
-            let ls = &lm.sets[s];
-            assert_eq!(ls.global_ids.len(), ls.total_size());
-            assert!(ls.core_size <= ls.size);
-            let distinct: BTreeSet<usize> = ls.global_ids.iter().copied().collect();
+/// Owned sets over all ranks partition the global set `s` of `n` elements exactly.
+fn check_owned_partition(owners: &[Vec<i32>], locals: &[LocalMesh], s: usize, n: usize) {
+    let mut all: Vec<usize> = Vec::new();
+    for (r, lm) in locals.iter().enumerate() {
+        let ls = &lm.sets[s];
+        assert!(ls.owned().iter().all(|&g| owners[s][g] as usize == r));
+        all.extend_from_slice(ls.owned());
+    }
+    all.sort_unstable();
+    assert_eq!(
+        all,
+        (0..n).collect::<Vec<_>>(),
+        "set {s}: owned not a partition"
+    );
+}
+
+/// Set `s` on rank `r`: categories match the brute-force definitions, in
+/// order, and the exchange lists are well formed.
+fn check_local_set(rf: &Reference<'_>, s: usize, r: usize, ls: &LocalSet) {
+    let owners = rf.owners;
+    assert_eq!(ls.global_ids.len(), ls.total_size());
+    assert!(ls.core_size <= ls.size);
+    let distinct: BTreeSet<usize> = ls.global_ids.iter().copied().collect();
+    assert_eq!(
+        distinct.len(),
+        ls.global_ids.len(),
+        "duplicate local element"
+    );
+    // categories match the brute-force definitions
+    let core: BTreeSet<usize> = ls.global_ids[..ls.core_size].iter().copied().collect();
+    assert_eq!(core, rf.core(s, r), "set {s} rank {r}: core");
+    let ex_ids = &ls.global_ids[ls.size..ls.size + ls.exec_size];
+    let ne_ids = &ls.global_ids[ls.size + ls.exec_size..];
+    let exec: BTreeSet<usize> = ex_ids.iter().copied().collect();
+    assert_eq!(exec, rf.exec(s, r), "set {s} rank {r}: exec halo");
+    let nonexec: BTreeSet<usize> = ne_ids.iter().copied().collect();
+    assert_eq!(nonexec, rf.nonexec(s, r), "set {s} rank {r}: non-exec halo");
+    // orders: core and boundary by gid, halos by (owner, gid)
+    assert!(ls.global_ids[..ls.core_size]
+        .windows(2)
+        .all(|w| w[0] < w[1]));
+    assert!(ls.global_ids[ls.core_size..ls.size]
+        .windows(2)
+        .all(|w| w[0] < w[1]));
+    assert!(sorted_by_owner_then_gid(&owners[s], ex_ids));
+    assert!(sorted_by_owner_then_gid(&owners[s], ne_ids));
+    check_halo_lists(owners, s, r, ls);
+}
+
+/// Import lists are the halos, contiguous per neighbour, in order; export
+/// lists hold owned elements (exec exports boundary ones); no rank lists
+/// itself; neighbours ascend.
+fn check_halo_lists(owners: &[Vec<i32>], s: usize, r: usize, ls: &LocalSet) {
+    let imp_e: Vec<usize> = ls.import_exec.list.clone();
+    assert_eq!(imp_e, (ls.size..ls.size + ls.exec_size).collect::<Vec<_>>());
+    let imp_n: Vec<usize> = ls.import_nonexec.list.clone();
+    assert_eq!(
+        imp_n,
+        (ls.size + ls.exec_size..ls.total_size()).collect::<Vec<_>>()
+    );
+    for (q, l) in ls
+        .import_exec
+        .neighbours()
+        .chain(ls.import_nonexec.neighbours())
+    {
+        assert_ne!(q, r);
+        assert!(!l.is_empty());
+        assert!(l.iter().all(|&i| owners[s][ls.global_ids[i]] as usize == q));
+    }
+    for (q, l) in ls.export_exec.neighbours() {
+        assert_ne!(q, r);
+        assert!(l.iter().all(|&i| i >= ls.core_size && i < ls.size));
+    }
+    for (q, l) in ls.export_nonexec.neighbours() {
+        assert_ne!(q, r);
+        assert!(l.iter().all(|&i| i < ls.size));
+    }
+    for h in [
+        &ls.import_exec,
+        &ls.export_exec,
+        &ls.import_nonexec,
+        &ls.export_nonexec,
+    ] {
+        assert!(h.ranks.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(h.offsets.len(), h.ranks.len() + 1);
+        assert_eq!(*h.offsets.last().unwrap(), h.list.len());
+    }
+}
+
+/// Export/import lists of set `s` match pairwise.
+fn check_exchange_pairs(locals: &[LocalMesh], s: usize, nranks: usize) {
+    for a in 0..nranks {
+        for b in 0..nranks {
+            let (sa, sb) = (&locals[a].sets[s], &locals[b].sets[s]);
             assert_eq!(
-                distinct.len(),
-                ls.global_ids.len(),
-                "duplicate local element"
+                gids(sa, sa.export_exec.with(b)),
+                gids(sb, sb.import_exec.with(a)),
+                "set {s}: exec {a} -> {b}"
             );
-            // categories match the brute-force definitions
-            let core: BTreeSet<usize> = ls.global_ids[..ls.core_size].iter().copied().collect();
-            assert_eq!(core, rf.core(s, r), "set {s} rank {r}: core");
-            let ex_ids = &ls.global_ids[ls.size..ls.size + ls.exec_size];
-            let ne_ids = &ls.global_ids[ls.size + ls.exec_size..];
-            let exec: BTreeSet<usize> = ex_ids.iter().copied().collect();
-            assert_eq!(exec, rf.exec(s, r), "set {s} rank {r}: exec halo");
-            let nonexec: BTreeSet<usize> = ne_ids.iter().copied().collect();
-            assert_eq!(nonexec, rf.nonexec(s, r), "set {s} rank {r}: non-exec halo");
-            // orders: core and boundary by gid, halos by (owner, gid)
-            assert!(ls.global_ids[..ls.core_size]
-                .windows(2)
-                .all(|w| w[0] < w[1]));
-            assert!(ls.global_ids[ls.core_size..ls.size]
-                .windows(2)
-                .all(|w| w[0] < w[1]));
-            assert!(sorted_by_owner_then_gid(&owners[s], ex_ids));
-            assert!(sorted_by_owner_then_gid(&owners[s], ne_ids));
-            // import lists are the halos, contiguous per neighbour, in order
-            let imp_e: Vec<usize> = ls.import_exec.list.clone();
-            assert_eq!(imp_e, (ls.size..ls.size + ls.exec_size).collect::<Vec<_>>());
-            let imp_n: Vec<usize> = ls.import_nonexec.list.clone();
             assert_eq!(
-                imp_n,
-                (ls.size + ls.exec_size..ls.total_size()).collect::<Vec<_>>()
+                gids(sa, sa.export_nonexec.with(b)),
+                gids(sb, sb.import_nonexec.with(a)),
+                "set {s}: nonexec {a} -> {b}"
             );
-            for (q, l) in ls
-                .import_exec
-                .neighbours()
-                .chain(ls.import_nonexec.neighbours())
-            {
-                assert_ne!(q, r);
-                assert!(!l.is_empty());
-                assert!(l.iter().all(|&i| owners[s][ls.global_ids[i]] as usize == q));
-            }
-            // export lists hold owned elements; exec exports are boundary ones
-            for (q, l) in ls.export_exec.neighbours() {
-                assert_ne!(q, r);
-                assert!(l.iter().all(|&i| i >= ls.core_size && i < ls.size));
-            }
-            for (q, l) in ls.export_nonexec.neighbours() {
-                assert_ne!(q, r);
-                assert!(l.iter().all(|&i| i < ls.size));
-            }
-            for h in [
-                &ls.import_exec,
-                &ls.export_exec,
-                &ls.import_nonexec,
-                &ls.export_nonexec,
-            ] {
-                assert!(h.ranks.windows(2).all(|w| w[0] < w[1]));
-                assert_eq!(h.offsets.len(), h.ranks.len() + 1);
-                assert_eq!(*h.offsets.last().unwrap(), h.list.len());
-            }
-        }
-        // export/import lists match pairwise
-        for a in 0..nranks {
-            for b in 0..nranks {
-                let (sa, sb) = (&locals[a].sets[s], &locals[b].sets[s]);
-                assert_eq!(
-                    gids(sa, sa.export_exec.with(b)),
-                    gids(sb, sb.import_exec.with(a)),
-                    "set {s}: exec {a} -> {b}"
-                );
-                assert_eq!(
-                    gids(sa, sa.export_nonexec.with(b)),
-                    gids(sb, sb.import_nonexec.with(a)),
-                    "set {s}: nonexec {a} -> {b}"
-                );
-            }
         }
     }
-    // local maps round-trip to the global maps; executed targets are local;
-    // core rows reference owned elements only
+}
+
+/// Local maps round-trip to the global maps; executed targets are local;
+/// core rows reference owned elements only.
+fn check_local_maps(mesh: &Mesh, locals: &[LocalMesh]) {
     for (m, (f, t, d, _)) in mesh.maps.iter().enumerate() {
         for lm in locals {
             let (fs, ts, map) = (&lm.sets[*f], &lm.sets[*t], &lm.maps[m]);
