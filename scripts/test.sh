@@ -25,8 +25,8 @@ cargo fmt --all -- --check
 step "build the OP2 libraries (release)"
 cargo build --release --workspace
 
-step "cargo clippy (all targets, warnings are errors)"
-cargo clippy --workspace --all-targets -- -D warnings
+step "cargo clippy (all targets, warnings are errors; no function over 80 lines: clippy.toml)"
+cargo clippy --workspace --all-targets -- -D warnings -W clippy::too_many_lines
 
 step "tests"
 cargo test --workspace

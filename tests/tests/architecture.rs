@@ -145,7 +145,7 @@ fn every_export_is_written_once() {
                 continue;
             };
             let name = decl
-                .split(|c: char| c == '(' || c == ':' || c == '<')
+                .split(['(', ':', '<'])
                 .next()
                 .and_then(|head| head.split_whitespace().last())
                 .unwrap_or("")

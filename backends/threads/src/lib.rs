@@ -349,6 +349,7 @@ mod tests {
     use super::*;
     use op2_core::arg::ArgSpec;
     use op2_core::invoke::FnInvoker;
+    use op2_core::plan::Plan;
     use op2_core::plan::{PlanArg, PlanInput, Staging};
 
     #[test]
@@ -359,13 +360,43 @@ mod tests {
         assert!(threads_from_env(None) >= 1);
     }
 
-    /// Edge loop on a chain incrementing both nodes and summing a global:
-    /// results must be identical for 1, 2, 3 and 8 threads.
-    #[test]
-    fn bitwise_identical_across_thread_counts() {
-        let ne = 20000usize;
-        let map: Vec<i32> = (0..ne).flat_map(|e| [e as i32, e as i32 + 1]).collect();
-        let w: Vec<f64> = (0..ne).map(|e| 1.0 / (e as f64 + 1.0)).collect();
+    fn view(data: *mut u8, map: &[i32], idx: i32, kind: ViewKind) -> ArgView {
+        ArgView {
+            data,
+            map: if kind == ViewKind::Indirect {
+                map.as_ptr()
+            } else {
+                std::ptr::null()
+            },
+            map_dim: if kind == ViewKind::Indirect { 2 } else { 0 },
+            idx,
+            elem_bytes: 8,
+            kind,
+        }
+    }
+
+    fn chain_args() -> [ArgSpec; 4] {
+        let spec = |kind, access| ArgSpec {
+            kind,
+            dim: 1,
+            type_name: "double".into(),
+            access,
+            opt: true,
+        };
+        let dat = |idx| ArgKind::Dat {
+            dat: op2_core::DatId(0),
+            map: None,
+            idx,
+        };
+        [
+            spec(dat(-1), Access::Read),
+            spec(dat(0), Access::Inc),
+            spec(dat(1), Access::Inc),
+            spec(ArgKind::Gbl, Access::Inc),
+        ]
+    }
+
+    fn chain_plan(map: &[i32], ne: usize) -> Plan {
         let input = PlanInput {
             set_size: ne,
             core_size: ne,
@@ -376,7 +407,7 @@ mod tests {
                 .map(|idx| PlanArg {
                     opt: true,
                     ind: 0,
-                    map: &map,
+                    map,
                     map_dim: 2,
                     idx,
                     access: Access::Inc,
@@ -392,86 +423,36 @@ mod tests {
         };
         let plan = Plan::build(&input);
         plan.check(&input).unwrap();
+        plan
+    }
+
+    /// Edge loop on a chain incrementing both nodes and summing a global:
+    /// results must be identical for 1, 2, 3 and 8 threads.
+    #[test]
+    fn bitwise_identical_across_thread_counts() {
+        let ne = 20000usize;
+        let map: Vec<i32> = (0..ne).flat_map(|e| [e as i32, e as i32 + 1]).collect();
+        let w: Vec<f64> = (0..ne).map(|e| 1.0 / (e as f64 + 1.0)).collect();
+        let plan = chain_plan(&map, ne);
+        let args = chain_args();
+        let scalars = [ScalarType::F64; 4];
+        let inv = FnInvoker(|_n, p: &[*mut u8]| unsafe {
+            let w = *(p[0] as *const f64);
+            *(p[1] as *mut f64) += w;
+            *(p[2] as *mut f64) -= 0.5 * w;
+            *(p[3] as *mut f64) += w * w;
+        });
         let mut results = Vec::new();
         for nt in [1, 2, 3, 8] {
             let mut node = vec![0.0f64; ne + 1];
             let mut sum = 0.5f64;
+            let n = node.as_mut_ptr() as *mut u8;
             let views = [
-                ArgView {
-                    data: w.as_ptr() as *mut u8,
-                    map: std::ptr::null(),
-                    map_dim: 0,
-                    idx: -1,
-                    elem_bytes: 8,
-                    kind: ViewKind::Direct,
-                },
-                ArgView {
-                    data: node.as_mut_ptr() as *mut u8,
-                    map: map.as_ptr(),
-                    map_dim: 2,
-                    idx: 0,
-                    elem_bytes: 8,
-                    kind: ViewKind::Indirect,
-                },
-                ArgView {
-                    data: node.as_mut_ptr() as *mut u8,
-                    map: map.as_ptr(),
-                    map_dim: 2,
-                    idx: 1,
-                    elem_bytes: 8,
-                    kind: ViewKind::Indirect,
-                },
-                ArgView {
-                    data: &mut sum as *mut f64 as *mut u8,
-                    map: std::ptr::null(),
-                    map_dim: 0,
-                    idx: -1,
-                    elem_bytes: 8,
-                    kind: ViewKind::Global,
-                },
+                view(w.as_ptr() as *mut u8, &map, -1, ViewKind::Direct),
+                view(n, &map, 0, ViewKind::Indirect),
+                view(n, &map, 1, ViewKind::Indirect),
+                view(&mut sum as *mut f64 as *mut u8, &map, -1, ViewKind::Global),
             ];
-            let spec = |kind, access| ArgSpec {
-                kind,
-                dim: 1,
-                type_name: "double".into(),
-                access,
-                opt: true,
-            };
-            let d = op2_core::DatId(0);
-            let args = [
-                spec(
-                    ArgKind::Dat {
-                        dat: d,
-                        map: None,
-                        idx: -1,
-                    },
-                    Access::Read,
-                ),
-                spec(
-                    ArgKind::Dat {
-                        dat: d,
-                        map: None,
-                        idx: 0,
-                    },
-                    Access::Inc,
-                ),
-                spec(
-                    ArgKind::Dat {
-                        dat: d,
-                        map: None,
-                        idx: 1,
-                    },
-                    Access::Inc,
-                ),
-                spec(ArgKind::Gbl, Access::Inc),
-            ];
-            let scalars = [ScalarType::F64; 4];
-            let inv = FnInvoker(|_n, p: &[*mut u8]| unsafe {
-                let w = *(p[0] as *const f64);
-                *(p[1] as *mut f64) += w;
-                *(p[2] as *mut f64) -= 0.5 * w;
-                *(p[3] as *mut f64) += w * w;
-            });
             let run = LoopRun {
                 name: "chain",
                 exec_size: ne,
