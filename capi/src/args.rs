@@ -2,7 +2,7 @@
 //! conversion of C `op_arg`s into checked core arguments and views.
 
 use crate::ffi::*;
-use crate::state::{c_str, with_state, State};
+use crate::state::{c_text, with_state, State};
 use op2_core::arg::{check_arg_dat, check_arg_gbl, Access, ArgKind, ArgSpec};
 use op2_core::error::obj;
 use op2_core::invoke::{ArgView, ViewKind};
@@ -69,15 +69,15 @@ unsafe fn arg_dat_impl(
                 }
             }
             if !type_.is_null() {
-                let t = CStr::from_ptr(type_).to_string_lossy().into_owned();
+                let t = CStr::from_ptr(type_).to_string_lossy();
                 a.r#type = st.intern(&types::normalise(&t));
             }
             return Ok(a);
         }
         let d = st.dat_id(call, dat)?;
-        let o = st.dat_obj(d);
-        let wrap = |e: Op2Error| Op2Error::new(call, o.clone(), e.msg);
-        let t = c_str(call, "the type string", type_).map_err(wrap)?;
+        // The object's name is only formatted for an error (no allocation otherwise).
+        let wrap = |e: Op2Error| Op2Error::new(call, st.dat_obj(d), e.msg);
+        let t = c_text(call, "the type string", type_).map_err(wrap)?;
         let m = st.opt_map_id(call, map).map_err(wrap)?;
         let ac = access(call, acc).map_err(wrap)?;
         check_arg_dat(call, &st.dom, d, idx, m, dim, &t, ac)?;
@@ -165,7 +165,7 @@ pub(crate) unsafe fn arg_gbl_impl(
         a.acc = acc;
         a.data = data;
         a.opt = (opt != 0 && !data.is_null()) as c_int;
-        let t = c_str(call, "the type string", type_)?;
+        let t = c_text(call, "the type string", type_)?;
         a.r#type = st.intern(&types::normalise(&t));
         a.size = dim.saturating_mul(type_size);
         if opt == 0 {

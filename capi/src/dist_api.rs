@@ -50,7 +50,12 @@ pub unsafe extern "C" fn op_partition(
             report: crate::globals::diags() > 0,
         };
         st.finish_exchanges()?;
-        let outcome = st.dist.partition(&mut st.dom, &req)?;
+        // Partitioning and halo construction use the library's own threads
+        // (a rank's share of the cores), never a pool of their own.
+        let exec = st.exec.clone();
+        let mut outcome = None;
+        exec.install(&mut || outcome = Some(st.dist.partition(&mut st.dom, &req)));
+        let outcome = outcome.expect("install runs the closure")?;
         for m in outcome.messages {
             crate::printf::cout(&format!("\n {m}\n"));
         }

@@ -85,15 +85,23 @@ pub enum Life {
 
 pub static STATE: Mutex<Life> = Mutex::new(Life::Uninit);
 
-/// Read a C string argument; NULL or invalid UTF-8 are errors naming `what`.
+/// Read a C string argument; NULL is an error naming `what`.
 ///
 /// # Safety
 /// `p` must be NULL or point to a NUL-terminated string.
 pub unsafe fn c_str(call: &str, what: &str, p: *const c_char) -> Result<String> {
+    c_text(call, what, p).map(|t| t.into_owned())
+}
+
+/// [`c_str`] without a copy when the string is valid UTF-8.
+///
+/// # Safety
+/// As for [`c_str`]; the string outlives the result.
+pub unsafe fn c_text<'a>(call: &str, what: &str, p: *const c_char) -> Result<std::borrow::Cow<'a, str>> {
     if p.is_null() {
         return Err(Op2Error::new(call, "", format!("{what} is NULL")));
     }
-    Ok(CStr::from_ptr(p).to_string_lossy().into_owned())
+    Ok(CStr::from_ptr(p).to_string_lossy())
 }
 
 /// Lock the state and run `f` on it; errors (including "not initialised") stop the program.
@@ -179,8 +187,12 @@ impl State {
         unsafe { globals::set(addr_of_mut!(globals::OP_is_partitioned), 1) };
     }
 
-    /// A stable C copy of `s` owned by the state (type strings stored in op_args).
+    /// A stable C copy of `s` owned by the state (type strings stored in
+    /// op_args); allocates only the first time a string is seen.
     pub fn intern(&mut self, s: &str) -> *const c_char {
+        if let Some(c) = self.interned.get(s) {
+            return c.as_ptr();
+        }
         self.interned
             .entry(s.to_string())
             .or_insert_with(|| crate::ffi::cstring(s))

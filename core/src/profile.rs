@@ -787,6 +787,8 @@ pub struct Profiler {
     finished: bool,
     /// Latest instant passed to a timing call while running.
     latest: Option<Instant>,
+    /// Reused to build kernel section names.
+    name_buf: String,
 }
 
 impl Default for Profiler {
@@ -807,6 +809,7 @@ impl Profiler {
             extra_depth: 0,
             started: false,
             finished: false,
+            name_buf: String::new(),
             latest: None,
         }
     }
@@ -940,8 +943,16 @@ impl Profiler {
             self.extra_depth += 1;
             return;
         }
-        let full_name = format!("{name}/{target}/{variant}");
-        if self.enter_recorded(&full_name, now) {
+        // The section name in a buffer kept across calls: a loop in steady
+        // state allocates nothing here.
+        let mut full_name = std::mem::take(&mut self.name_buf);
+        full_name.clear();
+        for part in [name, "/", target, "/", variant] {
+            full_name.push_str(part);
+        }
+        let recorded = self.enter_recorded(&full_name, now);
+        self.name_buf = full_name;
+        if recorded {
             if let Some(root) = self.root.as_mut() {
                 node_at_mut(root, &self.open).kind = NodeKind::Kernel;
             }

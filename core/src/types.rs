@@ -65,19 +65,21 @@ pub fn base_type(type_name: &str) -> &str {
 
 /// OP2's normalisation of a type string as stored in `op_arg.type`:
 /// `r8`/`real(8)`... become `double`, etc.; other strings are kept.
-pub fn normalise(type_name: &str) -> String {
-    let st = ScalarType::parse(type_name);
-    match st {
-        ScalarType::F64 | ScalarType::F32 | ScalarType::I32 | ScalarType::Bool => {
-            let n = st.c_name().unwrap_or_default();
-            if type_name.trim().ends_with(":soa") {
-                format!("{n}:soa")
-            } else {
-                n.to_string()
-            }
-        }
-        _ => type_name.to_string(),
-    }
+/// Borrows (allocates nothing).
+pub fn normalise(type_name: &str) -> std::borrow::Cow<'_, str> {
+    let soa = type_name.trim().ends_with(":soa");
+    let canonical = match (ScalarType::parse(type_name), soa) {
+        (ScalarType::F64, false) => "double",
+        (ScalarType::F32, false) => "float",
+        (ScalarType::I32, false) => "int",
+        (ScalarType::Bool, false) => "bool",
+        (ScalarType::F64, true) => "double:soa",
+        (ScalarType::F32, true) => "float:soa",
+        (ScalarType::I32, true) => "int:soa",
+        (ScalarType::Bool, true) => "bool:soa",
+        _ => return std::borrow::Cow::Borrowed(type_name),
+    };
+    std::borrow::Cow::Borrowed(canonical)
 }
 
 /// Do two type strings describe the same element type? (`double` ≡ `r8` ≡ `double:soa`.)

@@ -1,8 +1,13 @@
 //! The threads backend (`libop2_openmp`): a loop runs colour by colour over
-//! its execution plan; the blocks of one colour run in parallel on a rayon
-//! pool (they touch disjoint indirectly-modified data, which is what the plan's
-//! block colouring guarantees and `Plan::check` verifies). Each block runs
-//! as one contiguous element range through the invoker.
+//! its execution plan; the blocks of one colour run in parallel on a team of
+//! threads in the OpenMP style ([`team`]: the calling thread is member 0,
+//! blocks are handed out one at a time, a barrier separates colours). Blocks
+//! of one colour touch disjoint indirectly-modified data, which is what the
+//! plan's block colouring guarantees and `Plan::check` verifies. Each block
+//! runs as one contiguous element range through the invoker. Running a loop
+//! allocates nothing once its buffers have grown. Plan construction (on
+//! first use of a loop) runs on a rayon pool of the same size, made when
+//! first needed.
 //!
 //! Global reductions go to per-block slots that are combined in block order
 //! after the loop, so every result — dats and globals — is bitwise the same for
@@ -14,8 +19,12 @@ use op2_core::plan::Plan;
 use op2_core::reduce;
 use op2_core::types::ScalarType;
 use op2_core::{Op2Error, Result};
-use rayon::prelude::*;
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+mod team;
+use team::Team;
 
 /// Loops with fewer elements than this run on the calling thread (same block
 /// order and reduction slots, so the results do not change).
@@ -23,24 +32,25 @@ pub const INLINE_BELOW: usize = 4096;
 
 /// Multithreaded execution.
 pub struct Threads {
-    pool: Option<rayon::ThreadPool>,
+    /// The loop team (None: one thread, everything on the caller).
+    team: Option<Team>,
+    /// Plan construction's pool, made on first use.
+    plan_pool: OnceLock<Option<rayon::ThreadPool>>,
     nthreads: usize,
 }
 
 impl Threads {
-    /// A pool of `n` threads (`n <= 1`: everything on the calling thread).
+    /// `n` threads (`n <= 1`: everything on the calling thread).
     pub fn new(n: usize) -> Threads {
         let n = n.max(1);
-        let pool = if n > 1 {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .thread_name(|i| format!("op2-worker-{i}"))
-                .build()
-                .ok()
-        } else {
-            None
-        };
-        Threads { pool, nthreads: n }
+        // If the workers cannot be started, run on the calling thread.
+        let team = (n > 1).then(|| Team::new(n).ok()).flatten();
+        let nthreads = team.as_ref().map_or(1, Team::size);
+        Threads {
+            team,
+            plan_pool: OnceLock::new(),
+            nthreads,
+        }
     }
 
     /// Threads from `OMP_NUM_THREADS` (what OP2 users set), else all cores.
@@ -252,6 +262,94 @@ unsafe fn run_block(
     })
 }
 
+/// Runs the blocks of one loop, colour by colour, on the team.
+struct ColourSchedule<'a> {
+    run: &'a LoopRun<'a>,
+    inv: &'a dyn Invoker,
+    plan: &'a Plan,
+    g: &'a Globals,
+    slots: SlotBase,
+    /// The first colour with a block past the core elements: halos must have
+    /// arrived before it (`ncolors` when no exchange is in flight).
+    first_halo: usize,
+    /// The next block (index into `blkmap`, which groups blocks by colour).
+    next: AtomicUsize,
+    /// A block's kernel panicked: the others skip their remaining blocks.
+    failed: AtomicBool,
+    panic: Mutex<Option<Box<dyn std::any::Any + Send>>>,
+    halo: Mutex<Result<()>>,
+}
+
+impl ColourSchedule<'_> {
+    /// Run one block, keeping a panic (the team must still meet at barriers).
+    unsafe fn block(&self, b: usize) {
+        if self.failed.load(Ordering::Relaxed) {
+            return;
+        }
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_block(self.run, self.inv, self.g, self.plan, self.slots, b)
+        }));
+        if let Err(p) = r {
+            self.failed.store(true, Ordering::Relaxed);
+            self.panic.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(p);
+        }
+    }
+
+    /// Member `me`'s part: take blocks one at a time; a block index taken
+    /// past the current colour is kept for its own colour.
+    unsafe fn member(&self, team: &Team, me: usize) {
+        let plan = self.plan;
+        let mut pending: Option<usize> = None;
+        let mut end = 0usize;
+        for c in 0..plan.ncolors {
+            if c == self.first_halo {
+                self.halo_barrier(team, me);
+            }
+            end += plan.ncolblk[c] as usize;
+            loop {
+                let i = pending.take().unwrap_or_else(|| self.next.fetch_add(1, Ordering::Relaxed));
+                if i >= end {
+                    pending = Some(i);
+                    break;
+                }
+                self.block(plan.blkmap[i] as usize);
+            }
+            team.barrier().wait();
+        }
+        if self.first_halo >= plan.ncolors {
+            self.halo_barrier(team, me);
+        }
+    }
+
+    /// Every member has finished the colours before; member 0 (the calling
+    /// thread) completes the halo exchanges; then all go on.
+    fn halo_barrier(&self, team: &Team, me: usize) {
+        let Some(wait) = self.run.wait else { return };
+        team.barrier().wait();
+        if me == 0 {
+            *self.halo.lock().unwrap_or_else(|e| e.into_inner()) = wait();
+        }
+        team.barrier().wait();
+    }
+
+    fn outcome(self) -> Result<()> {
+        if let Some(p) = self.panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            std::panic::resume_unwind(p);
+        }
+        self.halo.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The first colour holding a block past the core elements (the plan never
+/// gives such a block a core colour), or `ncolors`.
+fn first_halo_colour(plan: &Plan, core: usize) -> usize {
+    (0..plan.nblocks)
+        .filter(|&b| plan.block_range(b).1 > core)
+        .map(|b| plan.blk_col[b] as usize)
+        .min()
+        .unwrap_or(plan.ncolors)
+}
+
 impl Threads {
     /// Phase 3: colour by colour, the blocks of a colour in parallel; the
     /// colours of core blocks first, then (on the calling thread) the halo
@@ -264,41 +362,43 @@ impl Threads {
         g: &Globals,
         slots: SlotBase,
     ) -> Result<()> {
-        let parallel = self.pool.is_some() && !g.serial && plan.exec_length >= INLINE_BELOW;
-        let colours = |range: std::ops::Range<usize>| {
-            for c in range {
-                let blocks = plan.blocks_of_colour(c);
-                if parallel && blocks.len() > 1 {
-                    blocks
-                        .par_iter()
-                        .for_each(|&b| run_block(run, inv, g, plan, slots, b as usize));
-                } else {
-                    blocks
-                        .iter()
-                        .for_each(|&b| run_block(run, inv, g, plan, slots, b as usize));
+        let first_halo = if run.wait.is_some() {
+            first_halo_colour(plan, run.core)
+        } else {
+            plan.ncolors
+        };
+        let team = self.team.as_ref().filter(|_| !g.serial && plan.exec_length >= INLINE_BELOW);
+        let Some(team) = team else {
+            // On the calling thread, in the same block order.
+            for c in 0..plan.ncolors {
+                if c == first_halo {
+                    if let Some(wait) = run.wait {
+                        wait()?;
+                    }
+                }
+                for &b in plan.blocks_of_colour(c) {
+                    run_block(run, inv, g, plan, slots, b as usize);
                 }
             }
+            return match (first_halo >= plan.ncolors, run.wait) {
+                (true, Some(wait)) => wait(),
+                _ => Ok(()),
+            };
         };
-        let in_pool = |range: std::ops::Range<usize>| match (&self.pool, parallel) {
-            (Some(pool), true) if !range.is_empty() => pool.install(|| colours(range)),
-            _ => colours(range),
+        let sched = ColourSchedule {
+            run,
+            inv,
+            plan,
+            g,
+            slots,
+            first_halo,
+            next: AtomicUsize::new(0),
+            failed: AtomicBool::new(false),
+            panic: Mutex::new(None),
+            halo: Mutex::new(Ok(())),
         };
-        // Colours below `first_halo` hold only core blocks (the plan never
-        // gives a block past core_size a core colour): they run while halos
-        // arrive. Without exchanges in flight, all colours go in one install.
-        let Some(wait) = run.wait else {
-            in_pool(0..plan.ncolors);
-            return Ok(());
-        };
-        let first_halo = (0..plan.nblocks)
-            .filter(|&b| plan.block_range(b).1 > run.core)
-            .map(|b| plan.blk_col[b] as usize)
-            .min()
-            .unwrap_or(plan.ncolors);
-        in_pool(0..first_halo);
-        wait()?;
-        in_pool(first_halo..plan.ncolors);
-        Ok(())
+        team.run(&|me| sched.member(team, me));
+        sched.outcome()
     }
 }
 
@@ -312,7 +412,18 @@ impl Executor for Threads {
     }
 
     fn install(&self, f: &mut (dyn FnMut() + Send)) {
-        match &self.pool {
+        let pool = self.plan_pool.get_or_init(|| {
+            (self.nthreads > 1)
+                .then(|| {
+                    rayon::ThreadPoolBuilder::new()
+                        .num_threads(self.nthreads)
+                        .thread_name(|i| format!("op2-planner-{i}"))
+                        .build()
+                        .ok()
+                })
+                .flatten()
+        });
+        match pool {
             Some(p) => p.install(f),
             None => f(),
         }
