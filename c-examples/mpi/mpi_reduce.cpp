@@ -20,13 +20,20 @@
 //   node_inc_* the node sums of exec_* (fetched with op_fetch_data_idx);
 //   vector_*   vector arguments (idx -4) reduced into dim-1 and dim-3/dim-2
 //              globals;
-//   node_data  the node values after all updates; get_size: op_get_size.
+//   node_data  the node values after all updates; get_size: op_get_size;
+//   partition_threads  op_partition starts no more threads than the rank's
+//              share of the cores (none when that share is one core);
+//   bool_*     bool globals (OP_INC: any, OP_MIN: all, OP_MAX: any) whose
+//              value differs between ranks, through op_par_loop and through
+//              op_mpi_reduce_bool: every rank must end with the global answer.
 // Rank 0 prints "PASS <check>" / "FAIL <check>"; exit status 1 on failure.
 //
 // Options: --nx=N --ny=N (default 17 x 13), --part=NAME (see mpi_check.h,
 // default RANDOM), --scramble=0|1 (default 1); "OP_" arguments go to OP2.
+#include <dirent.h>
 #include <float.h>
 #include <limits.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +108,29 @@ inline void k_indirect(const double *nd0, const double *nd1, const float *nf0,
   red_add(edge_d(*nd0, *nd1, *cd0, *cd1), edge_f(*nf0, *nf1),
           edge_i(*ni0, *ni1), dinc, dmin, dmax, finc, fmin, fmax, iinc,
           imin, imax);
+}
+
+// Threads of this process.
+static int count_threads() {
+  int n = 0;
+  DIR *d = opendir("/proc/self/task");
+  if (d == NULL)
+    return -1;
+  for (struct dirent *e = readdir(d); e != NULL; e = readdir(d))
+    if (e->d_name[0] != '.')
+      ++n;
+  closedir(d);
+  return n;
+}
+
+// bool reductions: is some cell's int value `target`? are all of them
+// non-negative? are all of them different from `target`?
+inline void k_bool(const int *ci, const int *target, bool *any, bool *all_nonneg,
+                   bool *all_other, bool *max_any) {
+  *any = *any || *ci == *target;
+  *all_nonneg = *all_nonneg && *ci >= 0;
+  *all_other = *all_other && *ci != *target;
+  *max_any = *max_any || *ci == *target;
 }
 
 inline void k_exec(const double *cd, const float *cf, const int *ci,
@@ -279,7 +309,20 @@ int main(int argc, char **argv) {
     coords = op_decl_dat(cells, 1, "int", l_owner.data(), "p_owner");
   else
     coords = op_decl_dat(nodes, 2, "double", l_xy.data(), "p_xy");
+  const int threads_before = count_threads();
   op_partition(pc.lib, pc.routine, cells, pecell, coords);
+  const int threads_after = count_threads();
+  {
+    // A rank's share of the cores (all ranks of a test run on one node):
+    // partitioning may use a pool of that many threads, no more.
+    const char *omp = getenv("OMP_NUM_THREADS");
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const long per_rank = cores / op_mpi_size();
+    const int share = omp != NULL && atoi(omp) > 0 ? atoi(omp) : (per_rank > 1 ? (int)per_rank : 1);
+    const int started = threads_after - threads_before;
+    ck.expect("partition_threads", started <= (share > 1 ? share : 0),
+              "op_partition started %d threads (a rank's share of the cores: %d)", started, share);
+  }
 
   ck.expect("get_size",
             op_get_size(nodes) == g.nnode && op_get_size(cells) == g.ncell &&
@@ -465,6 +508,33 @@ int main(int argc, char **argv) {
       k_change_nodes(&nd[n], &nf[n], &ni[n]);
     for (int c = 0; c < g.ncell; ++c)
       k_change_cells(&cd[c], &cf[c], &ci[c]);
+  }
+
+  {
+    // one cell's value: true on the rank that owns it only
+    int target = ci[g.ncell / 2];
+    bool any = false, all_nonneg = true, all_other = true, max_any = false;
+    op_par_loop(k_bool, "bools", cells, op_arg_dat(p_ci, -1, OP_ID, 1, "int", OP_READ),
+                op_arg_gbl(&target, 1, "int", OP_READ), op_arg_gbl(&any, 1, "bool", OP_INC),
+                op_arg_gbl(&all_nonneg, 1, "bool", OP_MIN),
+                op_arg_gbl(&all_other, 1, "bool", OP_MIN),
+                op_arg_gbl(&max_any, 1, "bool", OP_MAX));
+    bool w_nonneg = true;
+    for (int c = 0; c < g.ncell; ++c)
+      w_nonneg = w_nonneg && ci[c] >= 0;
+    ck.expect("bool_loop", any && all_nonneg == w_nonneg && !all_other && max_any,
+              "any %d all_nonneg %d (want %d) all_other %d max_any %d", any, all_nonneg,
+              w_nonneg, all_other, max_any);
+    // generated code's call, with a value only the last rank holds
+    int rank = 0, nranks = op_mpi_size();
+    op_rank(&rank);
+    bool last = rank == nranks - 1, first_only = rank == 0;
+    op_arg a_last = op_arg_gbl(&last, 1, "bool", OP_INC);
+    op_mpi_reduce_bool(&a_last, &last);
+    op_arg a_first = op_arg_gbl(&first_only, 1, "bool", OP_MIN);
+    op_mpi_reduce_bool(&a_first, &first_only);
+    ck.expect("bool_mpi_reduce", last && first_only == (nranks == 1),
+              "OP_INC gives %d, OP_MIN gives %d on %d ranks", last, first_only, nranks);
   }
 
   {

@@ -97,7 +97,11 @@ pub unsafe fn c_str(call: &str, what: &str, p: *const c_char) -> Result<String> 
 ///
 /// # Safety
 /// As for [`c_str`]; the string outlives the result.
-pub unsafe fn c_text<'a>(call: &str, what: &str, p: *const c_char) -> Result<std::borrow::Cow<'a, str>> {
+pub unsafe fn c_text<'a>(
+    call: &str,
+    what: &str,
+    p: *const c_char,
+) -> Result<std::borrow::Cow<'a, str>> {
     if p.is_null() {
         return Err(Op2Error::new(call, "", format!("{what} is NULL")));
     }

@@ -11,7 +11,8 @@
  *
  * Prints "allocations <n> over <loops> loops", "threads <n>" and, with the
  * expected values given as argv[1] (max allocations) and argv[2] (max
- * threads, 0 = do not check), exits 1 if either is exceeded.
+ * threads, 0 = do not check), exits 1 if either is exceeded. With argv[3]
+ * "leak" a kernel that allocates runs too (the control: it must be counted).
  */
 #include "op_seq.h"
 #include "op_profile.h"
@@ -91,6 +92,14 @@ static void index_of(const int *i, double *y) { *y = 0.25 * *i; }
 
 static void last_value(const double *x, double *last) { *last = *x; }
 
+/* The control: a kernel that allocates (argv[3] == "leak"). */
+static void leaky(const double *x, double *y) {
+  double *p = (double *)malloc(sizeof(double));
+  *p = *x;
+  *y = *p;
+  free(p);
+}
+
 static int threads_now() {
   int n = 0;
   DIR *d = opendir("/proc/self/task");
@@ -106,6 +115,7 @@ static int threads_now() {
 int main(int argc, char **argv) {
   const long max_alloc = argc > 1 ? atol(argv[1]) : 0;
   const int max_threads = argc > 2 ? atoi(argv[2]) : 0;
+  const bool leak = argc > 3 && strcmp(argv[3], "leak") == 0;
   const int N = 50000, ITERS = 50;
   op_init(argc, argv, 1);
   op_profile_start("steady_state");
@@ -154,6 +164,9 @@ int main(int argc, char **argv) {
     op_par_loop(last_value, "last_value", nodes, op_arg_dat(px, -1, OP_ID, 1, "double", OP_READ),
                 op_arg_gbl(&last, 1, "double", OP_WRITE));
     plan = op_plan_get("generated_spread", edges, 64, 2, plan_args, 1, inds);
+    if (leak)
+      op_par_loop(leaky, "leaky", nodes, op_arg_dat(px, -1, OP_ID, 1, "double", OP_READ),
+                  op_arg_dat(py, -1, OP_ID, 1, "double", OP_WRITE));
     loops += 5;
   }
   counting = false;

@@ -577,7 +577,7 @@ fn airfoil_mpi_reads_mesh_file() {
 // ---------------------------------------------------------------------------
 
 fn reduce_checks() -> Vec<String> {
-    let mut v = vec!["get_size".to_string()];
+    let mut v = vec!["get_size".to_string(), "partition_threads".to_string()];
     for prefix in ["direct", "indirect"] {
         for t in ["double", "float", "int"] {
             for a in ["inc", "min", "max"] {
@@ -599,6 +599,8 @@ fn reduce_checks() -> Vec<String> {
         "vector_int_max",
         "gbl_dim3_double_inc",
         "gbl_dim2_int_min",
+        "bool_loop",
+        "bool_mpi_reduce",
         "node_data",
     ] {
         v.push(n.to_string());

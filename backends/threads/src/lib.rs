@@ -291,7 +291,10 @@ impl ColourSchedule<'_> {
         }));
         if let Err(p) = r {
             self.failed.store(true, Ordering::Relaxed);
-            self.panic.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(p);
+            self.panic
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get_or_insert(p);
         }
     }
 
@@ -307,7 +310,9 @@ impl ColourSchedule<'_> {
             }
             end += plan.ncolblk[c] as usize;
             loop {
-                let i = pending.take().unwrap_or_else(|| self.next.fetch_add(1, Ordering::Relaxed));
+                let i = pending
+                    .take()
+                    .unwrap_or_else(|| self.next.fetch_add(1, Ordering::Relaxed));
                 if i >= end {
                     pending = Some(i);
                     break;
@@ -367,7 +372,10 @@ impl Threads {
         } else {
             plan.ncolors
         };
-        let team = self.team.as_ref().filter(|_| !g.serial && plan.exec_length >= INLINE_BELOW);
+        let team = self
+            .team
+            .as_ref()
+            .filter(|_| !g.serial && plan.exec_length >= INLINE_BELOW);
         let Some(team) = team else {
             // On the calling thread, in the same block order.
             for c in 0..plan.ncolors {
