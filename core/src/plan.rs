@@ -347,8 +347,8 @@ fn local_index(lists: &[Vec<i32>], g: usize, t: i32) -> usize {
 struct BlockRenumbering<'p, 'a> {
     args: &'p [PlanArg<'a>],
     ninds: usize,
-    /// First argument of each group.
-    first_of: Vec<usize>,
+    /// The indirect group of each staged group.
+    staged_groups: &'p [usize],
     /// COLOR2: an indirect argument is read, so boundary elements wait for
     /// the halo exchange.
     halo_exchange: bool,
@@ -359,27 +359,35 @@ struct BlockRenumbering<'p, 'a> {
     indirect_reduce: bool,
 }
 
+/// The indirect group of each staged group (the group of the first argument
+/// carrying that staged number).
+fn staged_groups(inds_staged: &[i32], args: &[PlanArg<'_>], ninds_staged: usize) -> Vec<usize> {
+    let mut groups = vec![usize::MAX; ninds_staged];
+    for (a, &st) in args.iter().zip(inds_staged) {
+        if let Some(g) = usize::try_from(st).ok().and_then(|st| groups.get_mut(st)) {
+            if *g == usize::MAX {
+                *g = a.ind as usize;
+            }
+        }
+    }
+    groups
+}
+
 impl<'p, 'a> BlockRenumbering<'p, 'a> {
     fn new(
         input: &'p PlanInput<'a>,
         inds_staged: &'p [i32],
+        staged_groups: &'p [usize],
         indirect_reduce: bool,
     ) -> BlockRenumbering<'p, 'a> {
         let args = &input.args;
-        let first_of: Vec<usize> = (0..input.ninds)
-            .map(|g| {
-                args.iter()
-                    .position(|a| a.ind == g as i32)
-                    .expect("every group has an argument")
-            })
-            .collect();
         let halo_exchange = args
             .iter()
             .any(|a| a.opt && a.ind >= 0 && !matches!(a.access, Access::Write | Access::Inc));
         BlockRenumbering {
             args,
             ninds: input.ninds,
-            first_of,
+            staged_groups,
             halo_exchange,
             inds_staged,
             set_size: input.set_size,
@@ -391,12 +399,14 @@ impl<'p, 'a> BlockRenumbering<'p, 'a> {
 
     /// Renumbering and element colouring of block `[s, e)`.
     fn block(&self, s: usize, e: usize) -> BlockDetail {
-        let group_lists = self.target_lists(s, e);
+        let mut group_lists = self.target_lists(s, e);
         let locs = self.local_maps(&group_lists, s, e);
         let colours = self.colour_elements(&group_lists, s, e);
-        let lists = (0..self.ninds)
-            .filter(|&g| group_to_staged_of(self.inds_staged, self.args, g) >= 0)
-            .map(|g| group_lists[g].clone())
+        // In staged order (which need not be group order).
+        let lists = self
+            .staged_groups
+            .iter()
+            .map(|&g| std::mem::take(&mut group_lists[g]))
             .collect();
         BlockDetail {
             lists,
@@ -407,13 +417,11 @@ impl<'p, 'a> BlockRenumbering<'p, 'a> {
         }
     }
 
-    /// Sorted distinct targets of every enabled group in the block.
+    /// Sorted distinct targets of the enabled arguments of every group in
+    /// the block (staged or not; empty for a group with none enabled).
     fn target_lists(&self, s: usize, e: usize) -> Vec<Vec<i32>> {
         let mut group_lists: Vec<Vec<i32>> = vec![Vec::new(); self.ninds];
         for (g, list) in group_lists.iter_mut().enumerate() {
-            if !self.args[self.first_of[g]].opt {
-                continue;
-            }
             for a in self.args.iter().filter(|a| a.ind == g as i32 && a.opt) {
                 list.extend((s..e).map(|el| a.target(el) as i32));
             }
@@ -519,7 +527,8 @@ struct BlockColouring<'p, 'a> {
     input: &'p PlanInput<'a>,
     indirect_reduce: bool,
     colouring: Vec<&'p PlanArg<'a>>,
-    /// Per group, a colour mask per target element (empty if disabled).
+    /// Per group, a colour mask per target element (empty if no argument
+    /// of the group is enabled).
     work: Vec<Vec<u32>>,
     blk_col: Vec<i32>,
     /// Base colour of the current pass.
@@ -539,15 +548,13 @@ impl<'p, 'a> BlockColouring<'p, 'a> {
         let args = &input.args;
         let work: Vec<Vec<u32>> = (0..input.ninds)
             .map(|g| {
-                let a = args
+                let to_size = args
                     .iter()
-                    .find(|a| a.ind == g as i32)
-                    .expect("group has an argument");
-                if a.opt {
-                    vec![0u32; a.to_size]
-                } else {
-                    Vec::new()
-                }
+                    .filter(|a| a.ind == g as i32 && a.opt)
+                    .map(|a| a.to_size)
+                    .max()
+                    .unwrap_or(0);
+                vec![0u32; to_size]
             })
             .collect();
         BlockColouring {
@@ -731,32 +738,31 @@ impl Plan {
         bounds: &[(usize, usize)],
         indirect_reduce: bool,
     ) {
+        let groups = staged_groups(&self.inds_staged, &input.args, self.ninds_staged);
         let details: Vec<BlockDetail> = {
-            let renumbering = BlockRenumbering::new(input, &self.inds_staged, indirect_reduce);
+            let renumbering =
+                BlockRenumbering::new(input, &self.inds_staged, &groups, indirect_reduce);
             par::map_slice(bounds, |&(s, e)| renumbering.block(s, e))
         };
         self.allocate_detail(input, &details);
-        self.copy_block_details(input, bounds, &details);
+        self.copy_block_details(&groups, bounds, &details);
         if matches!(input.staging, Staging::Permute | Staging::Color2) {
             self.permute_by_colour(bounds);
         }
     }
 
     /// Size the renumbering and element colour arrays. Each staged group's
-    /// list holds the distinct targets of all its arguments in every block
-    /// (staged or not, as OP2 builds it), so it is sized from the lists
-    /// themselves.
+    /// list holds the distinct targets of all its enabled arguments in every
+    /// block (staged or not, as OP2 builds it), so it is sized from the lists
+    /// themselves (`details[b].lists` are in staged order).
     fn allocate_detail(&mut self, input: &PlanInput<'_>, details: &[BlockDetail]) {
         let nst = self.ninds_staged;
         let el = self.exec_length;
         let mut starts = vec![0usize; nst];
         let mut acc = 0usize;
-        for (g, start) in starts.iter_mut().enumerate() {
+        for (m, start) in starts.iter_mut().enumerate() {
             *start = acc;
-            acc += details
-                .iter()
-                .map(|d| d.lists.get(g).map_or(0, |l| l.len()))
-                .sum::<usize>();
+            acc += details.iter().map(|d| d.lists[m].len()).sum::<usize>();
         }
         self.ind_map = vec![0; acc.max(1)];
         self.ind_maps_start = starts;
@@ -783,24 +789,19 @@ impl Plan {
     }
 
     /// Copy every block's lists, local maps and element colours into place.
+    /// `staged_groups[m]` is the indirect group of staged group `m`.
     fn copy_block_details(
         &mut self,
-        input: &PlanInput<'_>,
+        staged_groups: &[usize],
         bounds: &[(usize, usize)],
         details: &[BlockDetail],
     ) {
-        let args = &input.args;
         let nst = self.ninds_staged;
         let mut total_colors = 0f32;
-        // Staged group index -> ind group index.
-        let staged_groups: Vec<usize> = (0..input.ninds)
-            .filter(|&g| group_to_staged_of(&self.inds_staged, args, g) >= 0)
-            .collect();
         for (b, d) in details.iter().enumerate() {
             let (s, e) = bounds[b];
-            for (i, &g) in staged_groups.iter().enumerate() {
-                let m3 = group_to_staged_of(&self.inds_staged, args, g) as usize;
-                let list = &d.lists[i];
+            for (m3, &g) in staged_groups.iter().enumerate() {
+                let list = &d.lists[m3];
                 let base = self.ind_maps_start[m3] + self.nindirect[g] as usize;
                 self.ind_map[base..base + list.len()].copy_from_slice(list);
                 let off = if b == 0 {
@@ -812,12 +813,9 @@ impl Plan {
                 self.ind_sizes[m3 + b * nst] = list.len() as i32;
                 self.nindirect[g] += list.len() as i32;
             }
-            let mut li = 0;
-            for m in 0..args.len() {
-                if let Some(st) = self.loc_maps_start[m] {
-                    self.loc_map[st + s..st + e].copy_from_slice(&d.locs[li]);
-                    li += 1;
-                }
+            let starts = self.loc_maps_start.iter().flatten();
+            for (&st, locs) in starts.zip(&d.locs) {
+                self.loc_map[st + s..st + e].copy_from_slice(locs);
             }
             self.thrcol[s..e].copy_from_slice(&d.thrcol);
             self.nthrcol[b] = d.nthrcol;
@@ -875,16 +873,19 @@ impl Plan {
     }
 
     /// Shared-memory bytes per block (staged dats, 64-byte aligned), their
-    /// maximum per colour and overall.
+    /// maximum per colour and overall. A staged group counts if one of its
+    /// staged arguments is enabled (OP2 asks only the first one).
     fn shared_memory(&mut self, input: &PlanInput<'_>) {
-        let args = &input.args;
         let nst = self.ninds_staged;
-        let first_staged: Vec<usize> = (0..nst)
+        // Bytes per element of each staged group with an enabled staged argument.
+        let staged_bytes: Vec<Option<usize>> = (0..nst)
             .map(|m| {
-                self.inds_staged
+                input
+                    .args
                     .iter()
-                    .position(|&s| s == m as i32)
-                    .expect("staged group has an argument")
+                    .zip(&self.inds_staged)
+                    .find(|(a, &st)| st == m as i32 && a.opt)
+                    .map(|(a, _)| a.dat_bytes)
             })
             .collect();
         let block_bytes = |b: usize| -> usize {
@@ -892,11 +893,9 @@ impl Plan {
                 return 0;
             }
             (0..nst)
-                .filter(|&m| args[first_staged[m]].opt)
-                .map(|m| {
-                    round_up_64(
-                        self.ind_sizes[m + b * nst] as usize * args[first_staged[m]].dat_bytes,
-                    )
+                .filter_map(|m| {
+                    let bytes = staged_bytes[m]?;
+                    Some(round_up_64(self.ind_sizes[m + b * nst] as usize * bytes))
                 })
                 .sum()
         };
@@ -953,18 +952,16 @@ impl Plan {
         cl: usize,
         t: &mut [f64; 3],
     ) {
-        let args = &input.args;
         let nst = self.ninds_staged;
         let ne = self.nelems[b] as f64;
-        let a = args
-            .iter()
-            .find(|a| a.ind == g as i32)
-            .expect("group has an argument");
-        if !a.opt {
+        // The group's first enabled argument (OP2 asks only the first one).
+        let Some(pos) = input.args.iter().position(|a| a.ind == g as i32 && a.opt) else {
             return;
-        }
+        };
+        let a = &input.args[pos];
         let fac = access_factor(a);
-        let st = self.inds_staged[args.iter().position(|x| x.ind == g as i32).unwrap()];
+        // Not STAGE_INC: every argument of a group has the group's staged number.
+        let st = self.inds_staged[pos];
         if self.ind_sizes.is_empty() || st < 0 {
             // Blocks-only plan: count every reference (an upper bound).
             let x = fac * ne * a.dat_bytes as f64;
@@ -999,7 +996,11 @@ impl Plan {
     /// OP2's `op_plan_check`: no two blocks of one colour, and no two elements
     /// of one thread colour in a block, touch the same element through an
     /// indirect INC/RW argument; blocks tile `[0, exec_length)`; blkmap is a
-    /// permutation grouped by colour; local maps round-trip to the global map.
+    /// permutation grouped by colour. Beyond OP2's: `inds_staged` numbers the
+    /// staged groups as OP2 does and, in full plans, each staged group's
+    /// block lists (`ind_map`, `ind_offs`, `ind_sizes`, `nindirect`) hold
+    /// exactly the distinct targets of the group's enabled arguments, and
+    /// local maps round-trip to the global map.
     pub fn check(&self, input: &PlanInput<'_>) -> Result<(), String> {
         self.check_tiling()?;
         self.check_blkmap()?;
@@ -1017,10 +1018,149 @@ impl Plan {
                 self.check_thread_colours(g, &conflicting)?;
             }
         }
-        if !self.loc_map.is_empty() {
-            self.check_local_maps(input)?;
+        self.check_staged_numbering(input)?;
+        if input.full || matches!(input.staging, Staging::Permute | Staging::Color2) {
+            self.check_renumbering(input)?;
         }
         Ok(())
+    }
+
+    /// `inds_staged` as OP2 numbers it: an indirect argument (enabled or
+    /// not) is staged under STAGE_INC if it increments, under
+    /// STAGE_ALL/PERMUTE always; staged groups are numbered in order of
+    /// their first staged argument, and every staged argument carries its
+    /// group's number.
+    fn check_staged_numbering(&self, input: &PlanInput<'_>) -> Result<(), String> {
+        if self.inds_staged.len() != input.args.len() {
+            return Err(format!(
+                "inds_staged has {} entries for {} arguments",
+                self.inds_staged.len(),
+                input.args.len()
+            ));
+        }
+        let mut numbers = vec![-1i32; input.ninds];
+        let mut next = 0i32;
+        for (m, a) in input.args.iter().enumerate() {
+            let staged = a.ind >= 0
+                && match input.staging {
+                    Staging::Inc => a.access == Access::Inc,
+                    Staging::All | Staging::Permute => true,
+                    Staging::None | Staging::Color2 => false,
+                };
+            let want = if staged {
+                let Some(n) = numbers.get_mut(a.ind as usize) else {
+                    return Err(format!("arg {m} is in group {} of {}", a.ind, input.ninds));
+                };
+                if *n < 0 {
+                    *n = next;
+                    next += 1;
+                }
+                *n
+            } else {
+                -1
+            };
+            if self.inds_staged[m] != want {
+                return Err(format!(
+                    "inds_staged[{m}] is {}, OP2 numbers it {want}",
+                    self.inds_staged[m]
+                ));
+            }
+        }
+        if self.ninds_staged != next as usize {
+            return Err(format!(
+                "ninds_staged is {}, {next} groups are staged",
+                self.ninds_staged
+            ));
+        }
+        Ok(())
+    }
+
+    /// The per-block renumbering of a full plan: array sizes, each staged
+    /// group's lists, `nindirect`, and the local maps.
+    fn check_renumbering(&self, input: &PlanInput<'_>) -> Result<(), String> {
+        let nst = self.ninds_staged;
+        let sizes = [
+            ("ind_offs", self.ind_offs.len(), self.nblocks * nst),
+            ("ind_sizes", self.ind_sizes.len(), self.nblocks * nst),
+            ("ind_maps_start", self.ind_maps_start.len(), nst),
+            ("nindirect", self.nindirect.len(), input.ninds),
+            (
+                "loc_maps_start",
+                self.loc_maps_start.len(),
+                input.args.len(),
+            ),
+        ];
+        for (name, got, want) in sizes {
+            if got != want {
+                return Err(format!("{name} has {got} entries, should have {want}"));
+            }
+        }
+        let groups = staged_groups(&self.inds_staged, &input.args, nst);
+        // Staged groups' lists are concatenated in staged order.
+        let mut start = 0usize;
+        for (m, &g) in groups.iter().enumerate() {
+            if self.ind_maps_start[m] != start {
+                return Err(format!(
+                    "ind_maps_start[{m}] is {}, the lists before it end at {start}",
+                    self.ind_maps_start[m]
+                ));
+            }
+            start += self.check_staged_lists(input, m, g)?;
+        }
+        for g in (0..input.ninds).filter(|g| !groups.contains(g)) {
+            if self.nindirect[g] != 0 {
+                return Err(format!("nindirect[{g}] of an unstaged group is not 0"));
+            }
+        }
+        self.check_local_maps(input)
+    }
+
+    /// Block by block, staged group `m` (indirect group `g`) lists the sorted
+    /// distinct targets of the group's enabled arguments (staged or not), at
+    /// `ind_offs` (the sizes of the blocks before) with `ind_sizes` entries;
+    /// `nindirect[g]` is their total. Returns the total.
+    fn check_staged_lists(
+        &self,
+        input: &PlanInput<'_>,
+        m: usize,
+        g: usize,
+    ) -> Result<usize, String> {
+        let nst = self.ninds_staged;
+        let members: Vec<&PlanArg<'_>> = input
+            .args
+            .iter()
+            .filter(|a| a.ind == g as i32 && a.opt)
+            .collect();
+        let mut total = 0usize;
+        for b in 0..self.nblocks {
+            let (s, e) = self.block_range(b);
+            let (off, size) = (self.ind_offs[m + b * nst], self.ind_sizes[m + b * nst]);
+            if off as i64 != total as i64 || size < 0 {
+                return Err(format!(
+                    "staged group {m}, block {b}: ind_offs {off}, ind_sizes {size}; the blocks before list {total}"
+                ));
+            }
+            let mut want: Vec<i32> = members
+                .iter()
+                .flat_map(|a| (s..e).map(|el| a.target(el) as i32))
+                .collect();
+            want.sort_unstable();
+            want.dedup();
+            let first = self.ind_maps_start[m] + total;
+            total += size as usize;
+            if self.ind_map.get(first..first + size as usize) != Some(&want[..]) {
+                return Err(format!(
+                    "ind_map of staged group {m} in block {b} is not the sorted distinct targets of group {g}"
+                ));
+            }
+        }
+        if self.nindirect[g] as i64 != total as i64 {
+            return Err(format!(
+                "nindirect[{g}] is {}, its lists hold {total}",
+                self.nindirect[g]
+            ));
+        }
+        Ok(total)
     }
 
     /// Blocks tile the exec range in order.
@@ -1125,36 +1265,51 @@ impl Plan {
         Ok(())
     }
 
-    /// Local maps round-trip to the global map.
+    /// Every staged argument, and only those, has a local map (the k-th at
+    /// `k * exec_length`); an enabled one's entries index its block's list
+    /// and round-trip to the global map. (Call after the lists are checked.)
     fn check_local_maps(&self, input: &PlanInput<'_>) -> Result<(), String> {
+        let (el_len, nst) = (self.exec_length, self.ninds_staged);
+        let mut k = 0usize;
         for (m, a) in input.args.iter().enumerate() {
-            let (Some(ls), true) = (self.loc_maps_start[m], a.opt) else {
+            let want = (self.inds_staged[m] >= 0).then_some(k * el_len);
+            if self.loc_maps_start[m] != want {
+                return Err(format!(
+                    "loc_maps_start[{m}] is {:?}, should be {want:?}",
+                    self.loc_maps_start[m]
+                ));
+            }
+            let Some(ls) = want else { continue };
+            k += 1;
+            if self.loc_map.len() < ls + el_len {
+                return Err(format!("loc_map is too short for arg {m}"));
+            }
+            if !a.opt {
                 continue;
-            };
+            }
             let st = self.inds_staged[m] as usize;
-            let nst = self.ninds_staged;
             for b in 0..self.nblocks {
                 let (s, e) = self.block_range(b);
-                let off = self.ind_maps_start[st] + self.ind_offs[st + b * nst] as usize;
+                let first = self.ind_maps_start[st] + self.ind_offs[st + b * nst] as usize;
+                let list = &self.ind_map[first..first + self.ind_sizes[st + b * nst] as usize];
                 for el in s..e {
-                    let l = self.loc_map[ls + el] as usize;
-                    if self.ind_map[off + l] as usize != a.target(el) {
+                    let l = self.loc_map[ls + el];
+                    if usize::try_from(l).ok().and_then(|l| list.get(l))
+                        != Some(&(a.target(el) as i32))
+                    {
                         return Err(format!("loc_map of arg {m} at element {el} does not map back to the global map"));
                     }
                 }
             }
         }
+        if self.loc_map.len() != k * el_len {
+            return Err(format!(
+                "loc_map has {} entries for {k} staged arguments of {el_len} elements",
+                self.loc_map.len()
+            ));
+        }
         Ok(())
     }
-}
-
-/// Staged group of indirect group `g` (-1 if not staged).
-fn group_to_staged_of(inds_staged: &[i32], args: &[PlanArg<'_>], g: usize) -> i32 {
-    args.iter()
-        .zip(inds_staged)
-        .find(|(a, &s)| a.ind == g as i32 && s >= 0)
-        .map(|(_, &s)| s)
-        .unwrap_or(-1)
 }
 
 #[cfg(test)]
@@ -1308,5 +1463,195 @@ mod tests {
         assert_eq!(p.ninds_staged, 1);
         // Every block lists the targets of both columns.
         assert_eq!(p.ind_sizes[0], 5);
+    }
+
+    /// An indirect argument of group `ind` through column `idx` of `map`.
+    fn ind_arg(map: &[i32], idx: usize, ind: i32, access: Access, to_size: usize) -> PlanArg<'_> {
+        PlanArg {
+            opt: true,
+            ind,
+            map,
+            map_dim: 2,
+            idx,
+            access,
+            gbl: false,
+            dat_bytes: 8,
+            dat_dim: 1,
+            to_size,
+        }
+    }
+
+    /// A disabled argument as the C layer passes it: a group, but no map.
+    fn disabled_arg(ind: i32, access: Access) -> PlanArg<'static> {
+        PlanArg {
+            opt: false,
+            map: &[],
+            map_dim: 0,
+            dat_bytes: 0,
+            dat_dim: 0,
+            to_size: 0,
+            ..ind_arg(&[], 0, ind, access, 0)
+        }
+    }
+
+    fn loop_input(
+        args: Vec<PlanArg<'_>>,
+        ninds: usize,
+        n: usize,
+        staging: Staging,
+    ) -> PlanInput<'_> {
+        PlanInput {
+            set_size: n,
+            core_size: n,
+            exec_size: 0,
+            part_size: 10,
+            staging,
+            args,
+            ninds,
+            cache_line_size: 128,
+            full: true,
+        }
+    }
+
+    /// Block `b`'s list of staged group `m`.
+    fn block_list(p: &Plan, m: usize, b: usize) -> &[i32] {
+        let k = m + b * p.ninds_staged;
+        let s = p.ind_maps_start[m] + p.ind_offs[k] as usize;
+        &p.ind_map[s..s + p.ind_sizes[k] as usize]
+    }
+
+    /// STAGE_INC numbers staged groups by their first INC argument: here
+    /// group 1 is staged group 0 and group 0 (READ first) staged group 1.
+    /// Lists were sized in one order and copied in the other: out of bounds.
+    #[test]
+    fn stage_inc_staged_order_differs_from_group_order() {
+        let nodes = chain(100);
+        let args = vec![
+            ind_arg(&nodes, 0, 0, Access::Read, 101),
+            ind_arg(&nodes, 0, 1, Access::Inc, 101),
+            ind_arg(&nodes, 1, 0, Access::Inc, 101),
+        ];
+        let inp = loop_input(args, 2, 100, Staging::Inc);
+        let p = Plan::build(&inp);
+        p.check(&inp).unwrap();
+        assert_eq!(p.inds_staged, vec![-1, 0, 1]);
+        assert_eq!(p.ninds_staged, 2);
+        assert_eq!(p.nindirect, vec![110, 100]);
+        assert_eq!(p.ind_maps_start, vec![0, 100]);
+        // Group 0 lists both columns (its READ argument too), group 1 one.
+        assert_eq!(block_list(&p, 1, 3), (30..=40).collect::<Vec<_>>());
+        assert_eq!(block_list(&p, 0, 3), (30..40).collect::<Vec<_>>());
+        assert_eq!(p.loc_maps_start, vec![None, Some(0), Some(100)]);
+        assert_eq!(p.loc_map[100 + 35], 6);
+    }
+
+    /// The same mix-up without a panic: the smaller group sized the first
+    /// region, so the larger one overwrote the smaller one's lists.
+    #[test]
+    fn stage_inc_staged_order_lays_out_ind_map() {
+        let nodes = chain(100);
+        // Few targets: edge e joins cells e / 20 and e / 20 + 1.
+        let cells: Vec<i32> = (0..100).flat_map(|e| [e / 20, e / 20 + 1]).collect();
+        let args = vec![
+            ind_arg(&cells, 0, 0, Access::Read, 6),
+            ind_arg(&nodes, 0, 1, Access::Inc, 101),
+            ind_arg(&cells, 1, 0, Access::Inc, 6),
+        ];
+        let inp = loop_input(args, 2, 100, Staging::Inc);
+        let p = Plan::build(&inp);
+        p.check(&inp).unwrap();
+        assert_eq!(p.inds_staged, vec![-1, 0, 1]);
+        assert_eq!(p.nindirect, vec![20, 100]);
+        assert_eq!(p.ind_maps_start, vec![0, 100]);
+        for b in 0..p.nblocks {
+            let c = (b / 2) as i32;
+            assert_eq!(block_list(&p, 1, b), [c, c + 1]);
+            assert_eq!(
+                block_list(&p, 0, b),
+                (10 * b as i32..10 * b as i32 + 10).collect::<Vec<_>>()
+            );
+        }
+    }
+
+    /// A group whose first argument is disabled but whose INC argument is
+    /// enabled: the group was treated as disabled (no colour masks, no
+    /// lists) and its enabled argument indexed the empty arrays.
+    #[test]
+    fn disabled_first_argument_of_a_group() {
+        // Column 1: pairs of edges share a node.
+        let pairs: Vec<i32> = (0..100).flat_map(|e| [e, e / 2]).collect();
+        for staging in [
+            Staging::None,
+            Staging::Inc,
+            Staging::All,
+            Staging::Permute,
+            Staging::Color2,
+        ] {
+            for full in [false, true] {
+                let args = vec![
+                    disabled_arg(0, Access::Inc),
+                    ind_arg(&pairs, 1, 0, Access::Inc, 100),
+                ];
+                let mut inp = loop_input(args, 1, 100, staging);
+                inp.full = full;
+                let p = Plan::build(&inp);
+                p.check(&inp).unwrap();
+                if staging == Staging::Color2 {
+                    assert_eq!(p.ncolors, 2);
+                } else {
+                    // Blocks of 10 elements start at even elements: no block shares a node.
+                    assert_eq!(p.ncolors, 1);
+                }
+                if full && matches!(staging, Staging::All | Staging::Inc) {
+                    assert_eq!(p.inds_staged, vec![0, 0]);
+                    assert!(p.nthrcol.iter().all(|&c| c == 2));
+                    assert_eq!(block_list(&p, 0, 2), (10..15).collect::<Vec<_>>());
+                    // The disabled argument's local map is zeros.
+                    assert!(p.loc_map[..100].iter().all(|&l| l == 0));
+                    assert_eq!(p.loc_map[100 + 23], 1);
+                    assert_eq!(p.nshared, 64);
+                }
+            }
+        }
+    }
+
+    /// The checker validates the staged numbering and the renumbering.
+    #[test]
+    fn checker_catches_bad_renumbering() {
+        let nodes = chain(100);
+        let cells: Vec<i32> = (0..100).flat_map(|e| [e / 20, e / 20 + 1]).collect();
+        let args = vec![
+            ind_arg(&cells, 0, 0, Access::Read, 6),
+            ind_arg(&nodes, 0, 1, Access::Inc, 101),
+            ind_arg(&cells, 1, 0, Access::Inc, 6),
+        ];
+        let inp = loop_input(args, 2, 100, Staging::Inc);
+        let p = Plan::build(&inp);
+        p.check(&inp).unwrap();
+        let fails = |f: &dyn Fn(&mut Plan), what: &str| {
+            let mut q = p.clone();
+            f(&mut q);
+            let err = q.check(&inp).unwrap_err();
+            assert!(err.contains(what), "{what}: {err}");
+        };
+        // Staged in group order instead of first-use order.
+        fails(&|q| q.inds_staged = vec![-1, 1, 0], "inds_staged[1]");
+        // The READ argument staged too.
+        fails(&|q| q.inds_staged[0] = 1, "inds_staged[0]");
+        fails(&|q| q.ninds_staged = 1, "ninds_staged is 1");
+        // The regions of the two staged groups swapped (the old layout).
+        fails(&|q| q.ind_maps_start = vec![20, 0], "ind_maps_start[0]");
+        // A list one entry short, a list not where the sizes put it.
+        fails(&|q| q.ind_sizes[2 * 4] -= 1, "staged group 0 in block 4");
+        fails(&|q| q.ind_offs[2 * 5] += 1, "staged group 0, block 5");
+        fails(
+            &|q| q.ind_map[100] = 1,
+            "ind_map of staged group 1 in block 0",
+        );
+        fails(&|q| q.nindirect[1] = 7, "nindirect[1]");
+        fails(&|q| q.loc_map[100 + 3] = 2, "loc_map of arg 2 at element 3");
+        fails(&|q| q.loc_map[7] = -1, "loc_map of arg 1 at element 7");
+        fails(&|q| q.loc_maps_start[0] = Some(0), "loc_maps_start[0]");
+        fails(&|q| q.loc_map.truncate(150), "loc_map is too short");
     }
 }
