@@ -17,14 +17,30 @@ fn out(s: &str) {
 }
 
 /// A dat's elements in the original order: this rank's declared block
-/// (`global == false`) or the whole set (every rank). One node: its data.
-fn dat_rows(st: &mut State, id: DatId, global: bool) -> Result<Vec<u8>> {
+/// (`global == false`) or the whole set (every rank). On one node the
+/// dat's own storage is borrowed (no copy).
+fn dat_rows(st: &mut State, id: DatId, global: bool) -> Result<std::borrow::Cow<'_, [u8]>> {
     st.finish_exchanges()?;
-    if global {
-        st.dist.gather_global(&st.dom, id)
-    } else {
-        st.dist.fetch_block(&st.dom, id)
+    if st.dist.kind() == DistKind::SingleNode {
+        let d = st.dom.dat(id);
+        let n = st.dom.set(d.set).size;
+        return Ok(std::borrow::Cow::Borrowed(
+            &d.data.as_slice()[..n * d.elem_bytes],
+        ));
     }
+    let rows = if global {
+        st.dist.gather_global(&st.dom, id)?
+    } else {
+        st.dist.fetch_block(&st.dom, id)?
+    };
+    Ok(std::borrow::Cow::Owned(rows))
+}
+
+/// Create `path` for writing, buffered, with errors naming the call and dat.
+fn create(call: &str, o: &str, path: &str) -> Result<std::io::BufWriter<std::fs::File>> {
+    std::fs::File::create(path)
+        .map(|f| std::io::BufWriter::with_capacity(1 << 20, f))
+        .map_err(|e| Op2Error::new(call, o, format!("cannot write \"{path}\": {e}")))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -39,7 +55,8 @@ fn fetch_range(
     let id = st.dat_id(call, dat)?;
     let d = st.dom.dat(id);
     let o = obj("dat", &d.name);
-    let (eb, scalar, type_name) = (d.elem_bytes, d.scalar, d.type_name.clone());
+    let (eb, scalar) = (d.elem_bytes, d.scalar);
+    let type_name = &d.type_name;
     if dst.is_null() {
         return Err(Op2Error::new(call, o, "the destination pointer is NULL"));
     }
@@ -146,30 +163,38 @@ pub unsafe extern "C" fn op_print_dat_to_txtfile(dat: op_dat, file: *const c_cha
     with_state(call, |st| {
         let id = st.dat_id(call, dat)?;
         let path = c_str(call, "the file name", file)?;
+        let mpi = st.dist.kind() == DistKind::Mpi;
+        let (o, type_name, dim, eb) = {
+            let d = st.dom.dat(id);
+            (
+                obj("dat", &d.name),
+                d.type_name.clone(),
+                d.dim,
+                d.elem_bytes,
+            )
+        };
+        if !op2_core::format::txt_printable(&type_name, mpi) {
+            let only = if mpi {
+                "double, float, int"
+            } else {
+                "double, float, int, long long"
+            };
+            return Err(Op2Error::new(
+                call,
+                o,
+                format!("cannot print type \"{type_name}\" ({only} only)"),
+            ));
+        }
         // Under MPI the rows are gathered in the original order and the root
-        // writes them in OP2's MPI text format.
+        // writes them in OP2's MPI text format. Streamed to the file.
         let rows = dat_rows(st, id, true)?;
         if !crate::is_root() {
             return Ok(());
         }
-        let d = st.dom.dat(id);
-        let n = rows.len() / d.elem_bytes.max(1);
-        let o = obj("dat", &d.name);
-        let text = match st.dist.kind() {
-            DistKind::Mpi => op2_core::format::dat_txt_mpi(&d.type_name, d.dim, n, &rows),
-            DistKind::SingleNode => op2_core::format::dat_txt(&d.type_name, d.dim, n, &rows),
-        };
-        let text = text.ok_or_else(|| {
-            Op2Error::new(
-                call,
-                o.clone(),
-                format!(
-                    "cannot print type \"{}\" (double, float, int, long long only)",
-                    d.type_name
-                ),
-            )
-        })?;
-        std::fs::write(&path, text)
+        let n = rows.len() / eb.max(1);
+        let mut f = create(call, &o, &path)?;
+        op2_core::format::write_dat_txt(&mut f, mpi, &type_name, dim, n, &rows)
+            .and_then(|()| std::io::Write::flush(&mut f))
             .map_err(|e| Op2Error::new(call, o, format!("cannot write \"{path}\": {e}")))
     })
 }
@@ -181,20 +206,23 @@ pub unsafe extern "C" fn op_print_dat_to_binfile(dat: op_dat, file: *const c_cha
     with_state(call, |st| {
         let id = st.dat_id(call, dat)?;
         let path = c_str(call, "the file name", file)?;
+        let (o, dim, eb) = {
+            let d = st.dom.dat(id);
+            (obj("dat", &d.name), d.dim, d.elem_bytes)
+        };
         let rows = dat_rows(st, id, true)?;
         if !crate::is_root() {
             return Ok(());
         }
-        let d = st.dom.dat(id);
-        let n = rows.len() / d.elem_bytes.max(1);
-        let bytes = op2_core::format::dat_bin(d.dim, n, d.elem_bytes, &rows);
-        std::fs::write(&path, bytes).map_err(|e| {
-            Op2Error::new(
-                call,
-                obj("dat", &d.name),
-                format!("cannot write \"{path}\": {e}"),
-            )
-        })
+        let n = rows.len() / eb.max(1);
+        let mut f = create(call, &o, &path)?;
+        use std::io::Write;
+        // OP2's layout: int32 count, int32 dim, the raw elements.
+        f.write_all(&(n as i32).to_ne_bytes())
+            .and_then(|()| f.write_all(&(dim as i32).to_ne_bytes()))
+            .and_then(|()| f.write_all(&rows[..n * eb]))
+            .and_then(|()| f.flush())
+            .map_err(|e| Op2Error::new(call, o, format!("cannot write \"{path}\": {e}")))
     })
 }
 

@@ -2,6 +2,7 @@
 //! `op_print_dat_to_txtfile` layout.
 
 use crate::types::ScalarType;
+use std::io::Write;
 
 /// C's `%+.{prec}E` (as in `" %+2.15lE"`), byte-identical to glibc for finite
 /// values, `+INF`/`-INF`/`+NAN`/`-NAN` otherwise.
@@ -43,85 +44,93 @@ pub fn c_fixed(x: f64) -> String {
     format!("{x:.6}")
 }
 
-/// The body of `op_print_dat_to_txtfile` on one node: a header line
-/// `"<n> <dim>"`, then one line per element with each value formatted as OP2
-/// does (`" %+2.15lE"` doubles, `" %+f"` floats, `" %+d"` ints, `" %+ld"` longs).
-/// A negative zero prints as positive zero, as OP2's output shows it.
-/// Returns `None` for a type OP2 cannot print.
+/// Can `op_print_dat_to_txtfile` print this type? (double, float, int,
+/// and, on one node, long long.)
+pub fn txt_printable(type_name: &str, mpi: bool) -> bool {
+    match ScalarType::parse(type_name) {
+        ScalarType::F64 | ScalarType::F32 | ScalarType::I32 => true,
+        ScalarType::I64 => !mpi,
+        _ => false,
+    }
+}
+
+/// Write one value of a dat text file.
+fn write_value(out: &mut dyn Write, st: ScalarType, b: &[u8], mpi: bool) -> std::io::Result<()> {
+    match (st, mpi) {
+        (ScalarType::F64, false) => {
+            let v = f64::from_ne_bytes(b.try_into().unwrap());
+            let v = if v == 0.0 { 0.0 } else { v };
+            write!(out, " {}", c_exp_signed(v, 15))
+        }
+        (ScalarType::F32, false) => {
+            write!(
+                out,
+                " {}",
+                c_fixed_signed(f32::from_ne_bytes(b.try_into().unwrap()) as f64)
+            )
+        }
+        (ScalarType::I32, false) => write!(out, " {:+}", i32::from_ne_bytes(b.try_into().unwrap())),
+        (ScalarType::I64, false) => write!(out, " {:+}", i64::from_ne_bytes(b.try_into().unwrap())),
+        (ScalarType::F64, true) => write!(
+            out,
+            "{} ",
+            c_fixed(f64::from_ne_bytes(b.try_into().unwrap()))
+        ),
+        (ScalarType::F32, true) => {
+            write!(
+                out,
+                "{} ",
+                c_fixed(f32::from_ne_bytes(b.try_into().unwrap()) as f64)
+            )
+        }
+        _ => write!(out, "{} ", i32::from_ne_bytes(b.try_into().unwrap())),
+    }
+}
+
+/// Stream the text of `op_print_dat_to_txtfile` to `out`: a header line
+/// `"<n> <dim>"`, then one line per element. On one node each value is
+/// formatted as OP2 does (`" %+2.15lE"` doubles, `" %+f"` floats, `" %+d"`
+/// ints, `" %+ld"` longs; a negative zero prints as positive zero, as OP2's
+/// output shows it); OP2's MPI libraries write `"%f "` (double, float) or
+/// `"%d "` (int). The caller checks [`txt_printable`] first.
+pub fn write_dat_txt(
+    out: &mut dyn Write,
+    mpi: bool,
+    type_name: &str,
+    dim: usize,
+    n: usize,
+    bytes: &[u8],
+) -> std::io::Result<()> {
+    let st = ScalarType::parse(type_name);
+    let w = st.size().unwrap_or(1);
+    writeln!(out, "{n} {dim}")?;
+    for row in bytes[..n * dim * w].chunks_exact(dim * w) {
+        for b in row.chunks_exact(w) {
+            write_value(out, st, b, mpi)?;
+        }
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// [`write_dat_txt`] into a string, one node's format (`None`: a type OP2
+/// cannot print).
 pub fn dat_txt(type_name: &str, dim: usize, n: usize, bytes: &[u8]) -> Option<String> {
-    let st = ScalarType::parse(type_name);
-    let w = match st {
-        ScalarType::F64 | ScalarType::I64 => 8,
-        ScalarType::F32 | ScalarType::I32 => 4,
-        _ => return None,
-    };
-    let mut out = String::with_capacity(n * dim * 24 + 16);
-    out.push_str(&format!("{n} {dim}\n"));
-    for e in 0..n {
-        for c in 0..dim {
-            let off = (e * dim + c) * w;
-            let b = &bytes[off..off + w];
-            out.push(' ');
-            match st {
-                ScalarType::F64 => {
-                    let v = f64::from_ne_bytes(b.try_into().unwrap());
-                    let v = if v == 0.0 { 0.0 } else { v };
-                    out.push_str(&c_exp_signed(v, 15));
-                }
-                ScalarType::F32 => {
-                    let v = f32::from_ne_bytes(b.try_into().unwrap()) as f64;
-                    out.push_str(&c_fixed_signed(v));
-                }
-                ScalarType::I32 => {
-                    out.push_str(&format!("{:+}", i32::from_ne_bytes(b.try_into().unwrap())));
-                }
-                ScalarType::I64 => {
-                    out.push_str(&format!("{:+}", i64::from_ne_bytes(b.try_into().unwrap())));
-                }
-                _ => unreachable!("filtered above"),
-            }
-        }
-        out.push('\n');
-    }
-    Some(out)
+    dat_txt_as(false, type_name, dim, n, bytes)
 }
 
-/// `op_print_dat_to_txtfile` of OP2's MPI libraries: header `"<n> <dim>"`,
-/// then per element its values as `"%f "` (double, float) or `"%d "` (int).
+/// [`write_dat_txt`] into a string, OP2's MPI format.
 pub fn dat_txt_mpi(type_name: &str, dim: usize, n: usize, bytes: &[u8]) -> Option<String> {
-    let st = ScalarType::parse(type_name);
-    let w = match st {
-        ScalarType::F64 => 8,
-        ScalarType::F32 | ScalarType::I32 => 4,
-        _ => return None,
-    };
-    let mut out = format!("{n} {dim}\n");
-    for e in 0..n {
-        for c in 0..dim {
-            let b = &bytes[(e * dim + c) * w..(e * dim + c + 1) * w];
-            match st {
-                ScalarType::F64 => {
-                    out.push_str(&c_fixed(f64::from_ne_bytes(b.try_into().unwrap())))
-                }
-                ScalarType::F32 => {
-                    out.push_str(&c_fixed(f32::from_ne_bytes(b.try_into().unwrap()) as f64))
-                }
-                _ => out.push_str(&i32::from_ne_bytes(b.try_into().unwrap()).to_string()),
-            }
-            out.push(' ');
-        }
-        out.push('\n');
-    }
-    Some(out)
+    dat_txt_as(true, type_name, dim, n, bytes)
 }
 
-/// The bytes of `op_print_dat_to_binfile`: int32 count, int32 dim, raw data.
-pub fn dat_bin(dim: usize, n: usize, elem_bytes: usize, bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(8 + n * elem_bytes);
-    out.extend_from_slice(&(n as i32).to_ne_bytes());
-    out.extend_from_slice(&(dim as i32).to_ne_bytes());
-    out.extend_from_slice(&bytes[..n * elem_bytes]);
-    out
+fn dat_txt_as(mpi: bool, type_name: &str, dim: usize, n: usize, bytes: &[u8]) -> Option<String> {
+    if !txt_printable(type_name, mpi) {
+        return None;
+    }
+    let mut out = Vec::new();
+    write_dat_txt(&mut out, mpi, type_name, dim, n, bytes).ok()?;
+    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]
