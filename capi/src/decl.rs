@@ -3,7 +3,7 @@
 use crate::ffi::*;
 use crate::globals::{self, *};
 use crate::guard::{checked, guard};
-use crate::state::{c_str, with_state, Life, State, STATE};
+use crate::state::{c_str, lock_state, with_state, Life, State};
 use op2_core::error::obj;
 use op2_core::Op2Error;
 use std::ffi::CStr;
@@ -114,7 +114,7 @@ pub(crate) fn init_with_comm(
     comm: Option<c_int>,
 ) {
     checked(call, || {
-        let mut life = STATE.lock();
+        let mut life = lock_state();
         if matches!(*life, Life::Running(_)) {
             return Err(Op2Error::new(
                 call,
@@ -242,7 +242,7 @@ pub unsafe extern "C" fn set_maps_base(base: c_int) {
 
 fn exit_impl() {
     let outcome = guard("op_exit", || {
-        let mut life = STATE.lock();
+        let mut life = lock_state();
         let mut st = match std::mem::replace(&mut *life, Life::Exited) {
             Life::Running(st) => st,
             other => {
@@ -381,7 +381,7 @@ pub unsafe extern "C" fn op_decl_map_long(
         if from.is_null() || dim <= 0 {
             return Ok(0);
         }
-        let st = STATE.lock();
+        let st = lock_state();
         if let Life::Running(s) = &*st {
             let f = s.set_id(call, from)?;
             Ok(s.dom.set(f).size * dim as usize)

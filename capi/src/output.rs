@@ -344,7 +344,7 @@ pub unsafe extern "C" fn op_timers_core(cpu: *mut c_double, et: *mut c_double) {
 /// As op_timers_core (a barrier first under MPI).
 #[no_mangle]
 pub unsafe extern "C" fn op_timers(cpu: *mut c_double, et: *mut c_double) {
-    let running = matches!(*crate::state::STATE.lock(), crate::state::Life::Running(_));
+    let running = matches!(*crate::state::lock_state(), crate::state::Life::Running(_));
     if running {
         with_state("op_timers", |st| st.dist.barrier());
     }

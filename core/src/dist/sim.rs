@@ -344,6 +344,26 @@ mod tests {
     }
 
     #[test]
+    fn dropped_exchanges_wait_for_their_messages() {
+        let out = run_ranks(2, |c| {
+            let peer = 1 - c.rank();
+            // Dropped without wait: it still consumes its message...
+            drop(
+                c.start_exchange(vec![(peer, vec![1u8; 4])], &[(peer, 4)], 3)
+                    .unwrap(),
+            );
+            // ...so the next exchange with the same tag gets its own.
+            let p = c
+                .start_exchange(vec![(peer, vec![2u8; 4])], &[(peer, 4)], 3)
+                .unwrap();
+            p.wait().unwrap()
+        });
+        for got in out {
+            assert_eq!(got, vec![vec![2u8; 4]]);
+        }
+    }
+
+    #[test]
     fn a_failing_rank_does_not_hang_the_others() {
         let r = std::panic::catch_unwind(|| {
             run_ranks(3, |c| {
