@@ -21,17 +21,7 @@
 extern "C" {
 #endif
 
-/* How a kernel parameter is formed for element n (see core/src/invoke.rs). */
-typedef struct op2_arg_view {
-  char *data;      /* dat base, global pointer or NULL */
-  const int *map;  /* map entries (row-major) or NULL */
-  int map_dim;     /* entries per map row */
-  int idx;         /* map column; -K for a vector argument of K pointers */
-  int elem_bytes;  /* bytes per dat element */
-  int kind;        /* 0 direct, 1 indirect, 2 vector, 3 global, 4 index, 5 map entry, 6 NULL */
-} op2_arg_view;
-
-/* Runs a kernel over elements [start, end). */
+/* Runs a kernel over elements [start, end) (op2_arg_view: op2_rs_generated.h). */
 typedef void (*op2_range_fn)(const op2_arg_view *views, int start, int end);
 
 void op2_par_loop_range(op2_range_fn range, const int *param_types, const char *name, op_set set,
@@ -41,10 +31,26 @@ void op2_par_loop_range(op2_range_fn range, const int *param_types, const char *
 }
 #endif
 
+/* The layout the library builds (core/src/invoke.rs ArgView; tests/tests/abi.rs
+   compares it with Rust's). */
 #if defined(__cplusplus)
-static_assert(sizeof(op2_arg_view) == 32, "op2_arg_view layout");
+#define OP2_RS_LAYOUT(cond, what) static_assert(cond, what)
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-_Static_assert(sizeof(op2_arg_view) == 32, "op2_arg_view layout");
+#define OP2_RS_LAYOUT(cond, what) _Static_assert(cond, what)
+#endif
+#ifdef OP2_RS_LAYOUT
+OP2_RS_LAYOUT(sizeof(op2_arg_view) == 48, "op2_arg_view: size");
+OP2_RS_LAYOUT(offsetof(op2_arg_view, data) == 0, "op2_arg_view: data");
+OP2_RS_LAYOUT(offsetof(op2_arg_view, map) == 8, "op2_arg_view: map");
+OP2_RS_LAYOUT(offsetof(op2_arg_view, map_dim) == 16, "op2_arg_view: map_dim");
+OP2_RS_LAYOUT(offsetof(op2_arg_view, idx) == 20, "op2_arg_view: idx");
+OP2_RS_LAYOUT(offsetof(op2_arg_view, elem_bytes) == 24, "op2_arg_view: elem_bytes");
+OP2_RS_LAYOUT(offsetof(op2_arg_view, kind) == 28, "op2_arg_view: kind");
+OP2_RS_LAYOUT(offsetof(op2_arg_view, map_slot) == 32, "op2_arg_view: map_slot");
+OP2_RS_LAYOUT(offsetof(op2_arg_view, access) == 36, "op2_arg_view: access");
+OP2_RS_LAYOUT(offsetof(op2_arg_view, flags) == 40, "op2_arg_view: flags");
+OP2_RS_LAYOUT(sizeof(op2_view_kind) == 4, "op2_view_kind: size");
+#undef OP2_RS_LAYOUT
 #endif
 
 /* OP2's op_seq.h stride helper. */
@@ -85,16 +91,16 @@ template <typename T, bool IsPointer = std::is_pointer<T>::value> struct arg_sta
   void init(const op2_arg_view &) {}
   T *get(const op2_arg_view &v, int n) {
     switch (v.kind) {
-    case 0:
+    case OP2_VIEW_KIND_DIRECT:
       return (T *)(v.data + (size_t)n * v.elem_bytes);
-    case 1:
+    case OP2_VIEW_KIND_INDIRECT:
       return (T *)(v.data + (size_t)v.map[(size_t)n * v.map_dim + v.idx] * v.elem_bytes);
-    case 3:
+    case OP2_VIEW_KIND_GLOBAL:
       return (T *)v.data;
-    case 4:
+    case OP2_VIEW_KIND_IDX_DIRECT:
       slot = n;
       return (T *)&slot;
-    case 5:
+    case OP2_VIEW_KIND_IDX_MAPPED:
       return (T *)(v.map + (size_t)n * v.map_dim + v.idx);
     default:
       return nullptr;
@@ -105,16 +111,16 @@ template <typename T, bool IsPointer = std::is_pointer<T>::value> struct arg_sta
 template <typename T> struct arg_state<T, true> {
   std::vector<T> vec;
   void init(const op2_arg_view &v) {
-    if (v.kind == 2)
+    if (v.kind == OP2_VIEW_KIND_VECTOR)
       vec.resize((size_t)-v.idx);
   }
   T *get(const op2_arg_view &v, int n) {
     switch (v.kind) {
-    case 2:
+    case OP2_VIEW_KIND_VECTOR:
       for (int k = 0; k < -v.idx; ++k)
         vec[k] = (T)(v.data + (size_t)v.map[(size_t)n * v.map_dim + k] * v.elem_bytes);
       return vec.data();
-    case 3:
+    case OP2_VIEW_KIND_GLOBAL:
       return (T *)v.data;
     default:
       return nullptr;
@@ -122,7 +128,7 @@ template <typename T> struct arg_state<T, true> {
   }
 };
 
-/* An argument of kind direct (0), indirect (1), global (3) or NULL (6) in a
+/* A direct, indirect, global or NULL argument in a
    branch-free form: the pointer for element n is
    data + elem_bytes * (n * dn + map[n * md]), where map points at a zero for
    arguments without a map. */
@@ -135,12 +141,12 @@ struct simple_arg {
 inline simple_arg make_simple(const op2_arg_view &v) {
   static const int zero = 0;
   switch (v.kind) {
-  case 0:
-    return {v.data, &zero, 0, 1, v.elem_bytes};
-  case 1:
-    return {v.data, v.map + v.idx, v.map_dim, 0, v.elem_bytes};
-  case 3:
-    return {v.data, &zero, 0, 0, 0};
+  case OP2_VIEW_KIND_DIRECT:
+    return {(char *)v.data, &zero, 0, 1, v.elem_bytes};
+  case OP2_VIEW_KIND_INDIRECT:
+    return {(char *)v.data, v.map + v.idx, v.map_dim, 0, v.elem_bytes};
+  case OP2_VIEW_KIND_GLOBAL:
+    return {(char *)v.data, &zero, 0, 0, 0};
   default:
     return {nullptr, &zero, 0, 0, 0};
   }
@@ -152,7 +158,8 @@ inline void run_range(const op2_arg_view *views, int start, int end, std::index_
   bool simple = true;
   for (std::size_t i = 0; i < N; ++i) {
     int k = views[i].kind;
-    simple = simple && (k == 0 || k == 1 || k == 3 || k == 6);
+    simple = simple && (k == OP2_VIEW_KIND_DIRECT || k == OP2_VIEW_KIND_INDIRECT ||
+                        k == OP2_VIEW_KIND_GLOBAL || k == OP2_VIEW_KIND_NULL);
   }
   if (simple) {
     /* The common case: no vector or index arguments. */

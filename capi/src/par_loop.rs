@@ -271,11 +271,12 @@ pub(crate) unsafe fn prepare(
         let pending = crate::dist::has_pending(st);
         let core = st.dom.set(s).core_size.min(owned);
         let halo_secs = t_halo.elapsed().as_secs_f64();
-        let views: Vec<ArgView> = specs
+        let mut views: Vec<ArgView> = specs
             .iter()
             .zip(cargs)
             .map(|(sp, a)| to_view(st, sp, a))
             .collect();
+        op2_core::invoke::link_views(&mut views, &specs);
         let scalars = specs
             .iter()
             .map(|sp| ScalarType::parse(&sp.type_name))

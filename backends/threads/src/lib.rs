@@ -315,6 +315,7 @@ mod tests {
                     idx: -1,
                     elem_bytes: 8,
                     kind: ViewKind::Direct,
+                    ..ArgView::NULL
                 },
                 ArgView {
                     data: node.as_mut_ptr() as *mut u8,
@@ -323,6 +324,7 @@ mod tests {
                     idx: 0,
                     elem_bytes: 8,
                     kind: ViewKind::Indirect,
+                    ..ArgView::NULL
                 },
                 ArgView {
                     data: node.as_mut_ptr() as *mut u8,
@@ -331,6 +333,7 @@ mod tests {
                     idx: 1,
                     elem_bytes: 8,
                     kind: ViewKind::Indirect,
+                    ..ArgView::NULL
                 },
                 ArgView {
                     data: &mut sum as *mut f64 as *mut u8,
@@ -339,6 +342,7 @@ mod tests {
                     idx: -1,
                     elem_bytes: 8,
                     kind: ViewKind::Global,
+                    ..ArgView::NULL
                 },
             ];
             let spec = |kind, access| ArgSpec {
