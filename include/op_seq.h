@@ -11,6 +11,33 @@
  *      element types of its parameters are checked against the args.
  * C:   the same spelling passes the kernel and the args to op2_par_loop_c;
  *      the library calls the kernel once per element (at most 64 parameters).
+ *
+ * The C++ trampoline (namespace op2_rs below) is specialised per call site:
+ * op_par_loop also hands it the text of its arguments, and the trampoline
+ * reads from it at compile time what a code generator would (which args go
+ * through the same map, map columns, dims, access modes). Every such fact is
+ * checked against the library's views (op2_arg_view) at run time; a loop
+ * whose views disagree runs through a generic path instead. Loops whose
+ * arguments are all plain double/float/int data also get a SIMD path: blocks
+ * of OP2_RS_SIMD_LANES elements are staged through local arrays and the kernel
+ * runs over them in a loop the compiler can vectorise.
+ *
+ * Configuration (define before including):
+ *   OP2_RS_SIMD        0: no SIMD path; 1: SIMD path for loops with no
+ *                      increments through a map (the same results as the
+ *                      scalar path); 2: also for loops with OP_INC through a
+ *                      map (increments are summed per element from zero and
+ *                      added back in element order: results can differ in the
+ *                      last bit from the scalar path when a kernel increments
+ *                      the same value twice). Default: 1 when math functions
+ *                      need not set errno (-fno-math-errno, -ffast-math), else
+ *                      0: with errno, a call such as sqrt in a kernel keeps the
+ *                      compiler from vectorising the lanes, and staging them
+ *                      then only costs time (about 10% in airfoil's adt_calc).
+ *   OP2_RS_SIMD_LANES  elements per SIMD block (default 64)
+ *   OP2_RS_COUNT_PATHS (tests) count in op2_rs::path_count[3] the ranges run
+ *                      by the generic path, the ranges run by the specialised
+ *                      path, and the SIMD blocks among them
  */
 #ifndef __OP_SEQ_H
 #define __OP_SEQ_H
@@ -21,17 +48,7 @@
 extern "C" {
 #endif
 
-/* How a kernel parameter is formed for element n (see core/src/invoke.rs). */
-typedef struct op2_arg_view {
-  char *data;      /* dat base, global pointer or NULL */
-  const int *map;  /* map entries (row-major) or NULL */
-  int map_dim;     /* entries per map row */
-  int idx;         /* map column; -K for a vector argument of K pointers */
-  int elem_bytes;  /* bytes per dat element */
-  int kind;        /* 0 direct, 1 indirect, 2 vector, 3 global, 4 index, 5 map entry, 6 NULL */
-} op2_arg_view;
-
-/* Runs a kernel over elements [start, end). */
+/* Runs a kernel over elements [start, end) (op2_arg_view: op2_rs_generated.h). */
 typedef void (*op2_range_fn)(const op2_arg_view *views, int start, int end);
 
 void op2_par_loop_range(op2_range_fn range, const int *param_types, const char *name, op_set set,
@@ -41,10 +58,26 @@ void op2_par_loop_range(op2_range_fn range, const int *param_types, const char *
 }
 #endif
 
+/* The layout the library builds (core/src/invoke.rs ArgView; tests/tests/abi.rs
+   compares it with Rust's). */
 #if defined(__cplusplus)
-static_assert(sizeof(op2_arg_view) == 32, "op2_arg_view layout");
+#define OP2_RS_LAYOUT(cond, what) static_assert(cond, what)
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-_Static_assert(sizeof(op2_arg_view) == 32, "op2_arg_view layout");
+#define OP2_RS_LAYOUT(cond, what) _Static_assert(cond, what)
+#endif
+#ifdef OP2_RS_LAYOUT
+OP2_RS_LAYOUT(sizeof(op2_arg_view) == 48, "op2_arg_view: size");
+OP2_RS_LAYOUT(offsetof(op2_arg_view, data) == 0, "op2_arg_view: data");
+OP2_RS_LAYOUT(offsetof(op2_arg_view, map) == 8, "op2_arg_view: map");
+OP2_RS_LAYOUT(offsetof(op2_arg_view, map_dim) == 16, "op2_arg_view: map_dim");
+OP2_RS_LAYOUT(offsetof(op2_arg_view, idx) == 20, "op2_arg_view: idx");
+OP2_RS_LAYOUT(offsetof(op2_arg_view, elem_bytes) == 24, "op2_arg_view: elem_bytes");
+OP2_RS_LAYOUT(offsetof(op2_arg_view, kind) == 28, "op2_arg_view: kind");
+OP2_RS_LAYOUT(offsetof(op2_arg_view, map_slot) == 32, "op2_arg_view: map_slot");
+OP2_RS_LAYOUT(offsetof(op2_arg_view, access) == 36, "op2_arg_view: access");
+OP2_RS_LAYOUT(offsetof(op2_arg_view, flags) == 40, "op2_arg_view: flags");
+OP2_RS_LAYOUT(sizeof(op2_view_kind) == 4, "op2_view_kind: size");
+#undef OP2_RS_LAYOUT
 #endif
 
 /* OP2's op_seq.h stride helper. */
@@ -56,9 +89,46 @@ static int op2_stride = 1;
 
 #ifdef __cplusplus
 
+#include <cstring>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
+
+#ifndef OP2_RS_SIMD
+#if defined(__NO_MATH_ERRNO__) || defined(__FAST_MATH__)
+#define OP2_RS_SIMD 1
+#else
+#define OP2_RS_SIMD 0
+#endif
+#endif
+#ifndef OP2_RS_SIMD_LANES
+#define OP2_RS_SIMD_LANES 64
+#endif
+
+#if defined(__GNUC__)
+#define OP2_RS_INLINE inline __attribute__((always_inline))
+#define OP2_RS_NOINLINE __attribute__((noinline))
+#define OP2_RS_RESTRICT __restrict__
+/* Hides a value from the optimiser (no instruction): keeps gather/scatter
+   loops scalar, which is cheaper than vectorising them with emulated gathers. */
+#define OP2_RS_OPAQUE(x) __asm__("" : "+r"(x))
+#else
+#define OP2_RS_INLINE inline
+#define OP2_RS_NOINLINE
+#define OP2_RS_RESTRICT
+#define OP2_RS_OPAQUE(x) (void)0
+#endif
+
+#ifdef OP2_RS_COUNT_PATHS
+#include <atomic>
+namespace op2_rs {
+inline std::atomic<long> path_count[3];
+}
+#define OP2_RS_COUNT(i) (void)::op2_rs::path_count[i].fetch_add(1, std::memory_order_relaxed)
+#else
+#define OP2_RS_COUNT(i) (void)0
+#endif
 
 namespace op2_rs {
 
@@ -77,122 +147,761 @@ template <typename T> struct param_code<T *> {
   static constexpr int value = param_code<T>::value | 16;
 };
 
-/* Per-argument state of a trampoline: the pointer a kernel parameter T* gets
-   for element n. Vector arguments (T = U*, a parameter U**) keep an array of T,
-   so the pointers are stored with the type the kernel reads them as. */
-template <typename T, bool IsPointer = std::is_pointer<T>::value> struct arg_state {
-  int slot;
-  void init(const op2_arg_view &) {}
-  T *get(const op2_arg_view &v, int n) {
-    switch (v.kind) {
-    case 0:
-      return (T *)(v.data + (size_t)n * v.elem_bytes);
-    case 1:
-      return (T *)(v.data + (size_t)v.map[(size_t)n * v.map_dim + v.idx] * v.elem_bytes);
-    case 3:
-      return (T *)v.data;
-    case 4:
-      slot = n;
-      return (T *)&slot;
-    case 5:
-      return (T *)(v.map + (size_t)n * v.map_dim + v.idx);
-    default:
-      return nullptr;
-    }
-  }
+namespace detail {
+
+/* ---- what the text of op_par_loop's arguments says, at compile time ------- */
+
+constexpr int kUnknown = -1;
+
+/* One argument as far as its text tells. kind: an op2_view_kind, or kUnknown
+   (then nothing else is used). */
+struct arg_desc {
+  int kind = kUnknown;
+  int idx = 0;        /* map column (Indirect, IdxMapped) or -K (Vector) */
+  int dim = 0;        /* 0: not a literal */
+  int acc = kUnknown; /* OP_READ ... OP_WORK, or kUnknown */
+  int mslot = -1;     /* first argument with the same map expression */
+  int dslot = -1;     /* first argument with the same dat expression */
 };
 
-template <typename T> struct arg_state<T, true> {
-  std::vector<T> vec;
-  void init(const op2_arg_view &v) {
-    if (v.kind == 2)
-      vec.resize((size_t)-v.idx);
-  }
-  T *get(const op2_arg_view &v, int n) {
-    switch (v.kind) {
-    case 2:
-      for (int k = 0; k < -v.idx; ++k)
-        vec[k] = (T)(v.data + (size_t)v.map[(size_t)n * v.map_dim + k] * v.elem_bytes);
-      return vec.data();
-    case 3:
-      return (T *)v.data;
-    default:
-      return nullptr;
-    }
-  }
+template <std::size_t N> struct loop_desc {
+  arg_desc a[N];
 };
 
-/* An argument of kind direct (0), indirect (1), global (3) or NULL (6) in a
-   branch-free form: the pointer for element n is
-   data + elem_bytes * (n * dn + map[n * md]), where map points at a zero for
-   arguments without a map. */
-struct simple_arg {
-  char *data;
-  const int *map;
-  long md, dn, eb;
+struct text {
+  const char *p;
+  int n;
 };
 
-inline simple_arg make_simple(const op2_arg_view &v) {
-  static const int zero = 0;
-  switch (v.kind) {
-  case 0:
-    return {v.data, &zero, 0, 1, v.elem_bytes};
-  case 1:
-    return {v.data, v.map + v.idx, v.map_dim, 0, v.elem_bytes};
-  case 3:
-    return {v.data, &zero, 0, 0, 0};
-  default:
-    return {nullptr, &zero, 0, 0, 0};
+constexpr bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+constexpr int length(const char *s) {
+  int n = 0;
+  while (s[n] != 0)
+    ++n;
+  return n;
+}
+
+constexpr text trim(text t) {
+  while (t.n > 0 && is_space(t.p[0])) {
+    ++t.p;
+    --t.n;
+  }
+  while (t.n > 0 && is_space(t.p[t.n - 1]))
+    --t.n;
+  return t;
+}
+
+/* The same characters, white space aside. */
+constexpr bool same(text a, text b) {
+  int i = 0, j = 0;
+  for (;;) {
+    while (i < a.n && is_space(a.p[i]))
+      ++i;
+    while (j < b.n && is_space(b.p[j]))
+      ++j;
+    if (i == a.n || j == b.n)
+      return i == a.n && j == b.n;
+    if (a.p[i] != b.p[j])
+      return false;
+    ++i;
+    ++j;
   }
 }
 
-template <auto Kernel, typename... T, std::size_t... I>
-inline void run_range(const op2_arg_view *views, int start, int end, std::index_sequence<I...>) {
-  constexpr std::size_t N = sizeof...(T);
-  bool simple = true;
+constexpr bool same(text a, const char *b) { return same(a, text{b, length(b)}); }
+
+/* Splits t at the commas outside brackets and literals; returns the number of
+   parts, or -1 (more than max parts, or unbalanced). */
+constexpr int split(text t, text *out, int max) {
+  int depth = 0, count = 0, begin = 0;
+  for (int i = 0; i <= t.n; ++i) {
+    if (i == t.n || (t.p[i] == ',' && depth == 0)) {
+      if (count == max)
+        return -1;
+      out[count++] = trim(text{t.p + begin, i - begin});
+      begin = i + 1;
+      continue;
+    }
+    const char c = t.p[i];
+    if (c == '"' || c == '\'') {
+      for (++i; i < t.n && t.p[i] != c; ++i)
+        if (t.p[i] == '\\')
+          ++i;
+      if (i >= t.n)
+        return -1;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      if (--depth < 0)
+        return -1;
+    }
+  }
+  return depth == 0 ? count : -1;
+}
+
+/* A decimal literal such as 4, -1 or (2). */
+constexpr bool integer(text t, int &value) {
+  t = trim(t);
+  while (t.n >= 2 && t.p[0] == '(' && t.p[t.n - 1] == ')')
+    t = trim(text{t.p + 1, t.n - 2});
+  bool neg = false;
+  if (t.n > 0 && (t.p[0] == '-' || t.p[0] == '+')) {
+    neg = t.p[0] == '-';
+    t = trim(text{t.p + 1, t.n - 1});
+  }
+  if (t.n == 0 || t.n > 9 || (t.n > 1 && t.p[0] == '0'))
+    return false;
+  int v = 0;
+  for (int i = 0; i < t.n; ++i) {
+    if (t.p[i] < '0' || t.p[i] > '9')
+      return false;
+    v = 10 * v + (t.p[i] - '0');
+  }
+  value = neg ? -v : v;
+  return true;
+}
+
+constexpr bool ident_char(char c) {
+  return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* `name(args)` or `name<...>(args)`: the name and the argument texts. */
+constexpr bool call(text t, text &name, text *args, int max, int &nargs) {
+  t = trim(t);
+  int i = 0;
+  if (t.n >= 2 && t.p[0] == ':' && t.p[1] == ':')
+    i = 2;
+  const int b = i;
+  while (i < t.n && ident_char(t.p[i]))
+    ++i;
+  if (i == b)
+    return false;
+  name = text{t.p + b, i - b};
+  while (i < t.n && is_space(t.p[i]))
+    ++i;
+  if (i < t.n && t.p[i] == '<') {
+    int depth = 0;
+    for (; i < t.n; ++i) {
+      if (t.p[i] == '<')
+        ++depth;
+      else if (t.p[i] == '>' && --depth == 0)
+        break;
+    }
+    if (i == t.n)
+      return false;
+    ++i;
+    while (i < t.n && is_space(t.p[i]))
+      ++i;
+  }
+  if (i >= t.n || t.p[i] != '(' || t.p[t.n - 1] != ')')
+    return false;
+  nargs = split(text{t.p + i + 1, t.n - i - 2}, args, max);
+  return nargs >= 0;
+}
+
+/* The arguments of op_par_loop(kernel, name, set, args...): `s` is the text
+   of name, set, args... (macros expanded), `op_id` that of OP_ID. */
+template <std::size_t N> constexpr loop_desc<N> parse_loop(const char *s, const char *op_id) {
+  loop_desc<N> d{};
+  text parts[N + 2] = {};
+  if (split(text{s, length(s)}, parts, (int)N + 2) != (int)N + 2)
+    return d;
+  text maps[N] = {}, dats[N] = {};
   for (std::size_t i = 0; i < N; ++i) {
-    int k = views[i].kind;
-    simple = simple && (k == 0 || k == 1 || k == 3 || k == 6);
-  }
-  if (simple) {
-    /* The common case: no vector or index arguments. */
-    const simple_arg a[N] = {make_simple(views[I])...};
-    /* Cursors: the map row and direct element of the current element. */
-    const int *mp[N] = {(a[I].map + (long)start * a[I].md)...};
-    char *dp[N] = {(a[I].data + (long)start * a[I].dn * a[I].eb)...};
-    for (long n = start; n < end; ++n) {
-      Kernel((T *)(dp[I] + a[I].eb * (long)*mp[I])...);
-      ((mp[I] += a[I].md, dp[I] += a[I].dn * a[I].eb), ...);
+    arg_desc a{};
+    text fn{nullptr, 0};
+    text f[8] = {};
+    int nf = 0, idx = 0, dim = 0, acc = 0;
+    if (call(parts[i + 2], fn, f, 8, nf)) {
+      if (same(fn, "op_arg_dat") && nf == 6) {
+        const bool has_idx = integer(f[1], idx);
+        if (same(f[2], op_id)) {
+          a.kind = OP2_VIEW_KIND_DIRECT;
+        } else if (has_idx && idx >= 0) {
+          a.kind = OP2_VIEW_KIND_INDIRECT;
+          a.idx = idx;
+          maps[i] = f[2];
+        } else if (has_idx && idx < -1) {
+          a.kind = OP2_VIEW_KIND_VECTOR;
+          a.idx = idx;
+          maps[i] = f[2];
+        }
+        if (a.kind != kUnknown)
+          dats[i] = f[0];
+        if (integer(f[3], dim) && dim > 0)
+          a.dim = dim;
+        if (integer(f[5], acc) && acc >= OP_READ && acc <= OP_WORK)
+          a.acc = acc;
+      } else if (same(fn, "op_arg_gbl") && nf == 4) {
+        a.kind = OP2_VIEW_KIND_GLOBAL;
+        if (integer(f[1], dim) && dim > 0)
+          a.dim = dim;
+        if (integer(f[3], acc) && acc >= OP_READ && acc <= OP_WORK)
+          a.acc = acc;
+      } else if (same(fn, "op_arg_idx") && nf == 2) {
+        if (same(f[1], op_id)) {
+          a.kind = OP2_VIEW_KIND_IDX_DIRECT;
+        } else if (integer(f[0], idx) && idx >= 0) {
+          a.kind = OP2_VIEW_KIND_IDX_MAPPED;
+          a.idx = idx;
+          maps[i] = f[1];
+        }
+      }
     }
-    return;
+    for (std::size_t j = 0; j <= i && maps[i].p != nullptr; ++j)
+      if (maps[j].p != nullptr && same(maps[j], maps[i])) {
+        a.mslot = (int)j;
+        break;
+      }
+    for (std::size_t j = 0; j <= i && dats[i].p != nullptr; ++j)
+      if (dats[j].p != nullptr && same(dats[j], dats[i])) {
+        a.dslot = (int)j;
+        break;
+      }
+    d.a[i] = a;
   }
-  /* Local copies let the compiler keep the views in registers across kernel calls. */
-  op2_arg_view v[N] = {views[I]...};
-  std::tuple<arg_state<T>...> st;
-  (std::get<I>(st).init(v[I]), ...);
-  for (int n = start; n < end; ++n)
-    Kernel(std::get<I>(st).get(v[I], n)...);
+  return d;
 }
 
-template <auto Kernel, typename... T>
+/* The description of a call site's arguments (Text: the type op_par_loop
+   makes, with a static text() of the argument list). */
+template <class Text, std::size_t N> struct parsed {
+  static constexpr loop_desc<N> value = parse_loop<N>(Text::text(), Text::op_id());
+};
+
+/* Nothing known: the generic path, for views that contradict the text. */
+struct unknown_text {};
+template <std::size_t N> struct parsed<unknown_text, N> {
+  static constexpr loop_desc<N> value{};
+};
+
+/* ---- per-argument code ------------------------------------------------------ */
+
+template <typename T> using value_t = typename std::remove_cv<T>::type;
+
+constexpr bool has_map(int kind) {
+  return kind == OP2_VIEW_KIND_INDIRECT || kind == OP2_VIEW_KIND_VECTOR ||
+         kind == OP2_VIEW_KIND_IDX_MAPPED;
+}
+constexpr bool is_dat(int kind) {
+  return kind == OP2_VIEW_KIND_DIRECT || kind == OP2_VIEW_KIND_INDIRECT ||
+         kind == OP2_VIEW_KIND_VECTOR;
+}
+
+/* Globals of at most this many values known from the text are kept in a local
+   copy for a whole range (OP2_VIEW_LOCAL): reductions stay in registers, and
+   read-only values need not be reloaded after the kernel's stores. */
+constexpr int kLocalMax = 16;
+
+template <class Info, std::size_t I> struct desc_of {
+  static constexpr arg_desc d = Info::value.a[I];
+  static constexpr bool known = d.kind != kUnknown;
+  static constexpr bool owns_row = has_map(d.kind) && d.mslot == (int)I;
+  static constexpr bool owns_base = is_dat(d.kind) && d.dslot == (int)I;
+  static constexpr bool local = d.kind == OP2_VIEW_KIND_GLOBAL && d.dim > 0 && d.dim <= kLocalMax &&
+                                d.acc >= OP_READ && d.acc <= OP_MAX;
+};
+
+/* The shared per-range cursors: one map row per distinct map (owned by the
+   first argument through it), one base pointer per distinct dat. */
+template <std::size_t N> struct cursors {
+  char *base[N];
+  const int *row[N];
+  long mdim[N];
+};
+
+template <class Info> constexpr std::size_t count_of = sizeof(Info::value.a) / sizeof(arg_desc);
+
+/* Per-argument state and pointer of argument I for element n. The primary
+   template: an argument the text says nothing about (or everything, for the
+   generic path), formed from its view at run time. */
+template <class Info, std::size_t I, typename T, int Kind = desc_of<Info, I>::d.kind>
+struct arg {
+  enum mode { simple, idx_direct, idx_mapped, vector, null };
+  mode m = null;
+  char *data = nullptr;
+  const int *map = nullptr;
+  long md = 0, dn = 0, eb = 0;
+  int col = 0;
+  int n_idx = 0;
+  /* vector arguments: pointers of the current element */
+  static constexpr bool pp = std::is_pointer<T>::value;
+  using ptr_t = typename std::conditional<pp, value_t<T>, char>::type;
+  ptr_t small[pp ? 64 : 1];
+  ptr_t *vec = nullptr;
+
+  void init(const op2_arg_view *v, cursors<count_of<Info>> &, long) {
+    static const int zero = 0;
+    const op2_arg_view &w = v[I];
+    data = (char *)w.data;
+    eb = w.elem_bytes;
+    col = w.idx;
+    switch (w.kind) {
+    case OP2_VIEW_KIND_DIRECT:
+      m = simple, map = &zero, md = 0, dn = 1;
+      break;
+    case OP2_VIEW_KIND_INDIRECT:
+      m = simple, map = w.map + w.idx, md = w.map_dim, dn = 0;
+      break;
+    case OP2_VIEW_KIND_GLOBAL:
+      m = simple, map = &zero, md = 0, dn = 0, eb = 0;
+      break;
+    case OP2_VIEW_KIND_IDX_DIRECT:
+      m = idx_direct;
+      break;
+    case OP2_VIEW_KIND_IDX_MAPPED:
+      m = idx_mapped, map = w.map, md = w.map_dim;
+      break;
+    case OP2_VIEW_KIND_VECTOR:
+      if (pp) {
+        m = vector, map = w.map, md = w.map_dim;
+        if (-w.idx <= 64) {
+          vec = small;
+        } else {
+          /* wider than any real element: one buffer per thread, grown once */
+          static thread_local std::vector<ptr_t> big;
+          if (big.size() < (size_t)-w.idx)
+            big.resize((size_t)-w.idx);
+          vec = big.data();
+        }
+      }
+      break;
+    default:
+      m = null;
+    }
+  }
+  OP2_RS_INLINE T *at(const cursors<count_of<Info>> &, long n) {
+    switch (m) {
+    case simple:
+      return (T *)(data + eb * (n * dn + map[n * md]));
+    case idx_direct:
+      n_idx = (int)n;
+      return (T *)&n_idx;
+    case idx_mapped:
+      return (T *)(map + n * md + col);
+    case vector:
+      if constexpr (pp) {
+        for (int k = 0; k < -col; ++k)
+          vec[k] = (ptr_t)(data + eb * (long)map[n * md + k]);
+        return (T *)vec;
+      }
+      return nullptr;
+    default:
+      return nullptr;
+    }
+  }
+  void finish(const op2_arg_view *) {}
+};
+
+/* A dat, directly: base + n * dim. */
+template <class Info, std::size_t I, typename T> struct arg<Info, I, T, OP2_VIEW_KIND_DIRECT> {
+  using D = desc_of<Info, I>;
+  long eb = 0;
+  void init(const op2_arg_view *v, cursors<count_of<Info>> &, long) { eb = v[I].elem_bytes; }
+  OP2_RS_INLINE T *at(const cursors<count_of<Info>> &c, long n) {
+    if constexpr (D::d.dim > 0)
+      return (T *)c.base[D::d.dslot] + n * D::d.dim;
+    else
+      return (T *)(c.base[D::d.dslot] + n * eb);
+  }
+  void finish(const op2_arg_view *) {}
+};
+
+/* A dat through map column IDX: base + row[IDX] * dim. */
+template <class Info, std::size_t I, typename T> struct arg<Info, I, T, OP2_VIEW_KIND_INDIRECT> {
+  using D = desc_of<Info, I>;
+  long eb = 0;
+  void init(const op2_arg_view *v, cursors<count_of<Info>> &, long) { eb = v[I].elem_bytes; }
+  OP2_RS_INLINE T *at(const cursors<count_of<Info>> &c, long) {
+    const long e = c.row[D::d.mslot][D::d.idx];
+    if constexpr (D::d.dim > 0)
+      return (T *)c.base[D::d.dslot] + e * D::d.dim;
+    else
+      return (T *)(c.base[D::d.dslot] + e * eb);
+  }
+  void finish(const op2_arg_view *) {}
+};
+
+/* The pointers a vector argument hands the kernel for one element: a
+   temporary of the kernel call's full expression (which the compiler keeps
+   in registers more readily than an array that lives across elements). */
+template <typename P, int K> struct ptr_array {
+  P p[K];
+};
+template <typename T> OP2_RS_INLINE T *as_param(T *p) { return p; }
+template <typename P, int K> OP2_RS_INLINE P *as_param(ptr_array<P, K> &&v) { return v.p; }
+
+/* A vector argument (parameter U**): the -IDX pointers of the element's row. */
+template <class Info, std::size_t I, typename T> struct arg<Info, I, T, OP2_VIEW_KIND_VECTOR> {
+  using D = desc_of<Info, I>;
+  static constexpr int K = -D::d.idx;
+  long eb = 0;
+  void init(const op2_arg_view *v, cursors<count_of<Info>> &, long) { eb = v[I].elem_bytes; }
+  OP2_RS_INLINE auto at(const cursors<count_of<Info>> &c, long) {
+    if constexpr (std::is_pointer<T>::value) {
+      using U = typename std::remove_pointer<T>::type;
+      ptr_array<T, K> a;
+      const int *r = c.row[D::d.mslot];
+      for (int k = 0; k < K; ++k) {
+        if constexpr (D::d.dim > 0)
+          a.p[k] = (T)((U *)c.base[D::d.dslot] + (long)r[k] * D::d.dim);
+        else
+          a.p[k] = (T)(c.base[D::d.dslot] + (long)r[k] * eb);
+      }
+      return a;
+    } else {
+      return (T *)nullptr; /* excluded by the library's parameter check */
+    }
+  }
+  void finish(const op2_arg_view *) {}
+};
+
+/* A global: in a local copy for the range (OP2_VIEW_LOCAL, verified), else
+   the pointer itself. */
+template <class Info, std::size_t I, typename T> struct arg<Info, I, T, OP2_VIEW_KIND_GLOBAL> {
+  using D = desc_of<Info, I>;
+  static constexpr int L = D::local ? D::d.dim : 1;
+  value_t<T> val[L];
+  T *p = nullptr;
+  void init(const op2_arg_view *v, cursors<count_of<Info>> &, long) {
+    p = (T *)v[I].data;
+    if constexpr (D::local)
+      std::memcpy((void *)val, (const void *)p, sizeof val);
+  }
+  OP2_RS_INLINE T *at(const cursors<count_of<Info>> &, long) {
+    if constexpr (D::local)
+      return val;
+    else
+      return p;
+  }
+  void finish(const op2_arg_view *) {
+    if constexpr (D::local && D::d.acc != OP_READ)
+      std::memcpy((void *)p, (const void *)val, sizeof val);
+  }
+};
+
+/* op_arg_idx(-1, OP_ID): the element index. */
+template <class Info, std::size_t I, typename T> struct arg<Info, I, T, OP2_VIEW_KIND_IDX_DIRECT> {
+  int val = 0;
+  void init(const op2_arg_view *, cursors<count_of<Info>> &, long) {}
+  OP2_RS_INLINE T *at(const cursors<count_of<Info>> &, long n) {
+    val = (int)n;
+    return (T *)&val;
+  }
+  void finish(const op2_arg_view *) {}
+};
+
+/* op_arg_idx(IDX, map): a pointer to the map entry. */
+template <class Info, std::size_t I, typename T> struct arg<Info, I, T, OP2_VIEW_KIND_IDX_MAPPED> {
+  using D = desc_of<Info, I>;
+  void init(const op2_arg_view *, cursors<count_of<Info>> &, long) {}
+  OP2_RS_INLINE T *at(const cursors<count_of<Info>> &c, long) {
+    return (T *)(c.row[D::d.mslot] + D::d.idx);
+  }
+  void finish(const op2_arg_view *) {}
+};
+
+/* Do the views agree with what the text said about argument I? */
+template <class Info, std::size_t I, typename T> inline bool agrees(const op2_arg_view *v) {
+  using D = desc_of<Info, I>;
+  constexpr arg_desc d = D::d;
+  if constexpr (!D::known) {
+    return true;
+  } else {
+    const op2_arg_view &w = v[I];
+    if (w.kind != d.kind)
+      return false;
+    if constexpr (has_map(d.kind))
+      if (w.idx != d.idx || w.map_slot != v[d.mslot].map_slot)
+        return false;
+    if constexpr (is_dat(d.kind))
+      if (w.data != v[d.dslot].data)
+        return false;
+    if constexpr (d.dim > 0 && (is_dat(d.kind) || d.kind == OP2_VIEW_KIND_GLOBAL)) {
+      using E = value_t<typename std::conditional<d.kind == OP2_VIEW_KIND_VECTOR,
+                                                  typename std::remove_pointer<T>::type, T>::type>;
+      if (w.elem_bytes != d.dim * (int)sizeof(E))
+        return false;
+    }
+    if constexpr (d.acc != kUnknown)
+      if (w.access != d.acc)
+        return false;
+    if constexpr (D::local)
+      if ((w.flags & OP2_VIEW_LOCAL) == 0)
+        return false;
+    return true;
+  }
+}
+
+template <class Info, typename... T, std::size_t... I>
+inline bool all_agree(const op2_arg_view *v, std::index_sequence<I...>) {
+  return (agrees<Info, I, T>(v) && ...);
+}
+
+template <class Info, std::size_t... I>
+OP2_RS_INLINE void init_cursors(cursors<sizeof...(I)> &c, const op2_arg_view *v, long start,
+                                std::index_sequence<I...>) {
+  ((c.base[I] = desc_of<Info, I>::owns_base ? (char *)v[I].data : nullptr), ...);
+  ((c.mdim[I] = desc_of<Info, I>::owns_row ? (long)v[I].map_dim : 0), ...);
+  ((c.row[I] = desc_of<Info, I>::owns_row ? v[I].map + start * c.mdim[I] : nullptr), ...);
+}
+
+template <class Info, std::size_t... I>
+OP2_RS_INLINE void advance(cursors<sizeof...(I)> &c, long by, std::index_sequence<I...>) {
+  ((desc_of<Info, I>::owns_row ? (void)(c.row[I] += by * c.mdim[I]) : (void)0), ...);
+}
+
+/* ---- the SIMD path ------------------------------------------------------------ */
+
+constexpr int kLanes = OP2_RS_SIMD_LANES;
+
+template <typename T> constexpr bool simd_type() {
+  using E = value_t<T>;
+  return std::is_same<E, double>::value || std::is_same<E, float>::value ||
+         std::is_same<E, int>::value;
+}
+
+/* How argument I takes part in a SIMD block. */
+template <class Info, std::size_t I, typename T> struct lane_role {
+  using D = desc_of<Info, I>;
+  static constexpr arg_desc d = D::d;
+  static constexpr bool vec = d.kind == OP2_VIEW_KIND_VECTOR;
+  using E = value_t<typename std::conditional<vec, typename std::remove_pointer<T>::type, T>::type>;
+  static constexpr int K = vec ? -d.idx : 1;
+  static constexpr bool staged = d.kind == OP2_VIEW_KIND_INDIRECT || vec;
+  static constexpr bool inc = staged && d.acc == OP_INC;
+  /* values staged per element */
+  static constexpr int width = staged ? K * d.dim : 0;
+  static constexpr bool ok =
+      d.dim > 0 && d.acc != kUnknown &&
+      ((d.kind == OP2_VIEW_KIND_DIRECT && simd_type<T>() && d.acc <= OP_INC) ||
+       (staged && (vec ? std::is_pointer<T>::value : simd_type<T>()) && simd_type<E>() &&
+        (d.acc == OP_READ || (d.acc == OP_INC && OP2_RS_SIMD >= 2))) ||
+       (d.kind == OP2_VIEW_KIND_GLOBAL && D::local && simd_type<T>() &&
+        (d.acc == OP_READ || d.acc == OP_INC || d.acc == OP_MIN || d.acc == OP_MAX)));
+};
+
+/* Local arrays per block at most (bytes). */
+constexpr std::size_t kStageBytes = 48 * 1024;
+
+template <class Info, typename... T, std::size_t... I>
+constexpr bool simd_applies(std::index_sequence<I...>) {
+  return OP2_RS_SIMD >= 1 && (lane_role<Info, I, T>::ok && ...) &&
+         ((std::size_t)kLanes * (0 + ... + (lane_role<Info, I, T>::width *
+                                            sizeof(typename lane_role<Info, I, T>::E)))) <=
+             kStageBytes;
+}
+
+/* Staged data of argument I for one block (empty unless staged). */
+template <class Info, std::size_t I, typename T, bool Staged = lane_role<Info, I, T>::staged>
+struct stage {
+  OP2_RS_INLINE void gather(const cursors<count_of<Info>> &, int) {}
+  OP2_RS_INLINE void zero() {}
+  OP2_RS_INLINE void scatter(const cursors<count_of<Info>> &, int) {}
+};
+
+template <class Info, std::size_t I, typename T> struct stage<Info, I, T, true> {
+  using R = lane_role<Info, I, T>;
+  using E = typename R::E;
+  static constexpr int W = R::width;
+  static constexpr int Dim = R::d.dim;
+  alignas(64) E buf[kLanes * W];
+
+  OP2_RS_INLINE const int *row(const cursors<count_of<Info>> &c, int l) const {
+    return c.row[R::d.mslot] + l * c.mdim[R::d.mslot];
+  }
+  OP2_RS_INLINE void gather(const cursors<count_of<Info>> &c, int l) {
+    if constexpr (!R::inc) {
+      const int *r = row(c, l);
+      const E *base = (const E *)c.base[R::d.dslot];
+      for (int k = 0; k < R::K; ++k) {
+        long e = r[R::vec ? k : R::d.idx];
+        OP2_RS_OPAQUE(e);
+        std::memcpy(buf + (l * R::K + k) * Dim, base + e * Dim, Dim * sizeof(E));
+      }
+    }
+  }
+  OP2_RS_INLINE void zero() {
+    if constexpr (R::inc)
+      std::memset(buf, 0, sizeof buf);
+  }
+  OP2_RS_INLINE void scatter(const cursors<count_of<Info>> &c, int l) {
+    if constexpr (R::inc) {
+      const int *r = row(c, l);
+      E *base = (E *)c.base[R::d.dslot];
+      for (int k = 0; k < R::K; ++k) {
+        long e = r[R::vec ? k : R::d.idx];
+        OP2_RS_OPAQUE(e);
+        E *t = base + e * Dim;
+        const E *s = buf + (l * R::K + k) * Dim;
+        for (int j = 0; j < Dim; ++j)
+          t[j] += s[j];
+      }
+    }
+  }
+};
+
+/* The block pointer of argument I handed to the lane loop. */
+template <class Info, std::size_t I, typename T, typename A, typename S>
+OP2_RS_INLINE auto block_ptr(const cursors<count_of<Info>> &c, A &a, S &s, long n0) {
+  using R = lane_role<Info, I, T>;
+  if constexpr (R::staged)
+    return (typename R::E *)s.buf;
+  else if constexpr (R::d.kind == OP2_VIEW_KIND_DIRECT)
+    return (typename R::E *)c.base[R::d.dslot] + n0 * R::d.dim;
+  else
+    return (typename R::E *)a.val;
+}
+
+/* The kernel's parameter for lane l, from the block pointer p. */
+template <class Info, std::size_t I, typename T> struct lane_arg {
+  using R = lane_role<Info, I, T>;
+  struct ptrs {
+    value_t<T> p[R::K];
+  };
+  template <typename P> static OP2_RS_INLINE auto get(P *p, int l) {
+    if constexpr (R::vec) {
+      ptrs v{};
+      for (int k = 0; k < R::K; ++k)
+        v.p[k] = (value_t<T>)(p + (l * R::K + k) * R::d.dim);
+      return v;
+    } else if constexpr (R::d.kind == OP2_VIEW_KIND_GLOBAL) {
+      return (T *)p;
+    } else {
+      return (T *)(p + l * R::d.dim);
+    }
+  }
+  template <typename V> static OP2_RS_INLINE T *param(V &&v) {
+    if constexpr (R::vec)
+      return (T *)v.p;
+    else
+      return v;
+  }
+};
+
+/* A global inside the lane loop: a copy local to the loop, so that the
+   compiler sees a plain variable (a reduction it can vectorise, in order);
+   other arguments: the block pointer. */
+template <class Info, std::size_t I, typename T, typename P,
+          bool Global = lane_role<Info, I, T>::d.kind == OP2_VIEW_KIND_GLOBAL>
+struct lane_local {
+  OP2_RS_INLINE explicit lane_local(P *) {}
+  OP2_RS_INLINE P *ptr(P *p) { return p; }
+  OP2_RS_INLINE void store(P *) {}
+};
+template <class Info, std::size_t I, typename T, typename P>
+struct lane_local<Info, I, T, P, true> {
+  static constexpr arg_desc d = lane_role<Info, I, T>::d;
+  P val[d.dim];
+  OP2_RS_INLINE explicit lane_local(P *p) {
+    for (int k = 0; k < d.dim; ++k)
+      val[k] = p[k];
+  }
+  OP2_RS_INLINE P *ptr(P *) { return val; }
+  OP2_RS_INLINE void store(P *p) {
+    if constexpr (d.acc != OP_READ)
+      for (int k = 0; k < d.dim; ++k)
+        p[k] = val[k];
+  }
+};
+
+/* The kernel over the lanes of a block. The pointers do not overlap (the
+   library's OP2_VIEW_EXCLUSIVE and OP2_VIEW_LOCAL flags, checked), which
+   __restrict__ tells the compiler so that it can vectorise. Not inlined: GCC
+   keeps __restrict__ of parameters for the vectoriser only in the function
+   itself (one call per block). */
+template <auto Kernel, class Info, typename... T, typename... P, std::size_t... I>
+OP2_RS_NOINLINE void lanes(std::index_sequence<I...>, P *OP2_RS_RESTRICT... p) {
+  std::tuple<lane_local<Info, I, T, P>...> g{lane_local<Info, I, T, P>(p)...};
+  for (int l = 0; l < kLanes; ++l)
+    Kernel(lane_arg<Info, I, T>::param(lane_arg<Info, I, T>::get(std::get<I>(g).ptr(p), l))...);
+  (std::get<I>(g).store(p), ...);
+}
+
+template <class Info, std::size_t... I>
+inline bool simd_views_ok(const op2_arg_view *v, std::index_sequence<I...>) {
+  return ((!is_dat(desc_of<Info, I>::d.kind) || (v[I].flags & OP2_VIEW_EXCLUSIVE) != 0) && ...);
+}
+
+/* ---- ranges ------------------------------------------------------------------ */
+
+template <auto Kernel, class Info, bool Simd, typename... T, std::size_t... I>
+OP2_RS_INLINE void run(const op2_arg_view *v, long start, long end, std::index_sequence<I...> is) {
+  cursors<sizeof...(I)> c;
+  init_cursors<Info>(c, v, start, is);
+  std::tuple<arg<Info, I, T>...> a;
+  (std::get<I>(a).init(v, c, start), ...);
+  long n = start;
+  if constexpr (Simd) {
+    if (end - start >= kLanes && simd_views_ok<Info>(v, is)) {
+      std::tuple<stage<Info, I, T>...> s;
+      for (; n + kLanes <= end; n += kLanes) {
+        for (int l = 0; l < kLanes; ++l)
+          (std::get<I>(s).gather(c, l), ...);
+        (std::get<I>(s).zero(), ...);
+        OP2_RS_COUNT(2);
+        lanes<Kernel, Info, T...>(is, block_ptr<Info, I, T>(c, std::get<I>(a), std::get<I>(s), n)...);
+        for (int l = 0; l < kLanes; ++l)
+          (std::get<I>(s).scatter(c, l), ...);
+        advance<Info>(c, kLanes, is);
+      }
+    }
+  }
+  for (; n < end; ++n) {
+    Kernel(as_param(std::get<I>(a).at(c, n))...);
+    advance<Info>(c, 1, is);
+  }
+  (std::get<I>(a).finish(v), ...);
+}
+
+template <auto Kernel, class Text, typename... T>
 void trampoline(const op2_arg_view *views, int start, int end) {
-  run_range<Kernel, T...>(views, start, end, std::index_sequence_for<T...>{});
+  constexpr std::size_t N = sizeof...(T);
+  using Info = parsed<Text, N>;
+  using is = std::index_sequence_for<T...>;
+  if (all_agree<Info, T...>(views, is{})) {
+    OP2_RS_COUNT(1);
+    constexpr bool simd = simd_applies<Info, T...>(is{});
+    run<Kernel, Info, simd, T...>(views, start, end, is{});
+  } else {
+    OP2_RS_COUNT(0);
+    run<Kernel, parsed<unknown_text, N>, false, T...>(views, start, end, is{});
+  }
 }
 
-template <auto Kernel, typename... T, typename... A>
-void par_loop(void (*)(T *...), char const *name, op_set set, A... args) {
+} // namespace detail
+
+template <auto Kernel, typename Text, typename... T, typename... A>
+void par_loop(Text, void (*)(T *...), char const *name, op_set set, A... args) {
   static_assert(sizeof...(T) == sizeof...(A),
                 "op_par_loop: the kernel's number of parameters differs from the number of args");
   static_assert(sizeof...(A) > 0, "op_par_loop: a loop needs at least one argument");
   static_assert((std::is_same<A, op_arg>::value && ...), "op_par_loop: every argument must be an op_arg");
   op_arg a[] = {args...};
   static const int codes[] = {param_code<T>::value...};
-  op2_par_loop_range(&trampoline<Kernel, T...>, codes, name, set, (int)sizeof...(A), a);
+  op2_par_loop_range(&detail::trampoline<Kernel, Text, T...>, codes, name, set, (int)sizeof...(A),
+                     a);
 }
 
 } // namespace op2_rs
 
-#define op_par_loop(kernel, ...) ::op2_rs::par_loop<kernel>(kernel, __VA_ARGS__)
+#define OP2_RS_STR_(...) #__VA_ARGS__
+#define OP2_RS_STR(...) OP2_RS_STR_(__VA_ARGS__)
+
+/* The text of the arguments (macros expanded) travels as a type. */
+#define op_par_loop(kernel, ...)                                                                  \
+  ::op2_rs::par_loop<kernel>(                                                                     \
+      [] {                                                                                        \
+        struct op2_rs_args {                                                                      \
+          static constexpr const char *text() { return OP2_RS_STR(__VA_ARGS__); }                 \
+          static constexpr const char *op_id() { return OP2_RS_STR(OP_ID); }                      \
+        };                                                                                        \
+        return op2_rs_args{};                                                                     \
+      }(),                                                                                        \
+      kernel, __VA_ARGS__)
 
 #else /* C */
 

@@ -4,7 +4,10 @@
 # airfoil_omp_ref, OpenMP), on one large mesh file.  See BENCHMARKS.md.
 #
 #   scripts/bench_airfoil.sh            build, check, then time (default)
-#   scripts/bench_airfoil.sh callgrind  instruction counts (valgrind), seq lib vs airfoil_ref
+#   scripts/bench_airfoil.sh callgrind  instruction counts (valgrind), seq lib vs airfoil_ref,
+#                                       also per loop: res_calc per edge, and quadvec's
+#                                       quad_res (vector arguments) per cell
+#   scripts/bench_airfoil.sh loops      only the per-loop instruction counts
 #   scripts/bench_airfoil.sh check      only the correctness check
 #   scripts/bench_airfoil.sh summary    the tables again, from the logs of the last timed run
 #
@@ -32,6 +35,10 @@
 #            in target/release [1]
 #   CG_CELLS, CG_ITERS  callgrind mode: mesh size and the iteration
 #            difference measured [20000, 20]
+#   EXTRA_CXXFLAGS  added to every C++ compilation, e.g. "-march=native" or
+#            "-fno-math-errno" [none]; TAG  output directory target/bench-TAG
+#            instead of target/bench (keeps builds with other flags apart)
+#   CHECK_TOL  largest relative difference the check accepts [1e-12]
 #
 # Build: cargo build --release; the C++ programs with -O3 (no -march=native),
 # OP2 programs linked against the static archives.  Everything goes to
@@ -49,20 +56,23 @@ THREADS=${THREADS:-2}
 CHECK=${CHECK:-1}
 CG_CELLS=${CG_CELLS:-20000}
 CG_ITERS=${CG_ITERS:-20}
+EXTRA_CXXFLAGS=${EXTRA_CXXFLAGS:-}
+TAG=${TAG:-}
+CHECK_TOL=${CHECK_TOL:-1e-12}
 CARGO_BUILD=${CARGO_BUILD:-1}
 QUIET_WAIT=${QUIET_WAIT:-0}
 MAX_OTHER=${MAX_OTHER:-0.15}
 TRIES=${TRIES:-1}
 MODE=${1:-time}
 
-OUT=target/bench
+OUT=target/bench${TAG:+-$TAG}
 LIB=target/release
 EX=c-examples
 mkdir -p "$OUT/logs"
 
 CXX=${CXX:-g++}
 CC=${CC:-gcc}
-CXXFLAGS="-O3 -Wall -Wextra -std=c++17"
+CXXFLAGS="-O3 -Wall -Wextra -std=c++17${EXTRA_CXXFLAGS:+ $EXTRA_CXXFLAGS}"
 CFLAGS="-O3 -Wall -Wextra -std=c99 -pedantic"
 SYSLIBS="-lpthread -ldl -lm"
 
@@ -93,6 +103,12 @@ build() {
     $CXX $CXXFLAGS -Iinclude -I$EX/common -I$EX/airfoil $dir/airfoil$suffix.cpp \
       $OUT/naca_mesh.o $LIB/libop2_openmp.a $SYSLIBS -o $OUT/airfoil_openmp$suffix
   done
+  # the vector-argument benchmark (quad_res takes double ** through idx -4)
+  $CXX $CXXFLAGS -I$EX/quadvec $EX/quadvec/quadvec_ref.cpp -o $OUT/quadvec_ref
+  $CXX $CXXFLAGS -Iinclude -I$EX/quadvec $EX/quadvec/quadvec.cpp $LIB/libop2_seq.a $SYSLIBS \
+    -o $OUT/quadvec_seq
+  $CXX $CXXFLAGS -Iinclude -I$EX/quadvec $EX/quadvec/quadvec.cpp $LIB/libop2_openmp.a $SYSLIBS \
+    -o $OUT/quadvec_openmp
 }
 
 # configurations: label, thread count (empty = not threaded), program
@@ -131,12 +147,26 @@ check() {
     label=${cfg%%|*}
     run_config "$cfg" _fullprec --cells=20000 --iters=500 > "$OUT/logs/check_$label.txt"
     # worst relative difference over the rms lines and the four q sums
-    awk -v label="$label" '
+    awk -v label="$label" -v tol="$CHECK_TOL" '
       FNR == NR { if ($0 ~ /^ [0-9]+  /) r[$1] = $2; if ($1 == "q" && $2 == "sums:") for (k = 3; k <= 6; ++k) qs[k] = $k; next }
       $0 ~ /^ [0-9]+  / && ($1 in r) { d = ($2 - r[$1]) / r[$1]; if (d < 0) d = -d; if (d > w) w = d; n++ }
       $1 == "q" && $2 == "sums:" { for (k = 3; k <= 6; ++k) if (k != 5) { d = ($k - qs[k]) / qs[k]; if (d < 0) d = -d; if (d > wq) wq = d } }
-      END { ok = (n == 5 && w <= 1e-10); printf "   %-14s rms lines %d, max rel diff %.2e; q sums (rho, rho u, E) max rel diff %.2e  %s\n", label, n, w, wq, ok ? "ok" : "FAIL"; exit ok ? 0 : 1 }
+      END { ok = (n == 5 && w <= tol && wq <= tol); printf "   %-14s rms lines %d, max rel diff %.2e; q sums (rho, rho u, E) max rel diff %.2e  %s\n", label, n, w, wq, ok ? "ok" : "FAIL"; exit ok ? 0 : 1 }
     ' "$base" "$OUT/logs/check_$label.txt"
+  done
+  echo "== check: quadvec (vector arguments) vs quadvec_ref, 200 x 200 cells, 50 iterations"
+  local prog t
+  "$OUT/quadvec_ref" --nx=200 --ny=200 --iters=50 > "$OUT/logs/check_quadvec_ref.txt"
+  for prog in quadvec_seq:1 quadvec_openmp:1 "quadvec_openmp:$THREADS"; do
+    t=${prog#*:}
+    prog=${prog%:*}
+    OMP_NUM_THREADS=$t "$OUT/$prog" --nx=200 --ny=200 --iters=50 > "$OUT/logs/check_${prog}_$t.txt"
+    # rms lines and the u sum: worst relative difference
+    awk -v label="$prog ($t)" -v tol="$CHECK_TOL" '
+      FNR == NR { if ($0 ~ /^ [0-9]+  / || $1 == "u") r[$1] = $NF; next }
+      ($0 ~ /^ [0-9]+  / || $1 == "u") && ($1 in r) { d = ($NF - r[$1]) / r[$1]; if (d < 0) d = -d; if (d > w) w = d; n++ }
+      END { ok = (n == 11 && w <= tol); printf "   %-18s %d lines, max rel diff %.2e  %s\n", label, n, w, ok ? "ok" : "FAIL"; exit ok ? 0 : 1 }
+    ' "$OUT/logs/check_quadvec_ref.txt" "$OUT/logs/check_${prog}_$t.txt"
   done
 }
 
@@ -324,10 +354,7 @@ callgrind() {
   # file, so inlined kernel bodies (*.h) separate from the loop code around
   # them (airfoil_ref.cpp's loops, op_seq.h's trampoline)
   local n=$((10 + CG_ITERS))
-  $CXX $CXXFLAGS -g -I$EX/common -I$EX/airfoil $EX/airfoil/airfoil_ref.cpp \
-    $OUT/naca_mesh.o -lm -o $OUT/airfoil_ref_g
-  $CXX $CXXFLAGS -g -Iinclude -I$EX/common -I$EX/airfoil $EX/airfoil/airfoil.cpp \
-    $OUT/naca_mesh.o $LIB/libop2_seq.a $SYSLIBS -o $OUT/airfoil_seq_g
+  build_g
   for prog in airfoil_ref_g airfoil_seq_g; do
     f=$OUT/logs/cg.$prog.$n.out
     valgrind --tool=callgrind --callgrind-out-file="$f" \
@@ -337,6 +364,87 @@ callgrind() {
       sed -n '/Ir .*file:function/,/^$/p' | sed -n '3,10p' |
       sed -e 's|/work/[^ ]*/\(c-examples\|include\)/|\1/|' -e 's/(double const\*.*$//' -e 's/^/     /' | cut -c1-120
   done
+  loop_costs
+}
+
+# -O3 -g builds of airfoil_ref and airfoil (libop2_seq), for instructions by source line
+build_g() {
+  $CXX $CXXFLAGS -g -I$EX/common -I$EX/airfoil $EX/airfoil/airfoil_ref.cpp \
+    $OUT/naca_mesh.o -lm -o $OUT/airfoil_ref_g
+  $CXX $CXXFLAGS -g -Iinclude -I$EX/common -I$EX/airfoil $EX/airfoil/airfoil.cpp \
+    $OUT/naca_mesh.o $LIB/libop2_seq.a $SYSLIBS -o $OUT/airfoil_seq_g
+}
+
+# cg_sum FILE FN [SRC L0 L1 HDR DIR]: instructions of the functions whose
+# name contains FN, from a callgrind file written with --dump-instr=yes
+# --compress-strings=no --compress-pos=no. With SRC (for a loop inlined into
+# main): only the instructions in the address range of the loop's code, i.e.
+# of the lines L0..L1 of the file ending in SRC and of the kernel header
+# ending in HDR; inside that range, also those from files outside DIR (such
+# as std::vector's operator[]), not those of other lines of DIR's files.
+cg_sum() {
+  awk -v fnpat="$2" -v src="${3:-}" -v l0="${4:-0}" -v l1="${5:-0}" -v hdr="${6:-}" -v dir="${7:-}" '
+    function hex(s, i, v) { v = 0; for (i = 3; i <= length(s); ++i) v = v * 16 + index("0123456789abcdef", tolower(substr(s, i, 1))) - 1; return v }
+    function ends(s, t) { return t != "" && length(s) >= length(t) && substr(s, length(s) - length(t) + 1) == t }
+    /^fl=/ { fl = substr($0, 4); cur = fl; next }
+    /^(fi|fe)=/ { cur = substr($0, 4); next }
+    /^fn=/ { cur = fl; infn = index(substr($0, 4), fnpat) > 0; next }
+    /^calls=/ { skip = 1; next }
+    /^0x/ {
+      if (skip) { skip = 0; next }
+      if (!infn) next
+      if (src == "") { sum += $3; next }
+      a = hex($1)
+      mine = ends(cur, hdr) || (ends(cur, src) && $2 >= l0 && $2 <= l1)
+      if (mine) { if (lo == "" || a < lo) lo = a; if (a > hi) hi = a }
+      if (mine || index(cur, dir) == 0) cost[a] += $3
+      next
+    }
+    END {
+      if (src != "") for (a in cost) if (a + 0 >= lo && a + 0 <= hi) sum += cost[a]
+      printf "%.0f\n", sum
+    }' "$1"
+}
+
+# callgrind with costs per instruction and plain names (for cg_sum)
+cg_raw() {
+  local f=$1
+  shift
+  valgrind --tool=callgrind --dump-instr=yes --compress-strings=no --compress-pos=no \
+    --callgrind-out-file="$f" "$@" > /dev/null 2> "$f.log"
+}
+
+# Instructions per element of one loop: res_calc per edge (airfoil, -O3 -g
+# builds, CG_CELLS cells, CG_ITERS steps of 2 stages) and quad_res per cell
+# (quadvec, 100 x 100 cells, CG_ITERS iterations). op2: everything in the
+# functions instantiated for the kernel (op_seq.h's trampoline, and its SIMD
+# lane function if any); reference: the kernel header's lines and the lines
+# of the loop around the call in main.
+loop_costs() {
+  local nedge l0 ir_ref ir_seq
+  echo "== callgrind: instructions per element of one loop ($CG_ITERS steps; reference: the code of the loop in main)"
+  nedge=$("$OUT/airfoil_ref" --cells="$CG_CELLS" --iters=0 | sed -n 's/.* edges \([0-9]*\), boundary.*/\1/p')
+  l0=$(grep -n 'for (int e = 0; e < nedge; ++e)' $EX/airfoil/airfoil_ref.cpp | cut -d: -f1)
+  for prog in airfoil_ref_g airfoil_seq_g; do
+    cg_raw $OUT/logs/cg.$prog.raw.out "$OUT/$prog" --cells="$CG_CELLS" --iters="$CG_ITERS"
+  done
+  ir_ref=$(cg_sum $OUT/logs/cg.airfoil_ref_g.raw.out main airfoil_ref.cpp "$l0" $((l0 + 5)) res_calc.h \
+    "$ROOT/$EX/airfoil/")
+  ir_seq=$(cg_sum $OUT/logs/cg.airfoil_seq_g.raw.out 'res_calc(')
+  awk -v a="$ir_seq" -v b="$ir_ref" -v n="$((2 * CG_ITERS * nedge))" 'BEGIN {
+    printf "   res_calc per edge:  airfoil_seq %6.1f, airfoil_ref %6.1f, ratio %.3f  (target <= 1.2)\n", a / n, b / n, a / b }'
+  $CXX $CXXFLAGS -g -I$EX/quadvec $EX/quadvec/quadvec_ref.cpp -o $OUT/quadvec_ref_g
+  $CXX $CXXFLAGS -g -Iinclude -I$EX/quadvec $EX/quadvec/quadvec.cpp $LIB/libop2_seq.a $SYSLIBS \
+    -o $OUT/quadvec_seq_g
+  for prog in quadvec_ref_g quadvec_seq_g; do
+    cg_raw $OUT/logs/cg.$prog.raw.out "$OUT/$prog" --nx=100 --ny=100 --iters="$CG_ITERS"
+  done
+  l0=$(grep -n 'for (int c = 0; c < m.ncell; ++c)' $EX/quadvec/quadvec_ref.cpp | cut -d: -f1)
+  ir_ref=$(cg_sum $OUT/logs/cg.quadvec_ref_g.raw.out main quadvec_ref.cpp "$l0" $((l0 + 6)) quad_res.h \
+    "$ROOT/$EX/quadvec/")
+  ir_seq=$(cg_sum $OUT/logs/cg.quadvec_seq_g.raw.out 'quad_res(')
+  awk -v a="$ir_seq" -v b="$ir_ref" -v n="$((CG_ITERS * 10000))" 'BEGIN {
+    printf "   quad_res per cell:  quadvec_seq %6.1f, quadvec_ref %6.1f, ratio %.3f\n", a / n, b / n, a / b }'
 }
 
 if [ "$MODE" != summary ]; then build; fi
@@ -346,10 +454,14 @@ case $MODE in
     timed
     ;;
   callgrind) callgrind ;;
+  loops)
+    build_g
+    loop_costs
+    ;;
   check) check ;;
   summary) summary ;;
   *)
-    echo "usage: $0 [time|callgrind|check|summary]" >&2
+    echo "usage: $0 [time|callgrind|loops|check|summary]" >&2
     exit 2
     ;;
 esac

@@ -483,6 +483,7 @@ pub(crate) fn to_view(st: &State, spec: &ArgSpec, a: &op_arg) -> ArgView {
                 idx: *idx,
                 elem_bytes: d.elem_bytes as i32,
                 kind,
+                ..ArgView::NULL
             }
         }
         ArgKind::Gbl | ArgKind::Info { .. } => ArgView {
@@ -492,6 +493,7 @@ pub(crate) fn to_view(st: &State, spec: &ArgSpec, a: &op_arg) -> ArgView {
             idx: -1,
             elem_bytes: a.size,
             kind: ViewKind::Global,
+            ..ArgView::NULL
         },
         ArgKind::Idx { map, idx } => match map {
             None => ArgView {
@@ -508,6 +510,7 @@ pub(crate) fn to_view(st: &State, spec: &ArgSpec, a: &op_arg) -> ArgView {
                     idx: *idx,
                     elem_bytes: 4,
                     kind: ViewKind::IdxMapped,
+                    ..ArgView::NULL
                 }
             }
         },

@@ -316,6 +316,7 @@ impl LoopCall<'_> {
             .zip(self.args)
             .map(|(sp, a)| to_view(st, sp, a))
             .collect();
+        op2_core::invoke::link_views(&mut lp.views, &lp.specs);
         lp.transfer = transfer_estimate(st, lp.set, &lp.specs);
         lp.plan = st
             .exec

@@ -4,9 +4,16 @@
 //! it; an [`Invoker`] runs the kernel over a range of elements. The C ABI layer
 //! implements invokers for C kernels (arity dispatch) and C++ kernels (a
 //! template trampoline that receives the views and runs a whole range).
-//! `ArgView` is `#[repr(C)]` because the C++ trampoline reads it.
+//! `ArgView` is `#[repr(C)]` because the C++ trampoline reads it: cbindgen
+//! exports it as `op2_arg_view` (and [`ViewKind`], [`VIEW_LOCAL`],
+//! [`VIEW_EXCLUSIVE`]) to `include/op2_rs_generated.h`.
 
-/// How a kernel parameter is formed from its view for element `n`.
+use crate::arg::{Access, ArgKind, ArgSpec};
+
+/// cbindgen:rename-all=ScreamingSnakeCase
+/// cbindgen:prefix-with-name
+/// How a kernel parameter is formed from its view for element `n`
+/// (C: `OP2_VIEW_KIND_DIRECT`, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]
 pub enum ViewKind {
@@ -26,16 +33,45 @@ pub enum ViewKind {
     Null = 6,
 }
 
+/// `ArgView::flags` bit (C: `OP2_VIEW_LOCAL`) of a global: no other argument of the loop refers to
+/// any byte of it, so an invoker may keep it in a local copy for a range of
+/// elements (initialised from `data`, written back at the end of the range).
+pub const VIEW_LOCAL: i32 = 1;
+
+/// `ArgView::flags` bit (C: `OP2_VIEW_EXCLUSIVE`) of a dat argument: every other argument of the loop
+/// on the same dat has the same access mode, which is `OP_READ`, or `OP_INC`
+/// with both arguments through a map. So no element reads what another
+/// argument of the loop writes, and an invoker may stage the argument through
+/// local copies (gather reads, sum increments locally and add them back in
+/// element order).
+pub const VIEW_EXCLUSIVE: i32 = 2;
+
 /// One argument as the invoker sees it. Plain data, copied per block.
+/// The first six fields come from the argument itself; `map_slot`, `access`
+/// and `flags` relate it to the other arguments of its loop and are set by
+/// `link_views`. C name: `op2_arg_view` (read by the trampoline in `op_seq.h`).
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct ArgView {
+    /// dat base, global (or reduction slot) pointer, or NULL
     pub data: *mut u8,
+    /// map entries (row-major), or NULL
     pub map: *const i32,
+    /// entries per map row
     pub map_dim: i32,
+    /// map column; `-K` for a vector argument of K pointers
     pub idx: i32,
+    /// bytes per dat element (of a global: all of it)
     pub elem_bytes: i32,
     pub kind: ViewKind,
+    /// Arguments through the same map share its rows: the index of the first
+    /// argument of the loop with this view's map (Indirect, Vector and
+    /// IdxMapped views), -1 for views without a map.
+    pub map_slot: i32,
+    /// The access mode, as OP2's `OP_READ` ... `OP_WORK`.
+    pub access: i32,
+    /// `VIEW_LOCAL` | `VIEW_EXCLUSIVE` (C: `OP2_VIEW_LOCAL`, `OP2_VIEW_EXCLUSIVE`)
+    pub flags: i32,
 }
 
 // SAFETY: an ArgView is an address description; the backends decide which
@@ -52,6 +88,9 @@ impl ArgView {
         idx: 0,
         elem_bytes: 0,
         kind: ViewKind::Null,
+        map_slot: -1,
+        access: 0,
+        flags: 0,
     };
 
     /// The map entry of column `col` for element `n`.
@@ -80,6 +119,84 @@ impl ArgView {
             }
             _ => std::ptr::null_mut(),
         }
+    }
+}
+
+fn has_map(v: &ArgView) -> bool {
+    !v.map.is_null()
+        && matches!(
+            v.kind,
+            ViewKind::Indirect | ViewKind::Vector | ViewKind::IdxMapped
+        )
+}
+
+fn is_dat(v: &ArgView) -> bool {
+    !v.data.is_null()
+        && matches!(
+            v.kind,
+            ViewKind::Direct | ViewKind::Indirect | ViewKind::Vector
+        )
+}
+
+/// Relate the views of one loop to each other: sets `map_slot`, `access` and
+/// `flags` of every view (`views[i]` was built from `args[i]`; the other
+/// fields are read, not changed). Backends copy views per block and may
+/// redirect a global's `data` to a reduction slot of the same size: the
+/// fields set here stay valid for such copies.
+pub fn link_views(views: &mut [ArgView], args: &[ArgSpec]) {
+    let n = views.len().min(args.len());
+    for i in 0..n {
+        let v = views[i];
+        let a = &args[i];
+        let map_slot = if has_map(&v) {
+            (0..=i)
+                .find(|&j| {
+                    has_map(&views[j]) && views[j].map == v.map && views[j].map_dim == v.map_dim
+                })
+                .map_or(i as i32, |j| j as i32)
+        } else {
+            -1
+        };
+        let mut flags = 0;
+        if v.kind == ViewKind::Global
+            && matches!(a.kind, ArgKind::Gbl)
+            && a.opt
+            && !v.data.is_null()
+            && v.elem_bytes > 0
+        {
+            let (lo, hi) = (v.data as usize, v.data as usize + v.elem_bytes as usize);
+            let overlaps = (0..n).filter(|&j| j != i).any(|j| {
+                let w = &views[j];
+                if w.kind != ViewKind::Global || w.data.is_null() {
+                    return false;
+                }
+                let (wlo, whi) = (
+                    w.data as usize,
+                    w.data as usize + w.elem_bytes.max(1) as usize,
+                );
+                wlo < hi && lo < whi
+            });
+            if !overlaps {
+                flags |= VIEW_LOCAL;
+            }
+        }
+        if is_dat(&v) {
+            let indirect = |w: &ArgView| matches!(w.kind, ViewKind::Indirect | ViewKind::Vector);
+            let shared_ok = (0..n)
+                .filter(|&j| j != i && is_dat(&views[j]) && views[j].data == v.data)
+                .all(|j| {
+                    let b = args[j].access;
+                    b == a.access
+                        && (a.access == Access::Read
+                            || (a.access == Access::Inc && indirect(&v) && indirect(&views[j])))
+                });
+            if shared_ok {
+                flags |= VIEW_EXCLUSIVE;
+            }
+        }
+        views[i].map_slot = map_slot;
+        views[i].access = a.access as i32;
+        views[i].flags = flags;
     }
 }
 
@@ -201,6 +318,7 @@ mod tests {
                 idx: -1,
                 elem_bytes: 8,
                 kind: ViewKind::Direct,
+                ..ArgView::NULL
             },
             ArgView {
                 data: base,
@@ -209,6 +327,7 @@ mod tests {
                 idx: 1,
                 elem_bytes: 8,
                 kind: ViewKind::Indirect,
+                ..ArgView::NULL
             },
             ArgView {
                 data: base,
@@ -217,6 +336,7 @@ mod tests {
                 idx: -2,
                 elem_bytes: 8,
                 kind: ViewKind::Vector,
+                ..ArgView::NULL
             },
             ArgView {
                 data: base,
@@ -225,6 +345,7 @@ mod tests {
                 idx: -1,
                 elem_bytes: 8,
                 kind: ViewKind::Global,
+                ..ArgView::NULL
             },
             ArgView {
                 data: std::ptr::null_mut(),
@@ -233,6 +354,7 @@ mod tests {
                 idx: -1,
                 elem_bytes: 4,
                 kind: ViewKind::IdxDirect,
+                ..ArgView::NULL
             },
             ArgView {
                 data: std::ptr::null_mut(),
@@ -241,6 +363,7 @@ mod tests {
                 idx: 0,
                 elem_bytes: 4,
                 kind: ViewKind::IdxMapped,
+                ..ArgView::NULL
             },
             ArgView::NULL,
         ];
@@ -263,5 +386,165 @@ mod tests {
         let s = seen.into_inner().unwrap();
         assert_eq!(s[0], (1, 1.0, 1.0, 4.0, 1.0, 0.0, 1, 4, true));
         assert_eq!(s[1], (2, 2.0, 9.0, 5.0, 9.0, 0.0, 2, 5, true));
+    }
+
+    fn spec(kind: ArgKind, access: Access) -> ArgSpec {
+        ArgSpec {
+            kind,
+            dim: 1,
+            type_name: "double".into(),
+            access,
+            opt: true,
+        }
+    }
+
+    fn dat(d: usize, idx: i32) -> ArgKind {
+        ArgKind::Dat {
+            dat: crate::DatId(d),
+            map: None,
+            idx,
+        }
+    }
+
+    fn view(data: *mut u8, map: *const i32, idx: i32, kind: ViewKind) -> ArgView {
+        ArgView {
+            data,
+            map,
+            map_dim: 2,
+            idx,
+            elem_bytes: 8,
+            kind,
+            ..ArgView::NULL
+        }
+    }
+
+    /// res_calc's arguments: x through map A, q, adt, res through map B.
+    #[test]
+    fn link_views_shares_rows_per_map() {
+        let mut x = [0.0f64; 4];
+        let mut q = [0.0f64; 4];
+        let mut adt = [0.0f64; 4];
+        let mut res = [0.0f64; 4];
+        let a = [0i32, 1, 1, 2];
+        let b = [0i32, 1, 1, 0];
+        let (px, pq, pa, pr) = (
+            x.as_mut_ptr() as *mut u8,
+            q.as_mut_ptr() as *mut u8,
+            adt.as_mut_ptr() as *mut u8,
+            res.as_mut_ptr() as *mut u8,
+        );
+        use ViewKind::*;
+        let mut views = vec![
+            view(px, a.as_ptr(), 0, Indirect),
+            view(px, a.as_ptr(), 1, Indirect),
+            view(pq, b.as_ptr(), 0, Indirect),
+            view(pq, b.as_ptr(), 1, Indirect),
+            view(pa, b.as_ptr(), 0, Indirect),
+            view(pa, b.as_ptr(), 1, Indirect),
+            view(pr, b.as_ptr(), 0, Indirect),
+            view(pr, b.as_ptr(), 1, Indirect),
+            view(std::ptr::null_mut(), b.as_ptr(), 1, IdxMapped),
+            ArgView::NULL,
+        ];
+        let acc = [
+            Access::Read,
+            Access::Read,
+            Access::Read,
+            Access::Read,
+            Access::Read,
+            Access::Read,
+            Access::Inc,
+            Access::Inc,
+            Access::Read,
+            Access::Read,
+        ];
+        let mut specs: Vec<ArgSpec> = (0..8)
+            .map(|i| spec(dat(i / 2, i as i32 % 2), acc[i]))
+            .collect();
+        specs.push(spec(ArgKind::Idx { map: None, idx: 1 }, Access::Read));
+        specs.push(ArgSpec {
+            opt: false,
+            ..spec(dat(9, 0), Access::Read)
+        });
+        link_views(&mut views, &specs);
+        let slots: Vec<i32> = views.iter().map(|v| v.map_slot).collect();
+        assert_eq!(slots, [0, 0, 2, 2, 2, 2, 2, 2, 2, -1]);
+        let accs: Vec<i32> = views.iter().map(|v| v.access).collect();
+        assert_eq!(accs, [0, 0, 0, 0, 0, 0, 3, 3, 0, 0]);
+        // all READ or all INC through a map: every dat argument is exclusive
+        let flags: Vec<i32> = views.iter().map(|v| v.flags).collect();
+        assert_eq!(flags, [2, 2, 2, 2, 2, 2, 2, 2, 0, 0]);
+    }
+
+    /// A dat one argument writes and another reads or writes is not exclusive;
+    /// nor a dat incremented both directly and through a map.
+    #[test]
+    fn link_views_exclusive_dats() {
+        let mut q = [0.0f64; 4];
+        let mut r = [0.0f64; 4];
+        let mut s = [0.0f64; 4];
+        let m = [0i32, 1, 1, 0];
+        let (pq, pr, ps) = (
+            q.as_mut_ptr() as *mut u8,
+            r.as_mut_ptr() as *mut u8,
+            s.as_mut_ptr() as *mut u8,
+        );
+        use ViewKind::*;
+        let mut views = vec![
+            view(pq, std::ptr::null(), -1, Direct),
+            view(pq, std::ptr::null(), -1, Direct),
+            view(pr, std::ptr::null(), -1, Direct),
+            view(pr, m.as_ptr(), 0, Indirect),
+            view(ps, std::ptr::null(), -1, Direct),
+            view(ps, m.as_ptr(), -2, Vector),
+        ];
+        let specs = vec![
+            spec(dat(0, -1), Access::Read),
+            spec(dat(0, -1), Access::Write),
+            spec(dat(1, -1), Access::Inc),
+            spec(dat(1, 0), Access::Inc),
+            spec(dat(2, -1), Access::Rw),
+            spec(dat(2, -2), Access::Read),
+        ];
+        link_views(&mut views, &specs);
+        assert!(views.iter().all(|v| v.flags == 0), "{views:?}");
+        assert_eq!(views[5].map_slot, 3);
+        assert_eq!(views[0].map_slot, -1);
+        // alone on its dat, any access is exclusive
+        let mut one = vec![view(pq, std::ptr::null(), -1, Direct)];
+        link_views(&mut one, &specs[1..2]);
+        assert_eq!(one[0].flags, VIEW_EXCLUSIVE);
+    }
+
+    /// Globals are local unless another global argument overlaps them; an
+    /// op_arg_info is never local itself.
+    #[test]
+    fn link_views_local_globals() {
+        let mut g = [0.0f64; 4];
+        let p = g.as_mut_ptr();
+        let gview = |ptr: *mut f64, bytes: i32| ArgView {
+            data: ptr as *mut u8,
+            elem_bytes: bytes,
+            kind: ViewKind::Global,
+            ..ArgView::NULL
+        };
+        let mut views = vec![
+            gview(p, 8),
+            gview(unsafe { p.add(1) }, 16),
+            gview(unsafe { p.add(2) }, 8),
+            gview(unsafe { p.add(3) }, 8),
+        ];
+        let specs = vec![
+            spec(ArgKind::Gbl, Access::Inc),
+            spec(ArgKind::Gbl, Access::Min),
+            spec(ArgKind::Gbl, Access::Read),
+            spec(ArgKind::Info { reference: 1 }, Access::Read),
+        ];
+        link_views(&mut views, &specs);
+        let flags: Vec<i32> = views.iter().map(|v| v.flags).collect();
+        // g[0] alone; g[1..3] overlaps g[2]; g[3] is an info
+        assert_eq!(flags, [VIEW_LOCAL, 0, 0, 0]);
+        let accs: Vec<i32> = views.iter().map(|v| v.access).collect();
+        assert_eq!(accs, [3, 4, 0, 0]);
     }
 }

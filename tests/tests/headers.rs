@@ -1,4 +1,5 @@
-//! include/op2_rs_generated.h must be exactly what cbindgen makes of capi/src.
+//! include/op2_rs_generated.h must be exactly what cbindgen makes of capi/src
+//! and of core/src/invoke.rs (the argument views the C++ trampoline reads).
 
 use op2_tests::root;
 
@@ -9,6 +10,7 @@ fn generated_header_is_fresh() {
     let bindings = cbindgen::Builder::new()
         .with_config(cfg)
         .with_src(r.join("capi/src/lib.rs"))
+        .with_src(r.join("core/src/invoke.rs"))
         .generate()
         .expect("cbindgen parses capi/src");
     let mut fresh = Vec::new();

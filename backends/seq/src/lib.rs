@@ -61,6 +61,7 @@ mod tests {
             idx: -1,
             elem_bytes: 8,
             kind: ViewKind::Direct,
+            ..ArgView::NULL
         };
         let order = std::sync::Mutex::new(Vec::new());
         let inv = FnInvoker(|n, p: &[*mut u8]| unsafe {

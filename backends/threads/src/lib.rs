@@ -491,6 +491,7 @@ mod tests {
             idx,
             elem_bytes: 8,
             kind,
+            ..ArgView::NULL
         }
     }
 
