@@ -12,7 +12,8 @@
  * Prints "allocations <n> over <loops> loops", "threads <n>" and, with the
  * expected values given as argv[1] (max allocations) and argv[2] (max
  * threads, 0 = do not check), exits 1 if either is exceeded. With argv[3]
- * "leak" a kernel that allocates runs too (the control: it must be counted).
+ * "leak" a kernel that allocates runs too (the control: it must be counted);
+ * with argv[3] "small" every set has fewer than 1000 elements.
  */
 #include "op_seq.h"
 #include "op_profile.h"
@@ -116,7 +117,10 @@ int main(int argc, char **argv) {
   const long max_alloc = argc > 1 ? atol(argv[1]) : 0;
   const int max_threads = argc > 2 ? atoi(argv[2]) : 0;
   const bool leak = argc > 3 && strcmp(argv[3], "leak") == 0;
-  const int N = 50000, ITERS = 50;
+  /* "small": every set below the threads library's parallel threshold, as in
+     OP2-Common's jac1 (the threads library must then start no thread) */
+  const bool small = argc > 3 && strcmp(argv[3], "small") == 0;
+  const int N = small ? 1000 : 50000, ITERS = 50;
   op_init(argc, argv, 1);
   op_profile_start("steady_state");
   std::vector<int> edge(2 * (N - 1)), quad(4 * (N - 3));

@@ -43,6 +43,40 @@ fn threads_library_allocates_nothing_in_steady_state() {
     }
 }
 
+fn threads(stdout: &str) -> usize {
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("threads "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no thread count in:\n{stdout}"))
+}
+
+#[test]
+fn threads_library_starts_threads_only_for_loops_worth_it() {
+    // OP2-Common's jac1 (a 6 x 6 grid) ran 1.26x slower with libop2_openmp
+    // than with libop2_seq, all of it in starting and stopping threads that
+    // never ran a block: small loops run on the calling thread, so they must
+    // not start the team or the plan pool either.
+    let exe = program("op2_openmp");
+    let small = run_in(
+        &exe,
+        &["0", "1", "small"],
+        &out_dir().join("runs/steady-openmp-small"),
+        &[("OMP_NUM_THREADS", "2")],
+    );
+    small.ok();
+    assert_eq!(threads(&small.stdout), 1, "{}", small.stdout);
+    // The control: the same program on large sets does start them.
+    let large = run_in(
+        &exe,
+        &["0", "0"],
+        &out_dir().join("runs/steady-openmp-large"),
+        &[("OMP_NUM_THREADS", "2")],
+    );
+    large.ok();
+    assert!(threads(&large.stdout) > 1, "{}", large.stdout);
+}
+
 #[test]
 fn the_counter_counts() {
     // The same program with a kernel that allocates would be caught: check

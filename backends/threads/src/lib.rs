@@ -32,8 +32,11 @@ pub const INLINE_BELOW: usize = 4096;
 
 /// Multithreaded execution.
 pub struct Threads {
-    /// The loop team (None: one thread, everything on the caller).
-    team: Option<Team>,
+    /// The loop team, started by the first loop that runs in parallel (so
+    /// a program whose loops are all small never starts a thread); None
+    /// inside: one thread, or the workers could not be started, so
+    /// everything runs on the caller.
+    team: OnceLock<Option<Team>>,
     /// Plan construction's pool, made on first use.
     plan_pool: OnceLock<Option<rayon::ThreadPool>>,
     nthreads: usize,
@@ -42,15 +45,33 @@ pub struct Threads {
 impl Threads {
     /// `n` threads (`n <= 1`: everything on the calling thread).
     pub fn new(n: usize) -> Threads {
-        let n = n.max(1);
-        // If the workers cannot be started, run on the calling thread.
-        let team = (n > 1).then(|| Team::new(n).ok()).flatten();
-        let nthreads = team.as_ref().map_or(1, Team::size);
         Threads {
-            team,
+            team: OnceLock::new(),
             plan_pool: OnceLock::new(),
-            nthreads,
+            nthreads: n.max(1),
         }
+    }
+
+    /// The team, started on first use. If the workers cannot be started,
+    /// loops run on the calling thread.
+    fn team(&self) -> Option<&Team> {
+        self.team
+            .get_or_init(|| {
+                let team = (self.nthreads > 1)
+                    .then(|| Team::new(self.nthreads).ok())
+                    .flatten()?;
+                // One empty job: every worker has started (and made the
+                // allocations a new thread makes) before the first loop.
+                team.run(&|_| {});
+                Some(team)
+            })
+            .as_ref()
+    }
+
+    /// Whether the loop team's threads exist (a test hook: small loops must
+    /// not start them).
+    pub fn team_started(&self) -> bool {
+        self.team.get().is_some_and(Option::is_some)
     }
 
     /// Threads from `OMP_NUM_THREADS` (what OP2 users set), else all cores.
@@ -372,10 +393,8 @@ impl Threads {
         } else {
             plan.ncolors
         };
-        let team = self
-            .team
-            .as_ref()
-            .filter(|_| !g.serial && plan.exec_length >= INLINE_BELOW);
+        let parallel = self.nthreads > 1 && !g.serial && plan.exec_length >= INLINE_BELOW;
+        let team = if parallel { self.team() } else { None };
         let Some(team) = team else {
             // On the calling thread, in the same block order.
             for c in 0..plan.ncolors {

@@ -129,10 +129,6 @@ impl Team {
         Ok(Team { n, shared, workers })
     }
 
-    pub(crate) fn size(&self) -> usize {
-        self.n
-    }
-
     /// The barrier of the team's members (for use inside a job).
     pub(crate) fn barrier(&self) -> &Barrier {
         &self.shared.barrier
