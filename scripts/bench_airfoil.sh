@@ -47,6 +47,8 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+# shellcheck source=scripts/bench_common.sh
+. "$ROOT/scripts/bench_common.sh"
 
 NI=${NI:-1202}
 NJ=${NJ:-600}
@@ -170,22 +172,9 @@ check() {
   done
 }
 
-# busy CPU time of the whole machine so far, in seconds (all cores)
-busy_seconds() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { print ($2 + $3 + $4 + $7 + $8 + $9) / hz; exit }' /proc/stat; }
-# wait (at most QUIET_WAIT seconds) until the machine is idle: less than 10%
-# of one core busy over 2 s
-wait_quiet() {
-  local waited=0 b0 b1
-  while [ "$waited" -lt "$QUIET_WAIT" ]; do
-    b0=$(busy_seconds); sleep 2; b1=$(busy_seconds)
-    awk -v a="$b0" -v b="$b1" 'BEGIN { exit !((b - a) / 2 < 0.1) }' && return 0
-    sleep 8; waited=$((waited + 10))
-  done
-}
 runtime_of() { awk '/Max total runtime/ { print $NF }' "$1"; }
 # loop_cpu LABEL ROUND: user+sys of that run minus the configuration's set-up CPU
 loop_cpu() { awk -v s="${SETUP_CPU[$1]}" '{ print $2 + $3 - s }' "$OUT/logs/${1}_r$2.time"; }
-median() { sort -g | awk 'NF { v[++n] = $1 } END { if (n) print (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }'; }
 
 # ---- timed runs ---------------------------------------------------------------
 timed() {

@@ -120,6 +120,8 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+# shellcheck source=scripts/bench_common.sh
+. "$ROOT/scripts/bench_common.sh"
 
 MODE=all
 for a in "$@"; do
@@ -622,19 +624,6 @@ check() {
 }
 
 # ---- timed runs ----------------------------------------------------------------
-busy_seconds() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { print ($2 + $3 + $4 + $7 + $8 + $9) / hz; exit }' /proc/stat; }
-wait_quiet() {
-  local waited=0 b0 b1
-  while [ "$waited" -lt "$QUIET_WAIT" ]; do
-    b0=$(busy_seconds)
-    sleep 2
-    b1=$(busy_seconds)
-    awk -v a="$b0" -v b="$b1" 'BEGIN { exit !((b - a) / 2 < 0.1) }' && return 0
-    sleep 8
-    waited=$((waited + 10))
-  done
-}
-median() { sort -g | awk 'NF { v[++n] = $1 } END { if (n) print (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2; else print "nan" }'; }
 
 timed() {
   local app

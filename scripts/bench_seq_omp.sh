@@ -32,6 +32,8 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+# shellcheck source=scripts/bench_common.sh
+. "$ROOT/scripts/bench_common.sh"
 
 ROUNDS=${ROUNDS:-7}
 THREADS=${THREADS:-2}
@@ -69,16 +71,6 @@ else
   echo "   ($JAC1_BIN/jac_{seq,omp}_rs missing: run scripts/bench_op2.sh build first; jac1 skipped)"
 fi
 
-busy_seconds() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { print ($2 + $3 + $4 + $7 + $8 + $9) / hz; exit }' /proc/stat; }
-wait_quiet() {
-  local waited=0 b0 b1
-  while [ "$waited" -lt "$QUIET_WAIT" ]; do
-    b0=$(busy_seconds); sleep 2; b1=$(busy_seconds)
-    awk -v a="$b0" -v b="$b1" 'BEGIN { exit !((b - a) / 2 < 0.1) }' && return 0
-    sleep 8; waited=$((waited + 10))
-  done
-}
-median() { sort -g | awk 'NF { v[++n] = $1 } END { if (n) print (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }'; }
 now() { date +%s.%N; }
 
 # time_one PROGRAM LIB LOG: prints the wall seconds of one measurement

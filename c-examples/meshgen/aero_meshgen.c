@@ -26,6 +26,7 @@
  * flux, i.e. slip wall) condition, and the solver has real work to do.
  * With --wall the airfoil surface nodes are fixed as well.
  */
+#include "cli_options.h"
 #include "naca_mesh.h"
 
 #include <stdio.h>
@@ -41,32 +42,6 @@ static void usage(const char *prog) {
 
 /* "--name VALUE" or "--name=VALUE"; advances *i past a separate value.
  * Returns the value, or NULL if argv[*i] is not this option. */
-static const char *opt(int argc, char **argv, int *i, const char *name) {
-  size_t len = strlen(name);
-  const char *a = argv[*i];
-  if (strncmp(a, name, len) != 0)
-    return NULL;
-  if (a[len] == '=')
-    return a + len + 1;
-  if (a[len] != '\0')
-    return NULL;
-  if (*i + 1 >= argc) {
-    fprintf(stderr, "missing value after %s\n", name);
-    exit(2);
-  }
-  return argv[++*i];
-}
-
-static long positive(const char *s, const char *what) {
-  char *end;
-  long v = strtol(s, &end, 10);
-  if (*s == '\0' || *end != '\0' || v <= 0) {
-    fprintf(stderr, "invalid %s: %s\n", what, s);
-    exit(2);
-  }
-  return v;
-}
-
 int main(int argc, char **argv) {
   const char *out = "FE_grid.dat";
   long cells = 20000;
@@ -80,16 +55,16 @@ int main(int argc, char **argv) {
       return 0;
     } else if (strcmp(argv[i], "--wall") == 0) {
       wall = 1;
-    } else if ((v = opt(argc, argv, &i, "-o")) != NULL ||
-               (v = opt(argc, argv, &i, "--out")) != NULL) {
+    } else if ((v = option_value(argc, argv, &i, "-o")) != NULL ||
+               (v = option_value(argc, argv, &i, "--out")) != NULL) {
       out = v;
-    } else if ((v = opt(argc, argv, &i, "--cells")) != NULL) {
-      cells = positive(v, "cell count");
-    } else if ((v = opt(argc, argv, &i, "--ni")) != NULL) {
-      ni = (int)positive(v, "ni");
-    } else if ((v = opt(argc, argv, &i, "--nj")) != NULL) {
-      nj = (int)positive(v, "nj");
-    } else if ((v = opt(argc, argv, &i, "--radius")) != NULL) {
+    } else if ((v = option_value(argc, argv, &i, "--cells")) != NULL) {
+      cells = parse_long(v, "cell count");
+    } else if ((v = option_value(argc, argv, &i, "--ni")) != NULL) {
+      ni = (int)parse_long(v, "ni");
+    } else if ((v = option_value(argc, argv, &i, "--nj")) != NULL) {
+      nj = (int)parse_long(v, "nj");
+    } else if ((v = option_value(argc, argv, &i, "--radius")) != NULL) {
       char *end;
       radius = strtod(v, &end);
       if (*end != '\0' || !(radius > 2.0)) {

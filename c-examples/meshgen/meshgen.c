@@ -9,6 +9,7 @@
  * --check reads an existing mesh file, runs the consistency checks and
  * reports the result (exit status 0 = mesh is fine).
  */
+#include "cli_options.h"
 #include "naca_mesh.h"
 
 #include <stdio.h>
@@ -24,34 +25,6 @@ static void usage(const char *prog) {
 
 /* Match "--name VALUE" or "--name=VALUE"; advances *i past a separate
  * value.  Returns the value string or NULL if argv[*i] is not this option. */
-static const char *option_value(int argc, char **argv, int *i,
-                                const char *name) {
-  size_t len = strlen(name);
-  const char *a = argv[*i];
-  if (strncmp(a, name, len) != 0)
-    return NULL;
-  if (a[len] == '=')
-    return a + len + 1;
-  if (a[len] != '\0')
-    return NULL;
-  if (*i + 1 >= argc) {
-    fprintf(stderr, "missing value after %s\n", name);
-    exit(2);
-  }
-  (*i)++;
-  return argv[*i];
-}
-
-static long parse_long(const char *s, const char *what) {
-  char *end;
-  long v = strtol(s, &end, 10);
-  if (*s == '\0' || *end != '\0' || v <= 0) {
-    fprintf(stderr, "invalid %s: %s\n", what, s);
-    exit(2);
-  }
-  return v;
-}
-
 int main(int argc, char **argv) {
   const char *out = "new_grid.dat";
   const char *check = NULL;

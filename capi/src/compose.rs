@@ -27,7 +27,10 @@ pub(crate) fn compose(_comm: Option<c_int>) -> op2_core::Result<Parts> {
 #[cfg(feature = "lib-openmp")]
 pub(crate) fn compose(_comm: Option<c_int>) -> op2_core::Result<Parts> {
     Ok(Parts {
-        exec: Arc::new(op2_backend_threads::Threads::from_env()),
+        exec: Arc::new(
+            op2_backend_threads::Threads::from_env()
+                .with_thread_init(crate::vector_ptrs::init_thread),
+        ),
         dist: Box::new(op2_core::dist::SingleNode::new()),
     })
 }
@@ -38,7 +41,8 @@ pub(crate) fn compose(_comm: Option<c_int>) -> op2_core::Result<Parts> {
 #[cfg(feature = "lib-mpi")]
 pub(crate) fn compose(comm: Option<c_int>) -> op2_core::Result<Parts> {
     let dist = op2_backend_mpi::distribution(comm)?;
-    let threads = op2_backend_threads::Threads::from_env_or(dist.default_threads());
+    let threads = op2_backend_threads::Threads::from_env_or(dist.default_threads())
+        .with_thread_init(crate::vector_ptrs::init_thread);
     Ok(Parts {
         exec: Arc::new(threads),
         dist,

@@ -53,13 +53,15 @@ pub unsafe extern "C" fn op_partition(
         // Partitioning and halo construction use the library's own threads
         // (a rank's share of the cores), never a pool of their own; on a
         // single node there is nothing to partition and no thread starts.
+        let work = match st.dist.kind() {
+            DistKind::SingleNode => 0,
+            DistKind::Mpi => usize::MAX,
+        };
         let exec = st.exec.clone();
         let mut outcome = None;
-        if st.dist.kind() == DistKind::SingleNode {
-            outcome = Some(st.dist.partition(&mut st.dom, &req));
-        } else {
-            exec.install(&mut || outcome = Some(st.dist.partition(&mut st.dom, &req)));
-        }
+        exec.install(work, &mut || {
+            outcome = Some(st.dist.partition(&mut st.dom, &req))
+        });
         let outcome = outcome.expect("install runs the closure")?;
         for m in outcome.messages {
             crate::printf::cout(&format!("\n {m}\n"));

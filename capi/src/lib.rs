@@ -8,7 +8,8 @@
 //! * `ffi` (OP2's C structs), `globals` (OP2's exported variables), `printf`,
 //!   `mem` (OP2's allocator), `guard` (panic boundary, fatal errors);
 //! * `fingerprint` (recognising repeated calls), `kernels` (`OP_kernels`),
-//!   `plan_cache` (plan keys, `OP_plans`), `loop_cache` (checked loops);
+//!   `plan_cache` (plan keys, `OP_plans`), `loop_cache` (checked loops),
+//!   `vector_ptrs` (per-thread buffers for kernels' vector arguments);
 //! * `state` (the registry of sets/maps/dats, their C mirrors, the chosen
 //!   executor and distribution, behind one lock), `compose`;
 //! * the API: `decl` (init/exit/declarations), `args` (op_arg constructors),
@@ -38,6 +39,7 @@ pub mod printf;
 pub mod profile;
 pub mod runtime_hooks;
 pub mod state;
+pub(crate) mod vector_ptrs;
 
 /// Is this process the root (prints, writes files)?
 pub(crate) fn is_root() -> bool {

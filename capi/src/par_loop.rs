@@ -21,7 +21,6 @@ use op2_core::invoke::{ArgView, Invoker, LoopRun, ViewKind};
 use op2_core::types::ScalarType;
 use op2_core::{Op2Error, Result};
 use parking_lot::Mutex;
-use std::cell::RefCell;
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_void};
 use std::sync::Arc;
@@ -32,19 +31,7 @@ pub type KernelFn = unsafe extern "C" fn();
 type P = *mut c_void;
 pub(crate) type RangeFn = unsafe fn(KernelFn, &[ArgView], usize, usize, i32);
 
-thread_local! {
-    /// Pointer arrays of vector arguments, reused range after range.
-    static VECTOR_PTRS: RefCell<Vec<P>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Run `f` with this thread's vector-pointer buffer (a fresh one if a kernel
-/// re-entered the library and the buffer is in use).
-fn with_vector_buffer<R>(f: impl FnOnce(&mut Vec<P>) -> R) -> R {
-    VECTOR_PTRS.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut buf) => f(&mut buf),
-        Err(_) => f(&mut Vec::new()),
-    })
-}
+use crate::vector_ptrs::with_vector_buffer;
 
 /// Per-element argument pointers for a C kernel of `N` parameters.
 struct ElemState<'b, const N: usize> {

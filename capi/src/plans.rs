@@ -36,11 +36,6 @@ pub(crate) fn indirect_part_size(set_size: usize) -> usize {
         .clamp(256, 4096)
 }
 
-/// Plans of sets at least this large are built in the executor's thread
-/// pool; smaller ones (under a millisecond of work) on the calling thread.
-/// The plan is the same either way.
-const PARALLEL_PLAN_MIN: usize = 16384;
-
 /// Build a plan, check it (debug builds, or OP_diags > 0), and account its time.
 fn build_plan(st: &mut State, key: &PlanKey, full: bool, ip: usize) -> Plan {
     let diags = globals::diags();
@@ -54,13 +49,9 @@ fn build_plan(st: &mut State, key: &PlanKey, full: bool, ip: usize) -> Plan {
     let mut plan = None;
     {
         let input = input_of(&st.dom, key, full);
-        if st.dom.set(key.set).size >= PARALLEL_PLAN_MIN {
-            st.exec.install(&mut || plan = Some(Plan::build(&input)));
-        } else {
-            // Outside the executor's pool plan construction runs on this
-            // thread: a program whose sets are all small starts no thread.
-            plan = Some(Plan::build(&input));
-        }
+        let work = st.dom.set(key.set).size;
+        st.exec
+            .install(work, &mut || plan = Some(Plan::build(&input)));
     }
     let plan = plan.expect("plan built");
     let secs = t0.elapsed().as_secs_f64();

@@ -287,8 +287,11 @@ pub trait Executor {
     }
 
     /// Run `f` inside the executor's thread pool (so nested rayon work, such
-    /// as plan construction, uses the same threads).
-    fn install(&self, f: &mut (dyn FnMut() + Send)) {
+    /// as plan construction, uses the same threads). `work` is about how many
+    /// elements `f` processes (`usize::MAX`: unknown, large): an executor may
+    /// run small work on the calling thread and start no pool for it.
+    fn install(&self, work: usize, f: &mut (dyn FnMut() + Send)) {
+        let _ = work;
         f()
     }
 

@@ -81,6 +81,43 @@ impl PlanArg<'_> {
     }
 }
 
+/// The plan checker's memory of which owner (block, or element) last
+/// modified each target element, under which stamp (a colour, or a block's
+/// thread colour): two owners under one stamp are a race.
+struct LastWriter {
+    /// Per target: stamp + 1 (0: not modified yet) and owner.
+    slots: Vec<(u64, usize)>,
+}
+
+impl LastWriter {
+    fn new(conflicting: &[&PlanArg<'_>]) -> LastWriter {
+        let size = conflicting.iter().map(|a| a.to_size).max().unwrap_or(0);
+        LastWriter {
+            slots: vec![(0, 0); size],
+        }
+    }
+
+    /// `owner` modifies target `t` under `stamp`; returns the other owner
+    /// that did under the same stamp, if any. `g` and `el` name the group
+    /// and element in the error for a target out of range.
+    fn touch(
+        &mut self,
+        t: usize,
+        stamp: u64,
+        owner: usize,
+        g: usize,
+        el: usize,
+    ) -> Result<Option<usize>, String> {
+        let size = self.slots.len();
+        let slot = self.slots.get_mut(t).ok_or_else(|| {
+            format!("element {el} modifies element {t} of indirect group {g}, which has {size}")
+        })?;
+        let other = (slot.0 == stamp + 1 && slot.1 != owner).then_some(slot.1);
+        *slot = (stamp + 1, owner);
+        Ok(other)
+    }
+}
+
 /// Everything a plan is built from.
 #[derive(Debug, Clone)]
 pub struct PlanInput<'a> {
@@ -1214,33 +1251,22 @@ impl Plan {
     }
 
     /// No two blocks of one colour modify the same element of group `g`.
-    /// One pass, colour by colour (blkmap is checked first): each element
-    /// remembers the colour and block that last modified it, so the check
-    /// costs O(elements) time and 8 bytes per element of the target set
-    /// (generated code runs it for every plan, as OP2 runs op_plan_check).
+    /// One pass, colour by colour (blkmap is checked first), so the check
+    /// costs linear time and 16 bytes per target element (generated code
+    /// runs it for every plan, as OP2 runs op_plan_check).
     fn check_block_colours(&self, g: usize, conflicting: &[&PlanArg<'_>]) -> Result<(), String> {
-        let size = conflicting.iter().map(|a| a.to_size).max().unwrap_or(0);
-        // (colour + 1, block); colour 0 means "not modified yet".
-        let mut last: Vec<(u32, u32)> = vec![(0, 0); size];
+        let mut last = LastWriter::new(conflicting);
         for c in 0..self.ncolors {
-            let stamp = c as u32 + 1;
             for &b in self.blocks_of_colour(c) {
                 let (s, e) = self.block_range(b as usize);
                 for a in conflicting {
                     for el in s..e {
                         let t = a.target(el);
-                        let Some(slot) = last.get_mut(t) else {
+                        if let Some(other) = last.touch(t, c as u64, b as usize, g, el)? {
                             return Err(format!(
-                                "element {el} of block {b} modifies element {t} of indirect group {g}, which has {size}"
-                            ));
-                        };
-                        if slot.0 == stamp && slot.1 != b as u32 {
-                            return Err(format!(
-                                "blocks {} and {b} of colour {c} both modify element {t} of indirect group {g}",
-                                slot.1
+                                "blocks {other} and {b} of colour {c} both modify element {t} of indirect group {g}"
                             ));
                         }
-                        *slot = (stamp, b as u32);
                     }
                 }
             }
@@ -1249,16 +1275,12 @@ impl Plan {
     }
 
     /// No two elements of one thread colour in a block modify the same
-    /// element of group `g` (full plans). One pass: each element of the
-    /// target set remembers the (block, thread colour) pair and the element
-    /// that last modified it; the pairs are unique, so nothing is reset
-    /// between blocks.
+    /// element of group `g` (full plans). One pass; the (block, thread
+    /// colour) pairs are unique, so nothing is reset between blocks.
     fn check_thread_colours(&self, g: usize, conflicting: &[&PlanArg<'_>]) -> Result<(), String> {
         let permuted = !self.col_reord.is_empty();
-        let size = conflicting.iter().map(|a| a.to_size).max().unwrap_or(0);
         let ncol = self.thrcol.iter().map(|&c| c as u64 + 1).max().unwrap_or(1);
-        // (block * ncol + thread colour + 1, element); 0: not modified yet.
-        let mut last: Vec<(u64, usize)> = vec![(0, 0); size];
+        let mut last = LastWriter::new(conflicting);
         for b in 0..self.nblocks {
             let (s, e) = self.block_range(b);
             for i in s..e {
@@ -1267,21 +1289,15 @@ impl Plan {
                 } else {
                     i
                 };
-                let stamp = b as u64 * ncol + self.thrcol[i] as u64 + 1;
+                let stamp = b as u64 * ncol + self.thrcol[i] as u64;
                 for a in conflicting {
                     let t = a.target(el);
-                    let Some(slot) = last.get_mut(t) else {
+                    if let Some(other) = last.touch(t, stamp, el, g, el)? {
                         return Err(format!(
-                            "element {el} of block {b} modifies element {t} of group {g}, which has {size}"
-                        ));
-                    };
-                    if slot.0 == stamp && slot.1 != el {
-                        return Err(format!(
-                            "elements {} and {el} of thread colour {} in block {b} both modify element {t} of group {g}",
-                            slot.1, self.thrcol[i]
+                            "elements {other} and {el} of thread colour {} in block {b} both modify element {t} of group {g}",
+                            self.thrcol[i]
                         ));
                     }
-                    *slot = (stamp, el);
                 }
             }
         }

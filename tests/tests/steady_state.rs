@@ -54,9 +54,9 @@ fn threads(stdout: &str) -> usize {
 #[test]
 fn threads_library_starts_threads_only_for_loops_worth_it() {
     // OP2-Common's jac1 (a 6 x 6 grid) ran 1.26x slower with libop2_openmp
-    // than with libop2_seq, all of it in starting and stopping threads that
-    // never ran a block: small loops run on the calling thread, so they must
-    // not start the team or the plan pool either.
+    // than with libop2_seq, which started threads that never ran a block:
+    // small loops run on the calling thread, so they must not start the
+    // team or the plan pool either.
     let exe = program("op2_openmp");
     let small = run_in(
         &exe,

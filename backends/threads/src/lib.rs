@@ -30,6 +30,11 @@ use team::Team;
 /// order and reduction slots, so the results do not change).
 pub const INLINE_BELOW: usize = 4096;
 
+/// Work of fewer elements than this (a plan of a small set: well under a
+/// millisecond) runs on the calling thread instead of the planner pool. The
+/// result is the same either way.
+const INSTALL_BELOW: usize = 16384;
+
 /// Multithreaded execution.
 pub struct Threads {
     /// The loop team, started by the first loop that runs in parallel (so
@@ -39,6 +44,11 @@ pub struct Threads {
     team: OnceLock<Option<Team>>,
     /// Plan construction's pool, made on first use.
     plan_pool: OnceLock<Option<rayon::ThreadPool>>,
+    /// Views every team member's [`VIEWS`] can hold without growing.
+    views_reserved: AtomicUsize,
+    /// Run once on every team member when the team starts (the library's
+    /// own thread-local buffers, so a worker's first block allocates nothing).
+    thread_init: Option<fn()>,
     nthreads: usize,
 }
 
@@ -48,8 +58,19 @@ impl Threads {
         Threads {
             team: OnceLock::new(),
             plan_pool: OnceLock::new(),
+            views_reserved: AtomicUsize::new(0),
+            thread_init: None,
             nthreads: n.max(1),
         }
+    }
+
+    /// Run `init` on every team member when the team starts: thread-local
+    /// state the kernels' callers keep per thread is then made before the
+    /// first loop, not on a worker's first block (which may come any time
+    /// later, and would allocate in steady state).
+    pub fn with_thread_init(mut self, init: fn()) -> Threads {
+        self.thread_init = Some(init);
+        self
     }
 
     /// The team, started on first use. If the workers cannot be started,
@@ -60,18 +81,24 @@ impl Threads {
                 let team = (self.nthreads > 1)
                     .then(|| Team::new(self.nthreads).ok())
                     .flatten()?;
-                // One empty job: every worker has started (and made the
-                // allocations a new thread makes) before the first loop.
-                team.run(&|_| {});
+                if let Some(init) = self.thread_init {
+                    team.run(&|_| init());
+                }
                 Some(team)
             })
             .as_ref()
     }
 
-    /// Whether the loop team's threads exist (a test hook: small loops must
-    /// not start them).
-    pub fn team_started(&self) -> bool {
-        self.team.get().is_some_and(Option::is_some)
+    /// Make every member's [`VIEWS`] hold `n` views without growing, before
+    /// a loop with `n` arguments runs on the team. A worker would otherwise
+    /// allocate on its first block of a reduction loop, which may come long
+    /// after the loop's first call (whenever the caller happened to take all
+    /// blocks before): steady state would allocate, at random.
+    fn reserve_views(&self, team: &Team, n: usize) {
+        if n > self.views_reserved.load(Ordering::Relaxed) {
+            team.run(&|_| VIEWS.with(|cell| cell.borrow_mut().0.reserve(n)));
+            self.views_reserved.fetch_max(n, Ordering::Relaxed);
+        }
     }
 
     /// Threads from `OMP_NUM_THREADS` (what OP2 users set), else all cores.
@@ -412,6 +439,7 @@ impl Threads {
                 _ => Ok(()),
             };
         };
+        self.reserve_views(team, run.views.len());
         let sched = ColourSchedule {
             run,
             inv,
@@ -438,7 +466,12 @@ impl Executor for Threads {
         true
     }
 
-    fn install(&self, f: &mut (dyn FnMut() + Send)) {
+    fn install(&self, work: usize, f: &mut (dyn FnMut() + Send)) {
+        if work < INSTALL_BELOW {
+            // Outside a pool, core's parallel code runs on this thread: a
+            // program whose sets are all small starts no thread.
+            return f();
+        }
         let pool = self.plan_pool.get_or_init(|| {
             (self.nthreads > 1)
                 .then(|| {
