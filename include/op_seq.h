@@ -87,6 +87,28 @@ __attribute__((unused))
 static int op2_stride = 1;
 #define OP2_STRIDE(arr, idx) arr[idx]
 
+/* How op_par_loop is spelled to the compiler. OP2_RS_PLAIN_PAR_LOOP 0 (the
+   default): a macro around the op_par_loop function template below, which
+   specialises the trampoline per call site. 1: op_par_loop is only the plain
+   function template, running the kernel through the library's generic path
+   (correct, slower). The plain form is chosen automatically when the source
+   is parsed by libclang with no compiler resource headers: that is how OP2's
+   code generator (translator-v2) reads applications, and it recognises an
+   OP_ID argument by the location of its macro expansion, which a macro
+   around the whole call would hide (direct arguments would be taken for
+   indirect ones through a map named OP_ID). No compiler build looks like
+   this: clang always has its own <__stddef_max_align_t.h>. */
+#ifndef OP2_RS_PLAIN_PAR_LOOP
+#if defined(__cplusplus) && defined(__clang__) && defined(__has_include)
+#if !__has_include(<__stddef_max_align_t.h>)
+#define OP2_RS_PLAIN_PAR_LOOP 1
+#endif
+#endif
+#endif
+#ifndef OP2_RS_PLAIN_PAR_LOOP
+#define OP2_RS_PLAIN_PAR_LOOP 0
+#endif
+
 #ifdef __cplusplus
 
 #include <cstring>
@@ -886,22 +908,65 @@ void par_loop(Text, void (*)(T *...), char const *name, op_set set, A... args) {
                      a);
 }
 
+/* The loop's name, carrying the text of op_par_loop's arguments as a type. */
+template <class Text> struct named_loop {
+  char const *name;
+};
+template <class Text> OP2_RS_INLINE named_loop<Text> name_with_text(Text, char const *name) {
+  return named_loop<Text>{name};
+}
+
 } // namespace op2_rs
+
+#if OP2_RS_PLAIN_PAR_LOOP
+
+/* The plain form: one call into the library per loop, the kernel called
+   through a pointer for every element. */
+template <typename... T, typename... A>
+inline void op_par_loop(void (*kernel)(T *...), char const *name, op_set set, A... args) {
+  static_assert(sizeof...(T) == sizeof...(A),
+                "op_par_loop: the kernel's number of parameters differs from the number of args");
+  static_assert(sizeof...(A) > 0, "op_par_loop: a loop needs at least one argument");
+  static_assert((std::is_same<A, op_arg>::value && ...), "op_par_loop: every argument must be an op_arg");
+  op_arg a[] = {args...};
+  op2_par_loop_c((op2_kernel_fn)kernel, name, set, (int)sizeof...(A), a);
+}
+
+#else
+
+/* op_par_loop is a real function template, so that tools which look for calls
+   named op_par_loop (OP2's code generator, translator-v2, parses the source
+   with libclang) find every loop with its arguments where OP2's headers put
+   them: kernel, name, set, args.... The macro below only adds what the
+   trampoline needs at compile time: the kernel as a template argument and the
+   text of the arguments, folded into the name argument. Both layers are
+   inlined away. */
+template <auto Kernel, typename Text, typename... T, typename... A>
+OP2_RS_INLINE void(op_par_loop)(void (*kernel)(T *...), ::op2_rs::named_loop<Text> name,
+                                op_set set, A... args) {
+  ::op2_rs::par_loop<Kernel>(Text{}, kernel, name.name, set, args...);
+}
 
 #define OP2_RS_STR_(...) #__VA_ARGS__
 #define OP2_RS_STR(...) OP2_RS_STR_(__VA_ARGS__)
 
 /* The text of the arguments (macros expanded) travels as a type. */
-#define op_par_loop(kernel, ...)                                                                  \
-  ::op2_rs::par_loop<kernel>(                                                                     \
-      [] {                                                                                        \
-        struct op2_rs_args {                                                                      \
-          static constexpr const char *text() { return OP2_RS_STR(__VA_ARGS__); }                 \
-          static constexpr const char *op_id() { return OP2_RS_STR(OP_ID); }                      \
-        };                                                                                        \
-        return op2_rs_args{};                                                                     \
-      }(),                                                                                        \
-      kernel, __VA_ARGS__)
+#define op_par_loop(kernel, name, ...)                                                            \
+  op_par_loop<kernel>(kernel,                                                                     \
+                      ::op2_rs::name_with_text(                                                   \
+                          [] {                                                                    \
+                            struct op2_rs_args {                                                  \
+                              static constexpr const char *text() {                               \
+                                return OP2_RS_STR(name, __VA_ARGS__);                             \
+                              }                                                                   \
+                              static constexpr const char *op_id() { return OP2_RS_STR(OP_ID); }  \
+                            };                                                                    \
+                            return op2_rs_args{};                                                 \
+                          }(),                                                                    \
+                          name),                                                                  \
+                      __VA_ARGS__)
+
+#endif /* OP2_RS_PLAIN_PAR_LOOP */
 
 #else /* C */
 
