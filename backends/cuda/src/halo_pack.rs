@@ -10,9 +10,7 @@
 
 use crate::memory::{DevPtr, DeviceError, DeviceMemory};
 
-/// A dat's SoA layout on the device: `(stride, dim, scalar)` — component `c`
-/// of row `r` is at byte `(c * stride + r) * scalar`.
-pub type SoaLayout = (usize, usize, usize);
+pub use crate::layout::SoaLayout;
 
 /// Runs of consecutive rows: `(position in the list, first row, length)`.
 fn runs(rows: &[i32]) -> Result<Vec<(usize, usize, usize)>, DeviceError> {

@@ -10,7 +10,11 @@
 //! The functions never panic: inputs shorter than their counts say are read
 //! as far as they go and the rest of the output stays zero.
 
-use op2_core::domain::Set;
+use op2_core::domain::{Dat, Set};
+
+/// A dat's SoA layout on the device: `(stride, dim, scalar)` — component `c`
+/// of element `e` is at byte `(c * stride + e) * scalar`.
+pub type SoaLayout = (usize, usize, usize);
 
 /// `n` rounded up to a multiple of 32 (OP2's `round32`).
 pub fn round32(n: usize) -> usize {
@@ -97,6 +101,64 @@ pub fn transpose_map(values: &[i32], rows: usize, dim: usize, stride: usize) -> 
         }
     }
     out
+}
+
+/// Where a dat's bytes live on the device: `elems` elements (owned and both
+/// halos) of `elem_bytes` bytes, AoS or with the SoA layout `soa`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DatLayout {
+    pub elems: usize,
+    pub elem_bytes: usize,
+    pub soa: Option<SoaLayout>,
+}
+
+impl DatLayout {
+    /// OP2's device layout of `dat` on `set` (its own set): SoA per
+    /// [`is_soa`] with stride [`soa_stride`] and scalar size
+    /// `elem_bytes / dim`, AoS otherwise.
+    pub fn of(dat: &Dat, set: &Set, auto_soa: bool) -> DatLayout {
+        let soa = (is_soa(&dat.type_name, dat.dim, auto_soa) && dat.dim > 0)
+            .then(|| (soa_stride(set), dat.dim, dat.elem_bytes / dat.dim));
+        DatLayout {
+            elems: set.total_size(),
+            elem_bytes: dat.elem_bytes,
+            soa,
+        }
+    }
+
+    /// Bytes of the device allocation (SoA pads each component to the
+    /// stride).
+    pub fn device_bytes(&self) -> usize {
+        match self.soa {
+            Some((stride, dim, scalar)) => stride * dim * scalar,
+            None => self.elems * self.elem_bytes,
+        }
+    }
+
+    /// The device image of the host bytes `host` (AoS, up to `elems`
+    /// elements), `device_bytes()` long.
+    pub fn to_device(&self, host: &[u8]) -> Vec<u8> {
+        match self.soa {
+            Some((stride, dim, scalar)) => aos_to_soa(host, self.elems, dim, scalar, stride),
+            None => {
+                let mut out = vec![0u8; self.device_bytes()];
+                let n = out.len().min(host.len());
+                out[..n].copy_from_slice(&host[..n]);
+                out
+            }
+        }
+    }
+
+    /// Writes the device image `dev` back into the host bytes `host` (AoS).
+    pub fn to_host(&self, dev: &[u8], host: &mut [u8]) {
+        match self.soa {
+            Some((stride, dim, scalar)) => soa_to_aos(dev, self.elems, dim, scalar, stride, host),
+            None => {
+                let n = dev.len().min(host.len()).min(self.device_bytes());
+                host[..n].copy_from_slice(&dev[..n]);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -190,5 +252,47 @@ mod tests {
         assert_eq!(t, want);
         let t = transpose_map(&[1, 2, 3, 4], 4, 1, 32);
         assert_eq!(&t[..5], &[1, 2, 3, 4, 0]);
+    }
+
+    fn dat(type_name: &str, dim: usize, scalar: usize, elems: usize) -> Dat {
+        let bytes: Vec<u8> = (0..elems * dim * scalar).map(|i| i as u8 | 1).collect();
+        Dat {
+            name: "d".into(),
+            set: op2_core::domain::SetId(0),
+            dim,
+            type_name: type_name.into(),
+            scalar: op2_core::types::ScalarType::parse(type_name),
+            elem_bytes: dim * scalar,
+            data: op2_core::aligned::AlignedBuf::from_bytes(&bytes, bytes.len()),
+            temp: false,
+            halo_dirty: false,
+        }
+    }
+
+    #[test]
+    fn dat_layouts() {
+        let s = set(40, 3, 2);
+        let aos = DatLayout::of(&dat("double", 2, 8, 45), &s, false);
+        assert_eq!(aos.soa, None);
+        assert_eq!(aos.device_bytes(), 45 * 16);
+        let d = dat("double:soa", 2, 8, 45);
+        let soa = DatLayout::of(&d, &s, false);
+        assert_eq!(soa.soa, Some((64, 2, 8)));
+        assert_eq!(soa.device_bytes(), 64 * 16);
+        assert_eq!(
+            DatLayout::of(&dat("float", 3, 4, 45), &s, true).soa,
+            Some((64, 3, 4))
+        );
+        assert_eq!(DatLayout::of(&dat("float", 1, 4, 45), &s, true).soa, None);
+        for l in [aos, soa] {
+            let img = l.to_device(d.data.as_slice());
+            assert_eq!(img.len(), l.device_bytes());
+            let mut back = vec![0u8; d.data.len()];
+            l.to_host(&img, &mut back);
+            assert_eq!(back, d.data.as_slice());
+        }
+        // Component 1 of element 0 sits one stride in.
+        let img = soa.to_device(d.data.as_slice());
+        assert_eq!(&img[64 * 8..64 * 8 + 8], &d.data.as_slice()[8..16]);
     }
 }
