@@ -70,9 +70,23 @@ fn main() {
     }
     std::fs::write(out.join("fortran_loops.rs"), f).expect("write fortran_loops.rs");
 
+    // OP2's op_decl_const_char belongs to generated CUDA code in the device
+    // libraries; a weak reference reaches it (see weak_const.c).
+    cc::Build::new()
+        .file("../../src/weak_const.c")
+        .warnings(true)
+        .compile("op2_rs_weak_const");
+    println!("cargo:rerun-if-changed=../../src/weak_const.c");
+    println!("cargo::rustc-check-cfg=cfg(op2_device)");
+    if std::env::var_os("CARGO_FEATURE_LIB_CUDA").is_some()
+        || std::env::var_os("CARGO_FEATURE_LIB_MPI_CUDA").is_some()
+    {
+        println!("cargo:rustc-cfg=op2_device");
+    }
+
     let lib = std::env::var("CARGO_PKG_NAME").unwrap().replace('-', "_");
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,lib{lib}.so");
     println!("cargo:rerun-if-changed=../../build.rs");
     // The shared source names every library's feature; each crate defines only its own.
-    println!("cargo::rustc-check-cfg=cfg(feature, values(\"lib-seq\", \"lib-openmp\", \"lib-mpi\", \"lib-cuda\"))");
+    println!("cargo::rustc-check-cfg=cfg(feature, values(\"lib-seq\", \"lib-openmp\", \"lib-mpi\", \"lib-cuda\", \"lib-mpi-cuda\"))");
 }

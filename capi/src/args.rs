@@ -88,6 +88,7 @@ unsafe fn arg_dat_impl(
         a.data_d = (*dat).data_d;
         if let Some(m) = m {
             a.map_data = st.dom.map(m).values.as_ptr() as *mut c_int;
+            a.map_data_d = st.maps[m.0].c.map_d;
         }
         a.r#type = st.intern(&types::normalise(&t));
         Ok(a)
@@ -305,6 +306,7 @@ pub unsafe extern "C" fn op_arg_idx(idx: c_int, map: op_map) -> op_arg {
                     ));
                 }
                 a.map_data = mp.values.as_ptr() as *mut c_int;
+                a.map_data_d = st.maps[m.0].c.map_d;
             }
             None => {}
         }

@@ -3,15 +3,18 @@
 //! distribution (where data lives); everything else in the C ABI works with
 //! them as trait objects.
 
+use op2_backend_cuda::memory::DeviceMemory;
 use op2_core::dist::Distribution;
 use op2_core::invoke::Executor;
 use std::os::raw::c_int;
 use std::sync::Arc;
 
-/// A library's execution engine and distribution.
+/// A library's execution engine and distribution, and its device (CUDA
+/// libraries) for loops generated for it.
 pub(crate) struct Parts {
     pub(crate) exec: Arc<dyn Executor + Send + Sync>,
     pub(crate) dist: Box<dyn Distribution>,
+    pub(crate) device: Option<Arc<dyn DeviceMemory>>,
 }
 
 /// `libop2_seq`: one thread, one node.
@@ -20,6 +23,7 @@ pub(crate) fn compose(_comm: Option<c_int>) -> op2_core::Result<Parts> {
     Ok(Parts {
         exec: Arc::new(op2_backend_seq::Seq),
         dist: Box::new(op2_core::dist::SingleNode::new()),
+        device: None,
     })
 }
 
@@ -32,6 +36,7 @@ pub(crate) fn compose(_comm: Option<c_int>) -> op2_core::Result<Parts> {
                 .with_thread_init(crate::vector_ptrs::init_thread),
         ),
         dist: Box::new(op2_core::dist::SingleNode::new()),
+        device: None,
     })
 }
 
@@ -46,8 +51,61 @@ pub(crate) fn compose(comm: Option<c_int>) -> op2_core::Result<Parts> {
     Ok(Parts {
         exec: Arc::new(threads),
         dist,
+        device: None,
     })
 }
 
-#[cfg(not(any(feature = "lib-seq", feature = "lib-openmp", feature = "lib-mpi")))]
+/// `libop2_cuda`: loops generated for CUDA run on the device; loops through
+/// op_seq.h run on the host with a thread pool, like libop2_openmp.
+#[cfg(feature = "lib-cuda")]
+pub(crate) fn compose(_comm: Option<c_int>) -> op2_core::Result<Parts> {
+    Ok(Parts {
+        exec: Arc::new(
+            op2_backend_threads::Threads::from_env()
+                .with_thread_init(crate::vector_ptrs::init_thread),
+        ),
+        dist: Box::new(op2_core::dist::SingleNode::new()),
+        device: Some(open_device(0)?),
+    })
+}
+
+/// `libop2_mpi_cuda`: MPI ranks, each on one device (rank modulo the number
+/// of devices on its node, as OP2).
+#[cfg(feature = "lib-mpi-cuda")]
+pub(crate) fn compose(comm: Option<c_int>) -> op2_core::Result<Parts> {
+    let dist = op2_backend_mpi::distribution(comm)?;
+    let threads = op2_backend_threads::Threads::from_env_or(dist.default_threads())
+        .with_thread_init(crate::vector_ptrs::init_thread);
+    let device = open_device(dist.rank())?;
+    Ok(Parts {
+        exec: Arc::new(threads),
+        dist,
+        device: Some(device),
+    })
+}
+
+/// The CUDA device for `rank` (its primary context), or the one-line
+/// reason there is none. `OP2_RS_DEVICE=host` selects a device simulated in
+/// host memory instead: device pointers are then host addresses, so tests
+/// can check every transfer the library makes on a machine without a GPU
+/// (no CUDA kernel can run on it).
+#[cfg(any(feature = "lib-cuda", feature = "lib-mpi-cuda"))]
+fn open_device(rank: usize) -> op2_core::Result<Arc<dyn DeviceMemory>> {
+    use op2_backend_cuda::{cuda, memory::HostMemory};
+    let no_device = |e: cuda::NoDevice| op2_core::Op2Error::new("op_init", "", e.to_string());
+    if std::env::var("OP2_RS_DEVICE").is_ok_and(|v| v == "host") {
+        return Ok(Arc::new(HostMemory::new()));
+    }
+    let count = cuda::device_count().map_err(no_device)?;
+    let mem = cuda::open(rank % count.max(1)).map_err(no_device)?;
+    Ok(Arc::new(mem))
+}
+
+#[cfg(not(any(
+    feature = "lib-seq",
+    feature = "lib-openmp",
+    feature = "lib-mpi",
+    feature = "lib-cuda",
+    feature = "lib-mpi-cuda"
+)))]
 compile_error!("build the C ABI through one of the library crates in capi/libs");

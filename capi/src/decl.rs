@@ -123,8 +123,13 @@ pub(crate) fn init_with_comm(
             ));
         }
         // The distribution comes first: under MPI only the root prints.
-        let parts =
-            crate::compose::compose(comm).map_err(|e| Op2Error::new(call, "", e.to_string()))?;
+        let parts = crate::compose::compose(comm).map_err(|e| {
+            if e.call == "op_init" {
+                Op2Error::new(call, e.object, e.msg)
+            } else {
+                Op2Error::new(call, "", e.to_string())
+            }
+        })?;
         crate::printf::set_enabled(parts.dist.rank() == 0);
         crate::guard::set_abort(parts.dist.abort_handle());
         print_out("\n Initializing OP2\n");
@@ -132,7 +137,14 @@ pub(crate) fn init_with_comm(
         unsafe { globals::set(addr_of_mut!(OP_diags), diags) };
         apply_env_options();
         apply_argv_options(argc, argv);
-        *life = Life::Running(Box::new(State::new(parts.exec, parts.dist)));
+        let mut st = Box::new(State::new(parts.exec, parts.dist));
+        if let Some(mem) = parts.device {
+            print_out(&format!("\n Using CUDA device: {}\n", mem.name()));
+            st.device = Some(crate::device::Device::new(mem));
+            // SAFETY: plain int global on the API thread.
+            unsafe { globals::set(addr_of_mut!(globals::OP_hybrid_gpu), 1) };
+        }
+        *life = Life::Running(st);
         Ok(())
     })
 }
@@ -254,6 +266,7 @@ fn exit_impl() {
         // state frees every set, map, dat and plan; the distribution
         // releases its communicator (MPI is finalised if op_init initialised it).
         let finished = st.finish_exchanges();
+        st.device_exit();
         let dist = std::mem::replace(&mut st.dist, Box::new(op2_core::dist::SingleNode::new()));
         drop(st);
         crate::guard::set_abort(None);
@@ -340,7 +353,9 @@ pub(crate) unsafe fn decl_map_impl(
                 st.dist.map_check(),
             )
             .map_err(|e| Op2Error::new(call, e.object, e.msg))?;
-        Ok(st.mirror_map(id, imap))
+        let p = st.mirror_map(id, imap);
+        st.device_decl_map(call, id)?;
+        Ok(p)
     })
 }
 
@@ -429,7 +444,9 @@ pub(crate) unsafe fn decl_dat_impl(
         let id = st
             .dom
             .decl_dat(call, s, dim, &ty, type_size, bytes, &name, temp)?;
-        Ok(st.mirror_dat(id, data as *mut c_void))
+        let p = st.mirror_dat(id, data as *mut c_void);
+        st.device_decl_dat(call, id)?;
+        Ok(p)
     })
 }
 
@@ -512,6 +529,7 @@ pub unsafe extern "C" fn op_free_dat_temp_char(dat: op_dat) -> c_int {
             }
         };
         st.finish_exchanges()?;
+        st.device_free_dat(id);
         st.dom.free_temp(id)?;
         st.forget_dat(id);
         st.bump_generation();
@@ -524,10 +542,36 @@ pub unsafe extern "C" fn op_free_dat_temp_core(dat: op_dat) -> c_int {
     op_free_dat_temp_char(dat)
 }
 
-/// Declare a global constant. Kernels here read the application's own
-/// variable, so nothing is copied; the declaration is checked.
+/// Declare a global constant. Kernels on the host read the application's
+/// own variable, so nothing is copied; the declaration is checked. The CUDA
+/// libraries leave `op_decl_const_char` to the code OP2's translator
+/// generates (it copies each constant to the device): there the checked
+/// declaration is forwarded to it.
+#[cfg(not(op2_device))]
 #[no_mangle]
 pub unsafe extern "C" fn op_decl_const_char(
+    dim: c_int,
+    type_: *const c_char,
+    type_size: c_int,
+    data: *mut c_char,
+    name: *const c_char,
+) {
+    decl_const(dim, type_, type_size, data, name)
+}
+
+extern "C" {
+    /// capi/src/weak_const.c: calls the program's `op_decl_const_char`
+    /// when it defines one (generated CUDA code); 0 when it does not.
+    fn op2_rs_forward_decl_const(
+        dim: c_int,
+        type_: *const c_char,
+        type_size: c_int,
+        data: *mut c_char,
+        name: *const c_char,
+    ) -> c_int;
+}
+
+unsafe fn decl_const(
     dim: c_int,
     type_: *const c_char,
     type_size: c_int,
@@ -549,7 +593,11 @@ pub unsafe extern "C" fn op_decl_const_char(
         }
         op2_core::arg::check_arg_gbl(call, dim, &ty, type_size)
             .map_err(|e| Op2Error::new(call, o, e.msg))
-    })
+    });
+    // Only a device library leaves op_decl_const_char to the program.
+    if globals::hybrid_gpu() {
+        op2_rs_forward_decl_const(dim, type_, type_size, data, name);
+    }
 }
 
 #[no_mangle]
@@ -560,7 +608,7 @@ pub unsafe extern "C" fn op_decl_const_core(
     data: *mut c_char,
     name: *const c_char,
 ) {
-    op_decl_const_char(dim, type_, type_size, data, name)
+    decl_const(dim, type_, type_size, data, name)
 }
 
 /// Number of owned elements of a set (global total under MPI).
@@ -686,7 +734,7 @@ pub unsafe extern "C" fn op2_decl_const_checked(
     actual: *const c_char,
 ) {
     check_decl_type("op_decl_const", "constant", name, type_, actual);
-    op_decl_const_char(dim, type_, type_size, data, name)
+    decl_const(dim, type_, type_size, data, name)
 }
 
 pub(crate) unsafe fn check_decl_type(

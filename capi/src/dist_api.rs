@@ -50,6 +50,8 @@ pub unsafe extern "C" fn op_partition(
             report: crate::globals::diags() > 0,
         };
         st.finish_exchanges()?;
+        // Partitioning moves host copies: device copies come back first.
+        st.host_fresh_all(call)?;
         // Partitioning and halo construction use the library's own threads
         // (a rank's share of the cores), never a pool of their own; on a
         // single node there is nothing to partition and no thread starts.
@@ -105,6 +107,95 @@ unsafe fn specs_of(st: &State, nargs: c_int, args: *const op_arg) -> Result<Vec<
         .collect()
 }
 
+/// Which copy of the data a generated loop runs on: OP2's `device` argument
+/// of the grouped calls (1 host, 2 device).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Host,
+    Device,
+}
+
+impl Side {
+    fn of(device: c_int) -> Side {
+        if device == 2 {
+            Side::Device
+        } else {
+            Side::Host
+        }
+    }
+}
+
+/// Dats whose halo a loop's exchange may refresh: read through a map with
+/// a stale halo.
+fn halo_read_dats(st: &State, specs: &[ArgSpec]) -> Vec<op2_core::DatId> {
+    let mut v: Vec<op2_core::DatId> = specs
+        .iter()
+        .filter(|s| s.is_indirect() && matches!(s.access, Access::Read | Access::Rw))
+        .filter_map(|s| match s.kind {
+            op2_core::ArgKind::Dat { dat, .. } if st.dom.dat(dat).halo_dirty => Some(dat),
+            _ => None,
+        })
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// The halo exchanges of a generated loop on `side`: the copies the loop
+/// reads are made fresh on that side first. Under MPI the exchange itself
+/// works on host copies: a device loop's dats with stale halos are brought
+/// to the host, and their received halo rows go back to the device when the
+/// exchange completes (State::finish_exchanges).
+unsafe fn halo_exchanges(
+    call: &'static str,
+    set: op_set,
+    nargs: c_int,
+    args: *mut op_arg,
+    side: Side,
+) -> c_int {
+    with_state(call, |st| {
+        let s = st.set_id(call, set)?;
+        let single = st.dist.kind() == DistKind::SingleNode;
+        if single && !st.has_device() {
+            return Ok(st.dom.set(s).size as c_int);
+        }
+        let specs = specs_of(st, nargs, args)?;
+        let dats = crate::loop_cache::dats_of(&specs);
+        for &d in &dats {
+            match side {
+                Side::Host => st.host_fresh(call, d)?,
+                Side::Device => st.device_fresh(call, d)?,
+            }
+        }
+        if single {
+            return Ok(st.dom.set(s).size as c_int);
+        }
+        st.finish_exchanges()?;
+        let staged = if side == Side::Device && st.has_device() {
+            halo_read_dats(st, &specs)
+        } else {
+            Vec::new()
+        };
+        for &d in &staged {
+            st.host_fresh(call, d)?;
+        }
+        let extent = st.dist.before_loop(&mut st.dom, s, &specs)?;
+        if extent.auto_partitioned {
+            st.refresh_after_partition();
+        }
+        st.in_flight.extend(extent.exchanges);
+        for &d in &dats {
+            st.mirror_dirty(d);
+        }
+        for d in staged {
+            if !st.dom.dat(d).halo_dirty {
+                st.stage_halo_upload(d);
+            }
+        }
+        Ok(extent.exec_size as c_int)
+    })
+}
+
 /// Start the halo exchanges a generated loop needs; returns the number of
 /// elements to execute (owned, plus the exec halo when the loop writes
 /// through a map). The exchanges complete in op_mpi_wait_all.
@@ -114,65 +205,69 @@ pub unsafe extern "C" fn op_mpi_halo_exchanges(
     nargs: c_int,
     args: *mut op_arg,
 ) -> c_int {
-    let call = "op_mpi_halo_exchanges";
-    with_state(call, |st| {
-        let s = st.set_id(call, set)?;
-        if st.dist.kind() == DistKind::SingleNode {
-            return Ok(st.dom.set(s).size as c_int);
-        }
-        st.finish_exchanges()?;
-        let specs = specs_of(st, nargs, args)?;
-        let extent = st.dist.before_loop(&mut st.dom, s, &specs)?;
-        if extent.auto_partitioned {
-            st.refresh_after_partition();
-        }
-        st.in_flight.extend(extent.exchanges);
-        for d in crate::loop_cache::dats_of(&specs) {
-            st.mirror_dirty(d);
-        }
-        Ok(extent.exec_size as c_int)
-    })
+    halo_exchanges("op_mpi_halo_exchanges", set, nargs, args, Side::Host)
 }
 
+/// `op_mpi_halo_exchanges` for a loop on the host (`device` 1) or on the
+/// device (`device` 2).
 #[no_mangle]
 pub unsafe extern "C" fn op_mpi_halo_exchanges_grouped(
     set: op_set,
     nargs: c_int,
     args: *mut op_arg,
-    _device: c_int,
+    device: c_int,
 ) -> c_int {
-    op_mpi_halo_exchanges(set, nargs, args)
+    halo_exchanges(
+        "op_mpi_halo_exchanges_grouped",
+        set,
+        nargs,
+        args,
+        Side::of(device),
+    )
 }
 
+/// `op_mpi_halo_exchanges` for a loop on the device.
 #[no_mangle]
 pub unsafe extern "C" fn op_mpi_halo_exchanges_cuda(
     set: op_set,
     nargs: c_int,
     args: *mut op_arg,
 ) -> c_int {
-    op_mpi_halo_exchanges(set, nargs, args)
+    halo_exchanges("op_mpi_halo_exchanges_cuda", set, nargs, args, Side::Device)
 }
 
-/// Mark the halos of dats a generated loop wrote as stale.
-#[no_mangle]
-pub unsafe extern "C" fn op_mpi_set_dirtybit(nargs: c_int, args: *mut op_arg) {
-    let call = "op_mpi_set_dirtybit";
+/// After a generated loop on `side`: the halos of the dats it wrote are
+/// stale, and so is the other side's copy.
+unsafe fn set_dirtybit(call: &'static str, nargs: c_int, args: *mut op_arg, side: Side) {
     with_state(call, |st| {
-        if st.dist.kind() == DistKind::SingleNode {
+        let single = st.dist.kind() == DistKind::SingleNode;
+        if single && !st.has_device() {
             return Ok(());
         }
         let specs = specs_of(st, nargs, args)?;
-        st.dist.after_loop(&mut st.dom, &specs, &mut [])?;
-        for d in crate::loop_cache::dats_of(&specs) {
-            st.mirror_dirty(d);
+        if !single {
+            st.dist.after_loop(&mut st.dom, &specs, &mut [])?;
+            for d in crate::loop_cache::dats_of(&specs) {
+                st.mirror_dirty(d);
+            }
+        }
+        for d in crate::loop_cache::written_dats(&specs) {
+            st.written_on(d, side == Side::Device);
         }
         Ok(())
     })
 }
 
+/// Mark the halos of dats a generated loop wrote as stale.
+#[no_mangle]
+pub unsafe extern "C" fn op_mpi_set_dirtybit(nargs: c_int, args: *mut op_arg) {
+    set_dirtybit("op_mpi_set_dirtybit", nargs, args, Side::Host)
+}
+
+/// After a generated loop on the device: written dats are newer there.
 #[no_mangle]
 pub unsafe extern "C" fn op_mpi_set_dirtybit_cuda(nargs: c_int, args: *mut op_arg) {
-    op_mpi_set_dirtybit(nargs, args)
+    set_dirtybit("op_mpi_set_dirtybit_cuda", nargs, args, Side::Device)
 }
 
 /// Complete the halo exchanges op_mpi_halo_exchanges started.

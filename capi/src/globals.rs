@@ -111,6 +111,12 @@ pub fn diags() -> c_int {
     unsafe { get(addr_of!(OP_diags)) }
 }
 
+/// Is a device in use (`OP_hybrid_gpu`)?
+pub fn hybrid_gpu() -> bool {
+    // SAFETY: as in `diags`.
+    unsafe { get(addr_of!(OP_hybrid_gpu)) != 0 }
+}
+
 /// Current `OP_maps_base_index`.
 pub fn maps_base() -> c_int {
     // SAFETY: as in `diags`.
@@ -133,6 +139,7 @@ pub fn reset_all() {
             (addr_of_mut!(OP_kern_max), 0),
             (addr_of_mut!(OP_kern_curr), 0),
             (addr_of_mut!(OP_is_partitioned), 0),
+            (addr_of_mut!(OP_hybrid_gpu), 0),
         ] {
             set(p, v);
         }
@@ -140,6 +147,14 @@ pub fn reset_all() {
         std::ptr::write_volatile(addr_of_mut!(OP_map_list), null_mut());
         std::ptr::write_volatile(addr_of_mut!(OP_kernels), null_mut());
         std::ptr::write_volatile(addr_of_mut!(OP_plans), null_mut());
+        for p in [
+            addr_of_mut!(OP_reduct_h),
+            addr_of_mut!(OP_reduct_d),
+            addr_of_mut!(OP_consts_h),
+            addr_of_mut!(OP_consts_d),
+        ] {
+            std::ptr::write_volatile(p, null_mut());
+        }
         std::ptr::write_volatile(addr_of_mut!(OP_plan_time), 0.0);
         let list = addr_of_mut!(OP_dat_list);
         (*list).tqh_first = null_mut();

@@ -21,7 +21,9 @@
 
 pub mod args;
 mod compose;
+pub mod cuda_api;
 pub mod decl;
+pub(crate) mod device;
 pub mod dist_api;
 pub mod ffi;
 pub(crate) mod fingerprint;

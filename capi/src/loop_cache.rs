@@ -61,3 +61,18 @@ pub(crate) fn dats_of(specs: &[ArgSpec]) -> Vec<DatId> {
     v.dedup();
     v
 }
+
+/// Dats a loop writes (OP_INC, OP_WRITE, OP_RW).
+pub(crate) fn written_dats(specs: &[ArgSpec]) -> Vec<DatId> {
+    let mut v: Vec<DatId> = specs
+        .iter()
+        .filter(|s| s.opt && !matches!(s.access, Access::Read | Access::Min | Access::Max))
+        .filter_map(|s| match s.kind {
+            ArgKind::Dat { dat, .. } => Some(dat),
+            _ => None,
+        })
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}

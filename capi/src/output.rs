@@ -21,6 +21,7 @@ fn out(s: &str) {
 /// dat's own storage is borrowed (no copy).
 fn dat_rows(st: &mut State, id: DatId, global: bool) -> Result<std::borrow::Cow<'_, [u8]>> {
     st.finish_exchanges()?;
+    st.host_fresh("op_fetch_data", id)?;
     if st.dist.kind() == DistKind::SingleNode {
         let d = st.dom.dat(id);
         let n = st.dom.set(d.set).size;
@@ -232,6 +233,7 @@ pub unsafe extern "C" fn op_dump_dat(dat: op_dat) {
     let call = "op_dump_dat";
     with_state(call, |st| {
         let id = st.dat_id(call, dat)?;
+        st.host_fresh(call, id)?;
         let (d, n) = dat_owned(st, id);
         let bytes = d.data.as_slice();
         let count = n * d.dim;

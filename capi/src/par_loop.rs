@@ -373,6 +373,12 @@ pub(crate) unsafe fn prepare(lc: &LoopCall<'_>) -> Ready {
                 lp
             }
         };
+        if st.has_device() {
+            // A loop through op_par_loop runs on the host.
+            for &d in &lp.dats {
+                st.host_fresh(lc.call, d)?;
+            }
+        }
         let t_halo = Instant::now();
         let extent = st.dist.before_loop(&mut st.dom, lp.set, &lp.specs)?;
         if extent.auto_partitioned {
@@ -489,6 +495,11 @@ fn finish_loop(st: &mut State, r: &Ready, t0: Instant, t1: Instant) -> Result<()
     }
     for &d in &lp.dats {
         st.mirror_dirty(d);
+    }
+    if st.has_device() {
+        for d in crate::loop_cache::written_dats(&lp.specs) {
+            st.written_on(d, false);
+        }
     }
     let reduce_secs = t1.elapsed().as_secs_f64();
     let secs = (t1 - t0).as_secs_f64();

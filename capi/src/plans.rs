@@ -374,6 +374,7 @@ unsafe fn plan_entry(
     ninds: c_int,
     inds: *const c_int,
     staging: c_int,
+    upload: bool,
 ) -> *mut op_plan {
     if nargs < 0 || (nargs > 0 && (args.is_null() || inds.is_null())) || ninds < 0 {
         let n = if name.is_null() {
@@ -396,7 +397,7 @@ unsafe fn plan_entry(
             std::slice::from_raw_parts(inds, n),
         )
     };
-    plan_core(PlanCall {
+    let plan = plan_core(PlanCall {
         call,
         name,
         set,
@@ -405,7 +406,11 @@ unsafe fn plan_entry(
         ninds,
         inds,
         staging,
-    })
+    });
+    if upload && crate::globals::hybrid_gpu() {
+        with_state(call, |st| st.device_upload_plan(call, plan));
+    }
+    plan
 }
 
 /// OP2's plan builder (cached): blocks, renumbering, two-level colouring.
@@ -430,6 +435,7 @@ pub unsafe extern "C" fn op_plan_core(
         ninds,
         inds,
         staging,
+        false,
     )
 }
 
@@ -454,6 +460,7 @@ pub unsafe extern "C" fn op_plan_get(
         ninds,
         inds,
         OP_STAGE_ALL,
+        true,
     )
 }
 
@@ -479,10 +486,11 @@ pub unsafe extern "C" fn op_plan_get_stage(
         ninds,
         inds,
         staging,
+        true,
     )
 }
 
-/// As op_plan_get_stage; `upload` only matters for device libraries.
+/// As op_plan_get_stage; with a device, `upload` 0 keeps the plan on the host.
 #[no_mangle]
 pub unsafe extern "C" fn op_plan_get_stage_upload(
     name: *const c_char,
@@ -493,7 +501,7 @@ pub unsafe extern "C" fn op_plan_get_stage_upload(
     ninds: c_int,
     inds: *mut c_int,
     staging: c_int,
-    _upload: c_int,
+    upload: c_int,
 ) -> *mut op_plan {
     plan_entry(
         "op_plan_get_stage_upload",
@@ -505,6 +513,7 @@ pub unsafe extern "C" fn op_plan_get_stage_upload(
         ninds,
         inds,
         staging,
+        upload != 0,
     )
 }
 

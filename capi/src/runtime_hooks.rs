@@ -1,6 +1,5 @@
-//! Runtime hooks generated code calls that have nothing to do on a CPU
-//! library (device uploads, synchronisation) or that OP2's CPU libraries also
-//! leave alone (`op_renumber`), plus small queries on args.
+//! Runtime hooks OP2's CPU libraries leave alone (`op_renumber`), plus
+//! small queries on args (device transfers are in `cuda_api`).
 
 use crate::ffi::*;
 use crate::globals::{self, OP_hybrid_gpu};
@@ -22,7 +21,9 @@ pub unsafe extern "C" fn getSetSizeFromOpArg(arg: *mut op_arg) -> c_int {
     }
     with_state("getSetSizeFromOpArg", |st| {
         let d = st.dat_id("getSetSizeFromOpArg", (*arg).dat)?;
-        Ok(st.dom.set(st.dom.dat(d).set).size as c_int)
+        // Every element the dat stores (owned and halos): generated CUDA
+        // code derives its SoA strides from this, as the library does.
+        Ok(st.dom.set(st.dom.dat(d).set).total_size() as c_int)
     })
 }
 
@@ -31,12 +32,3 @@ pub extern "C" fn getHybridGPU() -> c_int {
     // SAFETY: plain int global.
     unsafe { globals::get(addr_of!(OP_hybrid_gpu)) }
 }
-
-#[no_mangle]
-pub extern "C" fn deviceSync() {}
-#[no_mangle]
-pub extern "C" fn op_upload_all() {}
-#[no_mangle]
-pub extern "C" fn op_upload_dat(_dat: op_dat) {}
-#[no_mangle]
-pub extern "C" fn op_download_dat(_dat: op_dat) {}

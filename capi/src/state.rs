@@ -71,6 +71,8 @@ pub struct State {
     pub(crate) generation: u64,
     /// Fortran kernels' names for timing, by kernel address.
     pub(crate) kernel_names: HashMap<usize, CString>,
+    /// The device and its copies of the data (CUDA libraries only).
+    pub(crate) device: Option<crate::device::Device>,
 }
 
 // SAFETY: the raw pointers in State point into allocations State owns (or the
@@ -151,6 +153,7 @@ impl State {
             in_flight: Vec::new(),
             generation: 0,
             kernel_names: HashMap::new(),
+            device: None,
         }
     }
 
@@ -159,7 +162,7 @@ impl State {
         for x in std::mem::take(&mut self.in_flight) {
             x.finish()?;
         }
-        Ok(())
+        self.flush_halo_uploads("op_mpi_wait_all")
     }
 
     /// Handles or storage moved: cached calls must be checked again.
@@ -194,6 +197,9 @@ impl State {
         }
         self.loop_plans.clear();
         self.bump_generation();
+        if let Err(e) = self.device_rebuild("op_partition") {
+            crate::guard::fatal(&e);
+        }
         // SAFETY: plain int global, API thread.
         unsafe { globals::set(addr_of_mut!(globals::OP_is_partitioned), 1) };
     }

@@ -60,6 +60,34 @@ pub struct Dat {
     /// a loop wrote the dat since its halo was last exchanged. OP2's
     /// `dirtybit`; set at declaration, as in OP2. The C ABI mirrors it.
     pub halo_dirty: bool,
+    /// Which copies hold the current values when the dat also lives on a
+    /// device (OP2's `dirty_hd`; always [`Fresh::Both`] without a device).
+    pub fresh: Fresh,
+}
+
+/// Where a dat's current values are, when it has a device copy. The device
+/// backend moves data so that the host copy is fresh before any host read
+/// and the device copy before any device read, and never copies a fresh one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Fresh {
+    /// Host and device agree (or there is no device copy).
+    #[default]
+    Both,
+    /// The host copy is newer (written on the host since the last upload).
+    Host,
+    /// The device copy is newer (written on the device since the last download).
+    Device,
+}
+
+impl Fresh {
+    /// OP2's `dirty_hd` code: 0 in sync, 1 host newer, 2 device newer.
+    pub fn dirty_hd(self) -> i32 {
+        match self {
+            Fresh::Both => 0,
+            Fresh::Host => 1,
+            Fresh::Device => 2,
+        }
+    }
 }
 
 /// The objects of one OP2 program. Ids are indices and are never reused.
@@ -261,6 +289,7 @@ impl Domain {
             data: buf,
             temp,
             halo_dirty: true,
+            fresh: Fresh::Both,
         }));
         Ok(DatId(self.dats.len() - 1))
     }

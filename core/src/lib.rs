@@ -25,7 +25,7 @@ pub mod types;
 
 pub use aligned::AlignedBuf;
 pub use arg::{Access, ArgKind, ArgSpec};
-pub use domain::{Dat, DatId, Domain, Map, MapId, Set, SetId};
+pub use domain::{Dat, DatId, Domain, Fresh, Map, MapId, Set, SetId};
 pub use error::{Op2Error, Result};
 pub use invoke::{ArgView, Invoker, ViewKind};
 pub use types::ScalarType;
