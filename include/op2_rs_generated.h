@@ -448,6 +448,74 @@ void op_err_print(const char *msg, int argno, const char *name);
 void op_arg_check(op_set set, int argno, struct op_arg arg, int *ninds, const char *name);
 
 /**
+ * Device initialisation: done by op_init in the CUDA libraries (which
+ * stop there when no device can be used), so there is nothing left to do.
+ */
+void cutilDeviceInit(int _argc, char **_argv);
+
+void cutilDeviceInit_mpi(int _argc, char **_argv, int _rank);
+
+/**
+ * `cutilCheckMsg(msg)`: wait for the device and stop with `msg` if a
+ * kernel failed.
+ */
+void __cutilCheckMsg(const char *msg, const char *file, int line);
+
+/**
+ * Wait for the device (OP2's `deviceSync`).
+ */
+void deviceSync(void);
+
+/**
+ * Move a malloc'ed host array to the device: `*map` is freed and replaced
+ * by the device copy (nothing happens without a device or for size 0).
+ */
+void op_mvHostToDevice(void **map, size_t size);
+
+/**
+ * Copy `size` bytes of `*data_h` into a new device block `*data_d` (an
+ * old block there is freed first).
+ */
+void op_cpHostToDevice(void **data_d, void **data_h, size_t size);
+
+/**
+ * Bring a dat's host copy up to date (if the device copy is newer).
+ */
+void op_cuda_get_data(op_dat dat);
+
+/**
+ * Copy a dat's host copy to the device unconditionally (OP2's op_upload_dat).
+ */
+void op_upload_dat(op_dat dat);
+
+/**
+ * Copy a dat's device copy to the host unconditionally (OP2's op_download_dat).
+ */
+void op_download_dat(op_dat dat);
+
+/**
+ * Upload every dat whose host copy is newer.
+ */
+void op_upload_all(void);
+
+/**
+ * Free the device copies (op_exit does this too).
+ */
+void op_cuda_exit(void);
+
+void reallocReductArrays(int reduct_bytes);
+
+void reallocConstArrays(int consts_bytes);
+
+void mvReductArraysToDevice(int reduct_bytes);
+
+void mvReductArraysToHost(int reduct_bytes);
+
+void mvConstArraysToDevice(int consts_bytes);
+
+void mvConstArraysToHost(int consts_bytes);
+
+/**
  * Initialise OP2: parse `OP_*` options from argv, set the diagnostics level.
  */
 void op_init(int argc, char **argv, int diags);
@@ -533,8 +601,11 @@ int op_free_dat_temp_char(op_dat dat);
 int op_free_dat_temp_core(op_dat dat);
 
 /**
- * Declare a global constant. Kernels here read the application's own
- * variable, so nothing is copied; the declaration is checked.
+ * Declare a global constant. Kernels on the host read the application's
+ * own variable, so nothing is copied; the declaration is checked. The CUDA
+ * libraries leave `op_decl_const_char` to the code OP2's translator
+ * generates (it copies each constant to the device): there the checked
+ * declaration is forwarded to it.
  */
 void op_decl_const_char(int dim, const char *type_, int type_size, char *data, const char *name);
 
@@ -605,8 +676,15 @@ void op_partition_ptr(const char *lib, const char *routine, op_set set, int *map
  */
 int op_mpi_halo_exchanges(op_set set, int nargs, struct op_arg *args);
 
-int op_mpi_halo_exchanges_grouped(op_set set, int nargs, struct op_arg *args, int _device);
+/**
+ * `op_mpi_halo_exchanges` for a loop on the host (`device` 1) or on the
+ * device (`device` 2).
+ */
+int op_mpi_halo_exchanges_grouped(op_set set, int nargs, struct op_arg *args, int device);
 
+/**
+ * `op_mpi_halo_exchanges` for a loop on the device.
+ */
 int op_mpi_halo_exchanges_cuda(op_set set, int nargs, struct op_arg *args);
 
 /**
@@ -614,6 +692,9 @@ int op_mpi_halo_exchanges_cuda(op_set set, int nargs, struct op_arg *args);
  */
 void op_mpi_set_dirtybit(int nargs, struct op_arg *args);
 
+/**
+ * After a generated loop on the device: written dats are newer there.
+ */
 void op_mpi_set_dirtybit_cuda(int nargs, struct op_arg *args);
 
 /**
@@ -893,9 +974,9 @@ struct op_plan *op_plan_get(const char *name, op_set set, int part_size, int nar
 struct op_plan *op_plan_get_stage(const char *name, op_set set, int part_size, int nargs, struct op_arg *args, int ninds, int *inds, int staging);
 
 /**
- * As op_plan_get_stage; `upload` only matters for device libraries.
+ * As op_plan_get_stage; with a device, `upload` 0 keeps the plan on the host.
  */
-struct op_plan *op_plan_get_stage_upload(const char *name, op_set set, int part_size, int nargs, struct op_arg *args, int ninds, int *inds, int staging, int _upload);
+struct op_plan *op_plan_get_stage_upload(const char *name, op_set set, int part_size, int nargs, struct op_arg *args, int ninds, int *inds, int staging, int upload);
 
 /**
  * Verify a plan returned by op_plan_get*: no two blocks (or elements in a
@@ -956,14 +1037,6 @@ void op_renumber_ptr(int *_map);
 int getSetSizeFromOpArg(struct op_arg *arg);
 
 int getHybridGPU(void);
-
-void deviceSync(void);
-
-void op_upload_all(void);
-
-void op_upload_dat(op_dat _dat);
-
-void op_download_dat(op_dat _dat);
 
 #ifdef __cplusplus
 }  // extern "C"

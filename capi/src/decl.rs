@@ -559,18 +559,6 @@ pub unsafe extern "C" fn op_decl_const_char(
     decl_const(dim, type_, type_size, data, name)
 }
 
-extern "C" {
-    /// capi/src/weak_const.c: calls the program's `op_decl_const_char`
-    /// when it defines one (generated CUDA code); 0 when it does not.
-    fn op2_rs_forward_decl_const(
-        dim: c_int,
-        type_: *const c_char,
-        type_size: c_int,
-        data: *mut c_char,
-        name: *const c_char,
-    ) -> c_int;
-}
-
 unsafe fn decl_const(
     dim: c_int,
     type_: *const c_char,
@@ -594,6 +582,17 @@ unsafe fn decl_const(
         op2_core::arg::check_arg_gbl(call, dim, &ty, type_size)
             .map_err(|e| Op2Error::new(call, o, e.msg))
     });
+    extern "C" {
+        /// capi/src/weak_const.c: calls the program's `op_decl_const_char`
+        /// when it defines one (generated CUDA code); 0 when it does not.
+        fn op2_rs_forward_decl_const(
+            dim: c_int,
+            type_: *const c_char,
+            type_size: c_int,
+            data: *mut c_char,
+            name: *const c_char,
+        ) -> c_int;
+    }
     // Only a device library leaves op_decl_const_char to the program.
     if globals::hybrid_gpu() {
         op2_rs_forward_decl_const(dim, type_, type_size, data, name);
