@@ -134,20 +134,27 @@ check_run() { # test, binary, run command...
   rm -f "$out" "$err"
 }
 
-link_and_run() { # test, linker, library name
-  local t=$1 cxx=$2 lib=$3
-  local log; log=$(mktemp)
-  if "$cxx" "$OUT/$t.o" "$OUT/${t}_kernels.o" -L "$LIBDIR" -l"$lib" "${LINK_CUDA[@]}" \
-      -o "$OUT/$t" >"$log" 2>&1; then
-    pass "link $t against lib$lib.a"
-    check_run "$t" "$OUT/$t" # MPI programs too: one process, MPI singleton
-  else
-    fail "link $t against lib$lib.a"
-    grep -Eo "undefined reference to \`[^']*'" "$log" | sort -u | sed 's/^/     /'
-    grep -Eo "multiple definition of \`[^']*'" "$log" | sort -u | sed 's/^/     /'
-    grep -Ev "undefined reference|multiple definition" "$log" | tail -5 | sed 's/^/     /'
-  fi
-  rm -f "$log"
+link_and_run() { # test, linker, library name: static archive, then shared library
+  local t=$1 cxx=$2 lib=$3 kind
+  for kind in static shared; do
+    local log libargs exe="$OUT/$t-$kind"; log=$(mktemp)
+    if [ $kind = static ]; then
+      libargs=("$LIBDIR/lib$lib.a")
+    else
+      libargs=(-L "$LIBDIR" -Wl,-rpath,"$LIBDIR" -l"$lib")
+    fi
+    if "$cxx" "$OUT/$t.o" "$OUT/${t}_kernels.o" "${libargs[@]}" "${LINK_CUDA[@]}" \
+        -o "$exe" >"$log" 2>&1; then
+      pass "link $t against lib$lib ($kind)"
+      check_run "$t" "$exe" # MPI programs too: one process, MPI singleton
+    else
+      fail "link $t against lib$lib ($kind)"
+      grep -Eo "undefined reference to \`[^']*'" "$log" | sort -u | sed 's/^/     /'
+      grep -Eo "multiple definition of \`[^']*'" "$log" | sort -u | sed 's/^/     /'
+      grep -Ev "undefined reference|multiple definition" "$log" | tail -5 | sed 's/^/     /'
+    fi
+    rm -f "$log"
+  done
 }
 
 echo "== link and run"
