@@ -80,3 +80,53 @@ fn no_device_stops_in_op_init_with_one_line() {
         );
     }
 }
+
+/// tests/c/cuda_mpi_host.cpp built with mpicxx against libop2_mpi_cuda.
+fn cuda_mpi_host() -> std::path::PathBuf {
+    let root = op2_tests::root();
+    let exe = out_dir().join("cuda_mpi_host-op2_mpi_cuda");
+    let mut cmd = std::process::Command::new("mpicxx");
+    cmd.args(["-DOMPI_SKIP_MPICXX", "-DMPICH_SKIP_MPICXX", "-std=c++17", "-O2"])
+        .args(["-Wall", "-Wextra", "-pedantic"])
+        .arg(format!("-I{}", root.join("include").display()))
+        .arg(root.join("tests/c/cuda_mpi_host.cpp"))
+        .arg(op2_tests::lib_dir().join("libop2_mpi_cuda.a"))
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(&exe);
+    let out = cmd.output().expect("run mpicxx");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !stderr.contains("warning"), "{cmd:?}\n{stderr}");
+    exe
+}
+
+#[test]
+fn mpi_halo_exchanges_of_device_data() {
+    let exe = cuda_mpi_host();
+    for np in [1, 2, 3] {
+        let dir = out_dir().join("runs").join(format!("cuda-mpi-{np}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = std::process::Command::new("timeout")
+            .args(["-k", "5", "120", "mpirun", "--allow-run-as-root", "--oversubscribe"])
+            .args(["--bind-to", "none", "-np", &np.to_string()])
+            .arg(&exe)
+            .current_dir(&dir)
+            .env("OP2_RS_DEVICE", "host")
+            .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+            .output()
+            .expect("run mpirun");
+        let r = op2_tests::Run {
+            status: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        };
+        assert_all_pass(
+            &r,
+            &[
+                "device_copies_after_partition",
+                "device_write_dirty_hd_2",
+                "device_halo_rows_after_exchange",
+                "fetch_in_original_order",
+            ],
+        );
+    }
+}
