@@ -137,7 +137,8 @@ check_run() { # test, binary, run command...
 link_and_run() { # test, linker, library name
   local t=$1 cxx=$2 lib=$3
   local log; log=$(mktemp)
-  if "$cxx" "$OUT/$t.o" "$OUT/${t}_kernels.o" -L "$LIBDIR" -l"$lib" "${LINK_CUDA[@]}" \
+  # the archive by path: -l would prefer a libop2_*.so next to it
+  if "$cxx" "$OUT/$t.o" "$OUT/${t}_kernels.o" "$LIBDIR/lib$lib.a" "${LINK_CUDA[@]}" \
       -o "$OUT/$t" >"$log" 2>&1; then
     pass "link $t against lib$lib.a"
     check_run "$t" "$OUT/$t" # MPI programs too: one process, MPI singleton
