@@ -179,6 +179,9 @@ fn install_layout() {
         "lib/libop2_seq.so",
         "lib/libop2_openmp.a",
         "lib/libop2_openmp.so",
+        "lib/libop2_cuda.a",
+        "lib/libop2_cuda.so",
+        "lib/pkgconfig/op2_cuda.pc",
         "lib/cmake/OP2/OP2Config.cmake",
         "lib/cmake/OP2/OP2ConfigVersion.cmake",
         "lib/pkgconfig/op2_seq.pc",
@@ -212,6 +215,32 @@ fn cmake_find_package_cxx_and_c() {
     for exe in ["app", "app_seq", "app_shared", "app_c"] {
         expect_passed(&b.join(exe));
     }
+}
+
+/// find_package(OP2 COMPONENTS cuda): OP2::op2_cuda and its shared twin
+/// link a program that runs on the simulated device and stops cleanly
+/// without one; pkg-config finds op2_cuda too.
+#[test]
+fn cmake_and_pkg_config_cuda() {
+    let b = build_cmake_project("cuda_app");
+    for exe in ["app_cuda", "app_cuda_shared"] {
+        let exe = b.join(exe);
+        let cwd = pkg_dir().join("runs").join(exe.file_name().unwrap());
+        let r = run_in(&exe, &[], &cwd, &[("OP2_RS_DEVICE", "host")]);
+        r.ok();
+        assert!(r.stdout.lines().any(|l| l.trim() == "PASSED"), "{}", r.stdout);
+        let r = run_in(&exe, &[], &cwd, &[]);
+        if !std::path::Path::new("/usr/lib/x86_64-linux-gnu/libcuda.so.1").exists() {
+            assert_eq!(r.status, Some(1), "{}", r.stderr);
+            assert!(r.stderr.contains("no CUDA driver"), "{}", r.stderr);
+        }
+    }
+    let prefix = installed();
+    let flags = run(Command::new(tool("pkg-config"))
+        .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig"))
+        .args(["--cflags", "--libs", "op2_cuda"]));
+    let want = format!("-I{p}/include -L{p}/lib -lop2_cuda", p = prefix.display());
+    assert_eq!(flags.split_whitespace().collect::<Vec<_>>().join(" "), want);
 }
 
 #[test]
