@@ -13,6 +13,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${OP2_CUDA_VENV:-$PWD/target/cuda-toolkit}
 PY=python3
+
+if ! command -v $PY >/dev/null || ! $PY -c 'import ensurepip' >/dev/null 2>&1; then
+    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq >/dev/null
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-venv >/dev/null
+fi
 CU="$VENV/lib/python3.$($PY -c 'import sys; print(sys.version_info[1])')/site-packages/nvidia/cu13"
 
 if [ ! -x "$CU/bin/nvcc" ]; then

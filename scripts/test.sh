@@ -31,4 +31,7 @@ cargo clippy --workspace --all-targets -- -D warnings -W clippy::too_many_lines
 step "tests"
 cargo test --workspace
 
+step "CUDA: nvcc 13.0 from PyPI (scripts/cuda_toolkit.sh); generated-style programs (tests/cuda) compiled, linked against libop2_cuda / libop2_mpi_cuda (static and shared), run to the no-device stop"
+scripts/cuda_link_check.sh
+
 step "all tests passed"

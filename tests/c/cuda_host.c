@@ -144,6 +144,28 @@ int main(int argc, char **argv) {
       soa_back &= yg[3 * e + c] == 1000.0 * c + e;
   check(soa_back, "soa_device_write_fetched_aos");
 
+  /* Expanded vector args of generated code name a :soa dat by its C type. */
+  op_arg plain = op_arg_dat(y, -1, OP_ID, 3, "double", OP_READ);
+  check(plain.data_d == y->data_d, "soa_dat_arg_with_c_type");
+
+  /* Printing reads the host copy: a device write is downloaded first. */
+  for (int e = 0; e < NN; e++)
+    yd[2 * STRIDE + e] = -5.0;
+  op_mpi_set_dirtybit_cuda(1, ya);
+  op_print_dat_to_txtfile(y, "cuda_host_y.txt");
+  FILE *f = fopen("cuda_host_y.txt", "r");
+  int printed = 0;
+  if (f != NULL) {
+    char line[256];
+    while (fgets(line, sizeof line, f) != NULL)
+      printed += strstr(line, "-5.0") != NULL;
+    fclose(f);
+  }
+  check(y->dirty_hd == 0 && printed >= NN, "print_dat_downloads_first");
+  double part[3 * 2];
+  op_fetch_data_idx(y, part, 1, 2);
+  check(part[2] == -5.0 && part[5] == -5.0 && part[0] == 1.0, "fetch_idx_after_device_write");
+
   /* Explicit transfers. */
   ((double *)x->data)[0] = 42.0;
   op_upload_dat(x);

@@ -24,6 +24,9 @@ const HOST_CHECKS: &[&str] = &[
     "device_loop_uploads_host_copy",
     "host_loop_downloads_first",
     "soa_device_write_fetched_aos",
+    "soa_dat_arg_with_c_type",
+    "print_dat_downloads_first",
+    "fetch_idx_after_device_write",
     "op_upload_dat",
     "op_download_dat",
     "reduction_scratch",
@@ -86,16 +89,24 @@ fn cuda_mpi_host() -> std::path::PathBuf {
     let root = op2_tests::root();
     let exe = out_dir().join("cuda_mpi_host-op2_mpi_cuda");
     let mut cmd = std::process::Command::new("mpicxx");
-    cmd.args(["-DOMPI_SKIP_MPICXX", "-DMPICH_SKIP_MPICXX", "-std=c++17", "-O2"])
-        .args(["-Wall", "-Wextra", "-pedantic"])
-        .arg(format!("-I{}", root.join("include").display()))
-        .arg(root.join("tests/c/cuda_mpi_host.cpp"))
-        .arg(op2_tests::lib_dir().join("libop2_mpi_cuda.a"))
-        .args(["-lpthread", "-ldl", "-lm", "-o"])
-        .arg(&exe);
+    cmd.args([
+        "-DOMPI_SKIP_MPICXX",
+        "-DMPICH_SKIP_MPICXX",
+        "-std=c++17",
+        "-O2",
+    ])
+    .args(["-Wall", "-Wextra", "-pedantic"])
+    .arg(format!("-I{}", root.join("include").display()))
+    .arg(root.join("tests/c/cuda_mpi_host.cpp"))
+    .arg(op2_tests::lib_dir().join("libop2_mpi_cuda.a"))
+    .args(["-lpthread", "-ldl", "-lm", "-o"])
+    .arg(&exe);
     let out = cmd.output().expect("run mpicxx");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success() && !stderr.contains("warning"), "{cmd:?}\n{stderr}");
+    assert!(
+        out.status.success() && !stderr.contains("warning"),
+        "{cmd:?}\n{stderr}"
+    );
     exe
 }
 
@@ -106,7 +117,14 @@ fn mpi_halo_exchanges_of_device_data() {
         let dir = out_dir().join("runs").join(format!("cuda-mpi-{np}"));
         std::fs::create_dir_all(&dir).unwrap();
         let out = std::process::Command::new("timeout")
-            .args(["-k", "5", "120", "mpirun", "--allow-run-as-root", "--oversubscribe"])
+            .args([
+                "-k",
+                "5",
+                "120",
+                "mpirun",
+                "--allow-run-as-root",
+                "--oversubscribe",
+            ])
             .args(["--bind-to", "none", "-np", &np.to_string()])
             .arg(&exe)
             .current_dir(&dir)

@@ -228,7 +228,11 @@ fn cmake_and_pkg_config_cuda() {
         let cwd = pkg_dir().join("runs").join(exe.file_name().unwrap());
         let r = run_in(&exe, &[], &cwd, &[("OP2_RS_DEVICE", "host")]);
         r.ok();
-        assert!(r.stdout.lines().any(|l| l.trim() == "PASSED"), "{}", r.stdout);
+        assert!(
+            r.stdout.lines().any(|l| l.trim() == "PASSED"),
+            "{}",
+            r.stdout
+        );
         let r = run_in(&exe, &[], &cwd, &[]);
         if !std::path::Path::new("/usr/lib/x86_64-linux-gnu/libcuda.so.1").exists() {
             assert_eq!(r.status, Some(1), "{}", r.stderr);

@@ -266,6 +266,7 @@ mod tests {
             data: op2_core::aligned::AlignedBuf::from_bytes(&bytes, bytes.len()),
             temp: false,
             halo_dirty: false,
+            fresh: op2_core::Fresh::Both,
         }
     }
 
