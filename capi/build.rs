@@ -78,6 +78,15 @@ fn main() {
         .compile("op2_rs_weak_const");
     println!("cargo:rerun-if-changed=../../src/weak_const.c");
     println!("cargo::rustc-check-cfg=cfg(op2_device)");
+    let libs = ["SEQ", "OPENMP", "MPI", "CUDA", "MPI_CUDA"];
+    let chosen = libs
+        .iter()
+        .filter(|l| std::env::var_os(format!("CARGO_FEATURE_LIB_{l}")).is_some())
+        .count();
+    assert!(
+        chosen == 1,
+        "build the C ABI through one of the library crates in capi/libs (one lib-* feature; {chosen} given)"
+    );
     if std::env::var_os("CARGO_FEATURE_LIB_CUDA").is_some()
         || std::env::var_os("CARGO_FEATURE_LIB_MPI_CUDA").is_some()
     {

@@ -89,7 +89,7 @@ pub(crate) fn compose(comm: Option<c_int>) -> op2_core::Result<Parts> {
 /// host memory instead: device pointers are then host addresses, so tests
 /// can check every transfer the library makes on a machine without a GPU
 /// (no CUDA kernel can run on it).
-#[cfg(any(feature = "lib-cuda", feature = "lib-mpi-cuda"))]
+#[cfg(op2_device)]
 fn open_device(rank: usize) -> op2_core::Result<Arc<dyn DeviceMemory>> {
     use op2_backend_cuda::{cuda, memory::HostMemory};
     let no_device = |e: cuda::NoDevice| op2_core::Op2Error::new("op_init", "", e.to_string());
@@ -100,12 +100,3 @@ fn open_device(rank: usize) -> op2_core::Result<Arc<dyn DeviceMemory>> {
     let mem = cuda::open(rank % count.max(1)).map_err(no_device)?;
     Ok(Arc::new(mem))
 }
-
-#[cfg(not(any(
-    feature = "lib-seq",
-    feature = "lib-openmp",
-    feature = "lib-mpi",
-    feature = "lib-cuda",
-    feature = "lib-mpi-cuda"
-)))]
-compile_error!("build the C ABI through one of the library crates in capi/libs");

@@ -140,7 +140,7 @@ pub(crate) fn init_with_comm(
         let mut st = Box::new(State::new(parts.exec, parts.dist));
         if let Some(mem) = parts.device {
             print_out(&format!("\n Using CUDA device: {}\n", mem.name()));
-            st.device = Some(crate::device::Device::new(mem));
+            st.device = Some(crate::device_copies::Device::new(mem));
             // SAFETY: plain int global on the API thread.
             unsafe { globals::set(addr_of_mut!(globals::OP_hybrid_gpu), 1) };
         }

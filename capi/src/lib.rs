@@ -1,5 +1,6 @@
 //! The OP2 C ABI. This one source is compiled into every OP2 library
-//! (`libop2_seq`, `libop2_openmp`, `libop2_mpi`; see capi/libs/* and
+//! (`libop2_seq`, `libop2_openmp`, `libop2_mpi`, `libop2_cuda`,
+//! `libop2_mpi_cuda`; see capi/libs/* and
 //! capi/README.md): each library crate points its `[lib]` at this file and
 //! enables the feature that selects its backends in `compose`, the only
 //! module that looks at features.
@@ -10,12 +11,14 @@
 //! * `fingerprint` (recognising repeated calls), `kernels` (`OP_kernels`),
 //!   `plan_cache` (plan keys, `OP_plans`), `loop_cache` (checked loops),
 //!   `vector_ptrs` (per-thread buffers for kernels' vector arguments);
+//! * `device_copies` (the device and the copies on it, CUDA libraries);
 //! * `state` (the registry of sets/maps/dats, their C mirrors, the chosen
-//!   executor and distribution, behind one lock), `compose`;
+//!   executor, distribution and device, behind one lock), `compose`,
+//!   `device` (moving data between host and device copies: OP2's dirty_hd);
 //! * the API: `decl` (init/exit/declarations), `args` (op_arg constructors),
 //!   `plans` (plan functions), `profile`, `par_loop` (op_par_loop),
 //!   `fortran`, `dist_api` (op_partition, op_mpi_*), `output` (fetch, dumps,
-//!   timing), `runtime_hooks`.
+//!   timing), `runtime_hooks`, `cuda_api` (OP2's CUDA runtime interface).
 #![allow(clippy::missing_safety_doc)]
 #![allow(clippy::too_many_arguments)]
 
@@ -24,6 +27,7 @@ mod compose;
 pub mod cuda_api;
 pub mod decl;
 pub(crate) mod device;
+pub(crate) mod device_copies;
 pub mod dist_api;
 pub mod ffi;
 pub(crate) mod fingerprint;

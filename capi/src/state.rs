@@ -72,7 +72,7 @@ pub struct State {
     /// Fortran kernels' names for timing, by kernel address.
     pub(crate) kernel_names: HashMap<usize, CString>,
     /// The device and its copies of the data (CUDA libraries only).
-    pub(crate) device: Option<crate::device::Device>,
+    pub(crate) device: Option<crate::device_copies::Device>,
 }
 
 // SAFETY: the raw pointers in State point into allocations State owns (or the
