@@ -22,6 +22,7 @@
 pub mod args;
 mod compose;
 pub mod cuda_api;
+pub mod cuda_gbl;
 pub mod decl;
 pub(crate) mod device;
 pub mod dist_api;
