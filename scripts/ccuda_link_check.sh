@@ -24,7 +24,8 @@
 #    CUDA runtime (must all come from libop2_cuda); no driver-API (cu*) or
 #    NVRTC symbol may be among them (the helpers dlopen those).
 # 5. Link with target/release/libop2_cuda.a (or $OP2_LIBDIR), then with
-#    libop2_cuda.so, each plus -lcudart_static -lpthread -ldl -lrt -lm (no
+#    libop2_cuda.so, and the same with libop2_mpi_cuda (mpicxx; run as one
+#    process) when built, each plus -lcudart_static -lpthread -ldl -lrt -lm (no
 #    -lcuda, no -lnvrtc); no undefined or duplicate symbols. Run: without a
 #    driver the program must exit 1 with one stderr line "OP2 error in op_init:
 #    no CUDA driver ..."; with one it must get past op_init (airfoil then needs
@@ -172,22 +173,29 @@ check_run() { # binary
   fi
   rm -f "$out" "$err"
 }
-for kind in static shared; do
-  [ -e "$APP/kernels.o" ] && [ -e "$APP/airfoil.o" ] || break
-  if [ $kind = static ]; then libargs=("$LIBDIR/libop2_cuda.a"); else
-    libargs=(-L "$LIBDIR" -Wl,-rpath,"$LIBDIR" -lop2_cuda); fi
-  [ -e "$LIBDIR/libop2_cuda.a" ] || { echo "skip: $LIBDIR/libop2_cuda.a not built"; break; }
-  exe=$APP/airfoil_c_cuda_$kind; log=$(mktemp)
-  if "$CXX" "$APP/airfoil.o" "$APP/kernels.o" "${libargs[@]}" "${LINK_CUDA[@]}" -o "$exe" >"$log" 2>&1; then
-    pass "link airfoil (c_cuda) against libop2_cuda ($kind)"
-    check_run "$exe"
-  else
-    fail "link airfoil (c_cuda) against libop2_cuda ($kind)"
-    grep -Eo "(undefined reference to|multiple definition of) \`[^']*'" "$log" | sort -u | sed 's/^/     /'
-    grep -Ev "undefined reference|multiple definition" "$log" | tail -5 | sed 's/^/     /'
-  fi
-  rm -f "$log"
-done
+link_and_run() { # library, linker
+  local lib=$1 cxx=$2 kind libargs exe log
+  [ -e "$LIBDIR/lib$lib.a" ] || { echo "skip lib$lib: $LIBDIR/lib$lib.a not built"; return; }
+  command -v "$cxx" >/dev/null || { echo "skip lib$lib: no $cxx"; return; }
+  for kind in static shared; do
+    if [ $kind = static ]; then libargs=("$LIBDIR/lib$lib.a"); else
+      libargs=(-L "$LIBDIR" -Wl,-rpath,"$LIBDIR" -l"$lib"); fi
+    exe=$APP/airfoil_c_cuda_${lib}_$kind; log=$(mktemp)
+    if "$cxx" "$APP/airfoil.o" "$APP/kernels.o" "${libargs[@]}" "${LINK_CUDA[@]}" -o "$exe" >"$log" 2>&1; then
+      pass "link airfoil (c_cuda) against lib$lib ($kind)"
+      check_run "$exe"
+    else
+      fail "link airfoil (c_cuda) against lib$lib ($kind)"
+      grep -Eo "(undefined reference to|multiple definition of) \`[^']*'" "$log" | sort -u | sed 's/^/     /'
+      grep -Ev "undefined reference|multiple definition" "$log" | tail -5 | sed 's/^/     /'
+    fi
+    rm -f "$log"
+  done
+}
+if [ -e "$APP/kernels.o" ] && [ -e "$APP/airfoil.o" ]; then
+  link_and_run op2_cuda "$CXX"
+  link_and_run op2_mpi_cuda "${MPICXX:-mpicxx}" # one process: an MPI singleton
+fi
 
 # ---- 6. JIT sources through NVRTC ------------------------------------------------
 echo "== JIT (NVRTC, sm_90)"
