@@ -37,7 +37,8 @@
 # Uses $CUDA_HOME/bin/nvcc if set, otherwise scripts/cuda_toolkit.sh.
 # Exit status: 0 if every step passed.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+# shellcheck disable=SC2054 # commas inside -Xcompiler / -Wl, options are meant
+cd "$(dirname "$0")/.." || exit 2
 ROOT=$PWD
 OP2=${1:-}
 if [ -z "$OP2" ] || [ ! -d "$OP2/translator-v2" ]; then
