@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2054 # commas inside -Xcompiler / -Wl, options are meant
 # ccuda_link_check.sh -- OP2's airfoil translated for OP2's `c_cuda` target
 # (run-time-compiled CUDA) against op2-rs's include/, compiled, linked with
 # libop2_cuda, and run to the no-device stop; plus the JIT form of every
@@ -37,7 +38,6 @@
 # Uses $CUDA_HOME/bin/nvcc if set, otherwise scripts/cuda_toolkit.sh.
 # Exit status: 0 if every step passed.
 set -uo pipefail
-# shellcheck disable=SC2054 # commas inside -Xcompiler / -Wl, options are meant
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$PWD
 OP2=${1:-}
