@@ -25,6 +25,7 @@
 pub mod args;
 mod compose;
 pub mod cuda_api;
+pub mod cuda_gbl;
 pub mod decl;
 pub(crate) mod device;
 pub(crate) mod device_copies;
