@@ -5,6 +5,11 @@
 
 #include <stdint.h>
 
+/**
+ * Every argument's region starts on this boundary (bytes).
+ */
+#define GBL_ALIGN 128
+
 #define OP_STAGE_NONE 0
 
 #define OP_STAGE_INC 1
@@ -514,6 +519,31 @@ void mvReductArraysToHost(int reduct_bytes);
 void mvConstArraysToDevice(int consts_bytes);
 
 void mvConstArraysToHost(int consts_bytes);
+
+/**
+ * Give the global arguments their device storage (`args[i].data_d`) and
+ * upload the values the kernel reads.
+ */
+void prepareDeviceGbls(struct op_arg *args, int nargs, int max_threads);
+
+/**
+ * Combine the per-thread partials of reduced globals into their host
+ * values and copy RW/WRITE (and atomic INC) globals back. Returns whether
+ * the caller must still synchronise (never: the copies are synchronous).
+ */
+bool processDeviceGbls(struct op_arg *args, int nargs, int nelems, int max_threads);
+
+/**
+ * The most blocks a launch of `block_size` threads may use so that the
+ * per-thread reduction storage stays within `OP_cuda_reductions_mib` MiB.
+ */
+int getBlockLimit(struct op_arg *args, int nargs, int block_size, const char *name);
+
+/**
+ * Select atomic global INC: INC globals then get one uploaded slot that
+ * the kernel adds to atomically, instead of per-thread partials.
+ */
+void setGblIncAtomic(bool enable);
 
 /**
  * Initialise OP2: parse `OP_*` options from argv, set the diagnostics level.

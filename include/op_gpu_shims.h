@@ -4,8 +4,9 @@
  * OP2's runtime interface (op_cuda_rt_support.h) is written with gpuError_t and
  * gpuStream_t so that one header serves CUDA and HIP; this file resolves those
  * names, and the runtime-API calls OP2-style host code makes, to CUDA. op2-rs has
- * no HIP backend, so OP2_HIP is refused. The driver and NVRTC names of OP2's
- * JIT target (c_cuda) are left out: op2-rs does not support that target.
+ * no HIP backend, so OP2_HIP is refused. The driver and NVRTC calls of OP2's
+ * run-time-compiled target (c_cuda) are made by op_f2c_helpers.h, which loads
+ * them at run time, so they are not named here.
  */
 #ifndef __OP_GPU_SHIMS_H
 #define __OP_GPU_SHIMS_H
