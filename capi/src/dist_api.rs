@@ -141,6 +141,25 @@ fn halo_read_dats(st: &State, specs: &[ArgSpec]) -> Vec<op2_core::DatId> {
     v
 }
 
+/// The dats of a generated loop's switched-on dat args that `pick` selects
+/// (a dat may appear more than once).
+unsafe fn arg_dats(
+    st: &State,
+    call: &str,
+    nargs: c_int,
+    args: *const op_arg,
+    pick: impl Fn(&op_arg) -> bool,
+) -> Result<Vec<op2_core::DatId>> {
+    if nargs <= 0 || args.is_null() {
+        return Ok(Vec::new());
+    }
+    std::slice::from_raw_parts(args, nargs as usize)
+        .iter()
+        .filter(|a| a.opt != 0 && a.argtype == OP_ARG_DAT && pick(a))
+        .map(|a| st.dat_id(call, a.dat))
+        .collect()
+}
+
 /// The halo exchanges of a generated loop on `side`: the copies the loop
 /// reads are made fresh on that side first. Under MPI the exchange itself
 /// works on host copies: a device loop's dats with stale halos are brought
@@ -157,6 +176,17 @@ unsafe fn halo_exchanges(
         let s = st.set_id(call, set)?;
         let single = st.dist.kind() == DistKind::SingleNode;
         if single && !st.has_device() {
+            return Ok(st.dom.set(s).size as c_int);
+        }
+        if single {
+            // One node with a device: only residency to settle (no specs
+            // built: this runs before every generated loop).
+            for d in arg_dats(st, call, nargs, args, |_| true)? {
+                match side {
+                    Side::Host => st.host_fresh(call, d)?,
+                    Side::Device => st.device_fresh(call, d)?,
+                }
+            }
             return Ok(st.dom.set(s).size as c_int);
         }
         let specs = specs_of(st, nargs, args)?;
@@ -244,12 +274,17 @@ unsafe fn set_dirtybit(call: &'static str, nargs: c_int, args: *mut op_arg, side
         if single && !st.has_device() {
             return Ok(());
         }
-        let specs = specs_of(st, nargs, args)?;
-        if !single {
-            st.dist.after_loop(&mut st.dom, &specs, &mut [])?;
-            for d in crate::loop_cache::dats_of(&specs) {
-                st.mirror_dirty(d);
+        if single {
+            let written = |a: &op_arg| matches!(a.acc, OP_INC | OP_WRITE | OP_RW);
+            for d in arg_dats(st, call, nargs, args, written)? {
+                st.written_on(d, side == Side::Device);
             }
+            return Ok(());
+        }
+        let specs = specs_of(st, nargs, args)?;
+        st.dist.after_loop(&mut st.dom, &specs, &mut [])?;
+        for d in crate::loop_cache::dats_of(&specs) {
+            st.mirror_dirty(d);
         }
         for d in crate::loop_cache::written_dats(&specs) {
             st.written_on(d, side == Side::Device);
