@@ -315,7 +315,10 @@ fn library_symbols_and_dependencies() {
         .output()
         .expect("ldd");
     let ldd = String::from_utf8_lossy(&out.stdout);
-    assert!(ldd.contains("libhdf5_serial.so") || ldd.contains("libhdf5.so"), "{ldd}");
+    assert!(
+        ldd.contains("libhdf5_serial.so") || ldd.contains("libhdf5.so"),
+        "{ldd}"
+    );
     assert!(!ldd.contains("mpi"), "{ldd}");
 }
 
