@@ -1,6 +1,7 @@
 /*
- * op2-rs: OP2's HDF5 I/O interface. Prototypes only: no op2-rs library
- * defines these functions yet, so a program that calls them does not link.
+ * op2-rs: OP2's HDF5 I/O interface (OP2's file layout). Defined by
+ * libop2_hdf5 for a single node: link -lop2_hdf5 -lop2_seq (or -lop2_openmp)
+ * and the serial HDF5 library (Debian: -L/usr/lib/x86_64-linux-gnu/hdf5/serial -lhdf5).
  */
 #ifndef __OP_HDF5_H
 #define __OP_HDF5_H
@@ -20,6 +21,9 @@ void op_dump_to_hdf5(char const *file_name);
 void op_write_const_hdf5(char const *name, int dim, char const *type, char *const_data, char const *file_name);
 void op_fetch_data_hdf5_file(op_dat dat, char const *file_name);
 void op_fetch_data_hdf5_file_path(op_dat dat, char const *file_name, char const *path_name);
+/* Defined by OP2's HDF5 library but not declared in its header; declared here. */
+void op_fetch_data_hdf5(op_dat dat, char const *file_name, char const *path_name);
+void op_fetch_data_hdf5_file_ptr(char *data, const char *file_name);
 
 #ifdef __cplusplus
 }

@@ -62,6 +62,15 @@ pub struct Program {
     pub include_dirs: Vec<PathBuf>,
     pub defines: Vec<String>,
     pub extra_flags: Vec<String>,
+    /// link libop2_hdf5 before the OP2 library and the serial HDF5 after it
+    pub hdf5: bool,
+}
+
+/// The serial HDF5 installation (`HDF5_DIR`, else Debian's libhdf5-dev prefix).
+pub fn hdf5_dir() -> PathBuf {
+    std::env::var_os("HDF5_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/lib/x86_64-linux-gnu/hdf5/serial"))
 }
 
 impl Program {
@@ -76,6 +85,7 @@ impl Program {
             include_dirs: Vec::new(),
             defines: Vec::new(),
             extra_flags: Vec::new(),
+            hdf5: false,
         }
     }
 
@@ -93,6 +103,11 @@ impl Program {
     }
     pub fn define(mut self, d: &str) -> Self {
         self.defines.push(d.into());
+        self
+    }
+    /// OP2's HDF5 link line: `-lop2_hdf5 -lop2_<x> -lhdf5` (static: the archives).
+    pub fn with_hdf5(mut self) -> Self {
+        self.hdf5 = true;
         self
     }
     pub fn flag(mut self, f: &str) -> Self {
@@ -130,13 +145,25 @@ impl Program {
         cmd.args(&self.sources);
         match self.link {
             Link::Static => {
+                if self.hdf5 {
+                    cmd.arg(lib.join("libop2_hdf5.a"));
+                }
                 cmd.arg(&archive);
             }
             Link::Shared => {
                 cmd.arg(format!("-L{}", lib.display()));
                 cmd.arg(format!("-Wl,-rpath,{}", lib.display()));
+                if self.hdf5 {
+                    cmd.arg("-lop2_hdf5");
+                }
                 cmd.arg(format!("-l{}", self.lib));
             }
+        }
+        if self.hdf5 {
+            let h = hdf5_dir();
+            cmd.arg(format!("-L{}", h.join("lib").display()));
+            cmd.arg(format!("-Wl,-rpath,{}", h.join("lib").display()));
+            cmd.arg("-lhdf5");
         }
         cmd.args(["-lpthread", "-ldl", "-lm", "-o"]).arg(&exe);
         let out = cmd.output().expect("run the C compiler");

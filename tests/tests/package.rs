@@ -416,3 +416,27 @@ fn cmake_fortran_mpi_app() {
     mpirun_passed(&b.join("app"), 2);
     mpirun_passed(&b.join("app_op_init"), 2);
 }
+
+/// find_package(OP2 COMPONENTS seq hdf5): OP2::op2_hdf5 before OP2::op2_seq
+/// (static and shared) writes and reads OP2's layout; pkg-config's op2_hdf5
+/// gives OP2's link order and the serial HDF5.
+#[test]
+fn cmake_and_pkg_config_hdf5() {
+    let b = build_cmake_project("hdf5_app");
+    expect_passed(&b.join("app_hdf5"));
+    expect_passed(&b.join("app_hdf5_shared"));
+    let prefix = installed();
+    let pc_path = prefix.join("lib/pkgconfig");
+    let flags = run(Command::new(tool("pkg-config"))
+        .env("PKG_CONFIG_PATH", &pc_path)
+        .args(["--cflags", "--libs", "op2_hdf5", "op2_seq"]));
+    let want = format!(
+        "-I{p}/include -L{p}/lib -lop2_hdf5 -lop2_seq",
+        p = prefix.display()
+    );
+    assert_eq!(flags.split_whitespace().collect::<Vec<_>>().join(" "), want);
+    let s = run(Command::new(tool("pkg-config"))
+        .env("PKG_CONFIG_PATH", &pc_path)
+        .args(["--static", "--libs", "op2_hdf5"]));
+    assert!(s.contains("-lhdf5"), "{s}");
+}
