@@ -196,6 +196,7 @@ fn install_layout() {
             "lib/op2/mod/op2_fortran_declarations.mod",
             "lib/op2/mod/op2_fortran_reference.mod",
             "lib/op2/mod/op2_fortran_rt_support.mod",
+            "lib/op2/mod/op2_fortran_hdf5_declarations.mod",
         ]);
     }
     for f in files {

@@ -1,0 +1,293 @@
+! The Fortran airfoil (airfoil.F90) with its mesh read from an HDF5 file in
+! OP2's layout through OP2_Fortran_HDF5_Declarations, as OP2's Fortran
+! airfoil_hdf5 does. Same kernels (airfoil_kernels.F90), same output.
+!
+!   airfoil_hdf5 [MESHFILE] [--iters=N] [--out=FILE] [--out-h5=FILE]
+!                [--diags=N] [OP2 options]
+!
+! MESHFILE (default new_grid.h5) holds the sets nodes, edges, bedges, cells,
+! the maps pedge, pecell, pbedge, pbecell, pcell (0-based, hence
+! op_init_base(diags, 0)) and the dats p_bound and p_x; p_q is read when the
+! file has it (OP2's new_grid.h5 does), otherwise q starts at qinf as in
+! airfoil.F90. qold, adt and res start as zero temporaries: every kernel
+! writes them before reading them, so the file's values would not matter.
+! The output lines equal airfoil.F90's on the same mesh: the grid sizes,
+! " iter  rms" every 100 steps and the " q sums:" line; --out writes the
+! final q with op_print_dat_to_binfile, --out-h5 with op_fetch_data_hdf5_file.
+!
+! Link: module objects, -lop2_hdf5 -lop2_seq (or -lop2_openmp) and the
+! serial HDF5 library.
+
+module airfoil_hdf5_init
+
+  implicit none
+
+contains
+
+  ! cells, direct: q = qinf (when the file has no p_q)
+  subroutine init_q(q, q0)
+    real(8), dimension(4), intent(out) :: q
+    real(8), dimension(4), intent(in) :: q0
+    q = q0
+  end subroutine init_q
+
+end module airfoil_hdf5_init
+
+program airfoil_hdf5
+
+  use OP2_Fortran_HDF5_Declarations
+  use OP2_Fortran_Reference
+  use OP2_Fortran_RT_Support
+  use airfoil_constants
+  use airfoil_kernels
+  use airfoil_hdf5_init
+
+  implicit none
+
+  character(len=:), allocatable :: mesh_file, out_file, out_h5_file
+  integer(4) :: iters, diags
+
+  integer(4) :: nnode, ncell, nedge, nbedge, stat
+
+  type(op_set) :: nodes, edges, bedges, cells
+  type(op_map) :: pedge, pecell, pbedge, pbecell, pcell
+  type(op_dat) :: p_bound, p_x, p_q, p_qold, p_adt, p_res
+
+  real(8) :: rms, wall_t1, wall_t2
+  real(8), dimension(:, :), allocatable :: qfinal
+  real(8), dimension(4) :: qsum
+  integer(4) :: iter, stage, c, k, ncell_op
+  character(len=200) :: line
+  logical :: exists
+
+  call parse_command_line()
+
+  call op_init_base(diags, 0)
+
+  write (*, '(A)') 'reading in grid '
+  inquire (file=mesh_file, exist=exists)
+  if (.not. exists) then
+    write (*, '(A)') 'cannot open ' // mesh_file
+    error stop 1
+  end if
+
+  call op_decl_set_hdf5(nnode, nodes, mesh_file, 'nodes')
+  call op_decl_set_hdf5(nedge, edges, mesh_file, 'edges')
+  call op_decl_set_hdf5(nbedge, bedges, mesh_file, 'bedges')
+  call op_decl_set_hdf5(ncell, cells, mesh_file, 'cells')
+
+  call op_decl_map_hdf5(edges, nodes, 2, pedge, mesh_file, 'pedge', stat)
+  call require(stat, 'pedge')
+  call op_decl_map_hdf5(edges, cells, 2, pecell, mesh_file, 'pecell', stat)
+  call require(stat, 'pecell')
+  call op_decl_map_hdf5(bedges, nodes, 2, pbedge, mesh_file, 'pbedge', stat)
+  call require(stat, 'pbedge')
+  call op_decl_map_hdf5(bedges, cells, 1, pbecell, mesh_file, 'pbecell', stat)
+  call require(stat, 'pbecell')
+  call op_decl_map_hdf5(cells, nodes, 4, pcell, mesh_file, 'pcell', stat)
+  call require(stat, 'pcell')
+
+  call op_decl_dat_hdf5(bedges, 1, p_bound, 'integer(4)', mesh_file, 'p_bound', stat)
+  call require(stat, 'p_bound')
+  call op_decl_dat_hdf5(nodes, 2, p_x, 'real(8)', mesh_file, 'p_x', stat)
+  call require(stat, 'p_x')
+
+  write (line, '(A, I0, A, I0, A, I0, A, I0, A)') ' nodes ', nnode, ', cells ', ncell, ', edges ', nedge, &
+    ', boundary edges ', nbedge, ' '
+  write (*, '(A)') trim(line) // ' '
+
+  write (*, '(A)') 'initialising flow field '
+  call set_constants()
+
+  call op_decl_dat_hdf5(cells, 4, p_q, 'real(8)', mesh_file, 'p_q', stat)
+  if (stat < 0) then
+    call op_decl_dat_temp(cells, 4, 'real(8)', p_q, 'p_q')
+    call op_par_loop_2(init_q, cells, &
+      op_arg_dat(p_q, -1, OP_ID, 4, 'real(8)', OP_WRITE), &
+      op_arg_gbl(qinf, 4, 'real(8)', OP_READ))
+  end if
+  call op_decl_dat_temp(cells, 4, 'real(8)', p_qold, 'p_qold')
+  call op_decl_dat_temp(cells, 1, 'real(8)', p_adt, 'p_adt')
+  call op_decl_dat_temp(cells, 4, 'real(8)', p_res, 'p_res')
+
+  call op_decl_const(gam, 1, 'gam')
+  call op_decl_const(gm1, 1, 'gm1')
+  call op_decl_const(cfl, 1, 'cfl')
+  call op_decl_const(eps, 1, 'eps')
+  call op_decl_const(mach, 1, 'mach')
+  call op_decl_const(alpha, 1, 'alpha')
+  call op_decl_const(qinf, 4, 'qinf')
+
+  if (diags > 1) call op_diagnostic_output()
+
+  call op_timers(wall_t1)
+
+  rms = 0.0_8
+  do iter = 1, iters
+
+    call op_par_loop_2(save_soln, cells, &
+      op_arg_dat(p_q, -1, OP_ID, 4, 'real(8)', OP_READ), &
+      op_arg_dat(p_qold, -1, OP_ID, 4, 'real(8)', OP_WRITE))
+
+    do stage = 1, 2
+
+      call op_par_loop_6(adt_calc, cells, &
+        op_arg_dat(p_x, 1, pcell, 2, 'real(8)', OP_READ), &
+        op_arg_dat(p_x, 2, pcell, 2, 'real(8)', OP_READ), &
+        op_arg_dat(p_x, 3, pcell, 2, 'real(8)', OP_READ), &
+        op_arg_dat(p_x, 4, pcell, 2, 'real(8)', OP_READ), &
+        op_arg_dat(p_q, -1, OP_ID, 4, 'real(8)', OP_READ), &
+        op_arg_dat(p_adt, -1, OP_ID, 1, 'real(8)', OP_WRITE))
+
+      call op_par_loop_8(res_calc, edges, &
+        op_arg_dat(p_x, 1, pedge, 2, 'real(8)', OP_READ), &
+        op_arg_dat(p_x, 2, pedge, 2, 'real(8)', OP_READ), &
+        op_arg_dat(p_q, 1, pecell, 4, 'real(8)', OP_READ), &
+        op_arg_dat(p_q, 2, pecell, 4, 'real(8)', OP_READ), &
+        op_arg_dat(p_adt, 1, pecell, 1, 'real(8)', OP_READ), &
+        op_arg_dat(p_adt, 2, pecell, 1, 'real(8)', OP_READ), &
+        op_arg_dat(p_res, 1, pecell, 4, 'real(8)', OP_INC), &
+        op_arg_dat(p_res, 2, pecell, 4, 'real(8)', OP_INC))
+
+      call op_par_loop_6(bres_calc, bedges, &
+        op_arg_dat(p_x, 1, pbedge, 2, 'real(8)', OP_READ), &
+        op_arg_dat(p_x, 2, pbedge, 2, 'real(8)', OP_READ), &
+        op_arg_dat(p_q, 1, pbecell, 4, 'real(8)', OP_READ), &
+        op_arg_dat(p_adt, 1, pbecell, 1, 'real(8)', OP_READ), &
+        op_arg_dat(p_res, 1, pbecell, 4, 'real(8)', OP_INC), &
+        op_arg_dat(p_bound, -1, OP_ID, 1, 'integer(4)', OP_READ))
+
+      rms = 0.0_8
+      call op_par_loop_5(update, cells, &
+        op_arg_dat(p_qold, -1, OP_ID, 4, 'real(8)', OP_READ), &
+        op_arg_dat(p_q, -1, OP_ID, 4, 'real(8)', OP_WRITE), &
+        op_arg_dat(p_res, -1, OP_ID, 4, 'real(8)', OP_RW), &
+        op_arg_dat(p_adt, -1, OP_ID, 1, 'real(8)', OP_READ), &
+        op_arg_gbl(rms, 1, 'real(8)', OP_INC))
+    end do
+
+    rms = sqrt(rms / real(op_get_size(cells), 8))
+    if (mod(iter, 100) == 0) then
+      write (*, '(A)') ' ' // int_text(iter) // '  ' // e_text(rms, 5) // ' '
+    end if
+  end do
+
+  call op_timers(wall_t2)
+
+  ! bring the final state back and summarise it, in the C program's order
+  ncell_op = int(op_get_size(cells), 4)
+  allocate (qfinal(4, ncell_op))
+  call op_fetch_data(p_q, qfinal)
+  qsum = 0.0_8
+  do c = 1, ncell_op
+    do k = 1, 4
+      qsum(k) = qsum(k) + qfinal(k, c)
+    end do
+  end do
+  write (*, '(A)') ' q sums: ' // e_text(qsum(1), 15) // ' ' // e_text(qsum(2), 15) // ' ' // &
+    e_text(qsum(3), 15) // ' ' // e_text(qsum(4), 15) // ' '
+
+  if (len(out_file) > 0) then
+    call op_print_dat_to_binfile(p_q, out_file)
+    write (*, '(A)') ' wrote final q to ' // out_file // ' '
+  end if
+  if (len(out_h5_file) > 0) then
+    call op_fetch_data_hdf5_file(p_q, out_h5_file)
+    write (*, '(A)') ' wrote final q to ' // out_h5_file // ' '
+  end if
+
+  flush (6)
+  call op_timing_output()
+  write (line, '(F16.6)') wall_t2 - wall_t1
+  write (*, '(A)') 'Max total runtime = ' // trim(adjustl(line))
+
+  call op_exit()
+
+contains
+
+  ! a map or dat the program cannot run without
+  subroutine require(status, what)
+    integer(4), intent(in) :: status
+    character(len=*), intent(in) :: what
+    if (status < 0) then
+      write (*, '(A)') 'airfoil_hdf5: ' // mesh_file // ' has no dataset ' // what
+      error stop 1
+    end if
+  end subroutine require
+
+  subroutine parse_command_line()
+    integer :: i, n, length
+    character(len=:), allocatable :: arg
+
+    mesh_file = 'new_grid.h5'
+    out_file = ''
+    out_h5_file = ''
+    iters = 1000
+    diags = 0
+    n = command_argument_count()
+    do i = 1, n
+      call get_command_argument(i, length=length)
+      if (allocated(arg)) deallocate (arg)
+      allocate (character(len=length) :: arg)
+      call get_command_argument(i, arg)
+      if (index(arg, 'OP_') > 0) then
+        cycle
+      else if (starts_with(arg, '--iters=')) then
+        iters = int_value(arg(9:), '--iters')
+      else if (starts_with(arg, '--diags=')) then
+        diags = int_value(arg(9:), '--diags')
+      else if (starts_with(arg, '--out-h5=')) then
+        out_h5_file = arg(10:)
+      else if (starts_with(arg, '--out=')) then
+        out_file = arg(7:)
+      else if (starts_with(arg, '-')) then
+        write (*, '(A)') "unknown option '" // arg // "'"
+        error stop 2
+      else
+        mesh_file = arg
+      end if
+    end do
+  end subroutine parse_command_line
+
+  logical function starts_with(text, prefix)
+    character(len=*), intent(in) :: text, prefix
+    starts_with = len(text) >= len(prefix)
+    if (starts_with) starts_with = text(1:len(prefix)) == prefix
+  end function starts_with
+
+  integer(4) function int_value(text, what)
+    character(len=*), intent(in) :: text, what
+    integer :: stat
+    read (text, *, iostat=stat) int_value
+    if (stat /= 0 .or. int_value < 0) then
+      write (*, '(A)') 'invalid value for ' // what // ": '" // text // "'"
+      error stop 2
+    end if
+  end function int_value
+
+  function int_text(v) result(s)
+    integer(4), intent(in) :: v
+    character(len=:), allocatable :: s
+    character(len=16) :: buf
+    write (buf, '(I0)') v
+    s = trim(buf)
+  end function int_text
+
+  ! C's "%.<digits>e": d.ddd...e+XX (lower-case e, at least two exponent digits)
+  function e_text(v, digits) result(s)
+    real(8), intent(in) :: v
+    integer, intent(in) :: digits
+    character(len=:), allocatable :: s
+    character(len=40) :: buf, fmt
+    integer :: i
+    write (fmt, '(A, I0, A, I0, A)') '(ES', digits + 8, '.', digits, 'E2)'
+    if (abs(v) >= 1.0e100_8 .or. (abs(v) < 1.0e-99_8 .and. v /= 0.0_8)) then
+      write (fmt, '(A, I0, A, I0, A)') '(ES', digits + 9, '.', digits, 'E3)'
+    end if
+    write (buf, fmt) v
+    s = trim(adjustl(buf))
+    i = index(s, 'E')
+    if (i > 0) s(i:i) = 'e'
+  end function e_text
+
+end program airfoil_hdf5
