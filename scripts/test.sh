@@ -12,6 +12,9 @@ missing=""
 for t in cmake pkg-config gfortran; do command -v "$t" >/dev/null || missing="$missing $t"; done
 command -v mpicxx >/dev/null || missing="$missing libopenmpi-dev openmpi-bin"
 ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 || missing="$missing libclang-dev"
+# HDF5: Debian's parallel (OpenMPI) flavour for the MPI HDF5 tests, h5diff/h5dump
+[ -e /usr/lib/x86_64-linux-gnu/hdf5/openmpi/libhdf5.so ] || missing="$missing libhdf5-openmpi-dev"
+command -v h5diff >/dev/null || missing="$missing hdf5-tools"
 if [ -n "$missing" ]; then
     sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get update -qq >/dev/null
