@@ -94,7 +94,10 @@ fn main() {
     }
 
     let lib = std::env::var("CARGO_PKG_NAME").unwrap().replace('-', "_");
-    println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,lib{lib}.so");
+    // The *-capi crates are rlibs inside a library crate that names itself.
+    if !lib.ends_with("_capi") {
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,lib{lib}.so");
+    }
     println!("cargo:rerun-if-changed=../../build.rs");
     // The shared source names every library's feature; each crate defines only its own.
     println!("cargo::rustc-check-cfg=cfg(feature, values(\"lib-seq\", \"lib-openmp\", \"lib-mpi\", \"lib-cuda\", \"lib-mpi-cuda\"))");

@@ -305,11 +305,24 @@ impl H5File {
             *c = rows.end - rows.start;
             start[0] = rows.start;
         }
-        let mem = simple_space(&count)?;
         // SAFETY: a valid dataset id.
         let fid = locked(|| unsafe { h5d::H5Dget_space(ds.hid.id()) });
         let file = Hid::new(fid, Kind::Space)
             .ok_or_else(|| self.err(&ds.name, "has no dataspace".to_string()))?;
+        if count.contains(&0) {
+            // Nothing on this process (an MPI rank with an empty block still
+            // takes part in a collective transfer): empty selections.
+            let mem = simple_space(&vec![1; count.len().max(1)])?;
+            // SAFETY: valid dataspace ids.
+            let r = locked(|| unsafe {
+                h5s::H5Sselect_none(mem.id()).min(h5s::H5Sselect_none(file.id()))
+            });
+            if r < 0 {
+                return Err(self.err(&ds.name, "cannot select no rows".to_string()));
+            }
+            return Ok((mem, file));
+        }
+        let mem = simple_space(&count)?;
         if !ds.dims.is_empty() {
             // SAFETY: start and count have one entry per dimension of the space.
             let r = locked(|| unsafe {

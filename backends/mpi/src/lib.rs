@@ -31,6 +31,23 @@ pub struct MpiComm {
 // on one thread at a time (the API thread), which FUNNELED allows.
 unsafe impl Send for MpiComm {}
 
+/// The communicator of the live library (OP2's `OP_MPI_WORLD`), for code
+/// outside the distribution that must talk to the same ranks (the MPI HDF5
+/// API opens its files on it); NULL when there is none.
+static WORLD: std::sync::Mutex<Option<RawComm>> = std::sync::Mutex::new(None);
+
+/// The library's communicator between `op_init` and `op_exit` (`None`
+/// outside them).
+pub fn world() -> Option<ffi::MPI_Comm> {
+    WORLD.lock().ok().and_then(|w| w.map(|c| c.0))
+}
+
+fn set_world(c: Option<ffi::MPI_Comm>) {
+    if let Ok(mut w) = WORLD.lock() {
+        *w = c.map(RawComm);
+    }
+}
+
 /// Turn an MPI return code into a Result naming the call.
 fn check(call: &str, rc: c_int) -> Result<()> {
     if rc == ffi::MPI_SUCCESS as c_int {
@@ -128,6 +145,7 @@ impl MpiComm {
             let mut node_ranks = 1;
             check("MPI_Comm_size", ffi::MPI_Comm_size(node, &mut node_ranks))?;
             check("MPI_Comm_free", ffi::MPI_Comm_free(&mut node))?;
+            set_world(Some(comm));
             Ok(MpiComm {
                 comm,
                 rank: rank as usize,
@@ -394,6 +412,7 @@ impl Collectives for MpiComm {
         if !initialized() {
             return Ok(());
         }
+        set_world(None);
         // SAFETY: our own duplicate communicator, freed once.
         check("MPI_Comm_free", unsafe {
             ffi::MPI_Comm_free(&mut self.comm)

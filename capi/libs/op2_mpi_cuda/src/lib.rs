@@ -1,0 +1,5 @@
+//! `libop2_mpi_cuda`: the OP2 C ABI over MPI (`op2_mpi_cuda_capi`) and OP2's HDF5
+//! API under MPI (`op2_mpi_hdf5`), linked side by side (see Cargo.toml).
+
+pub extern crate op2_mpi_cuda_capi;
+pub extern crate op2_mpi_hdf5;

@@ -1,0 +1,248 @@
+//! OP2's HDF5 API under MPI (in libop2_mpi.a, linked as OP2 links it:
+//! `-lop2_mpi` and the parallel HDF5 library): airfoil_hdf5_mpi reads a mesh
+//! written by the serial library (mesh2hdf5, libop2_hdf5 + libop2_seq),
+//! partitions it and prints the same rms history as the sequential .dat
+//! airfoil on 1-4 ranks; op_fetch_data_hdf5_file right after op_partition
+//! gives back the file's data exactly; a program without HDF5 still links
+//! without -lhdf5; a serial HDF5 gives one clear error.
+
+use op2_tests::{build_once, lib_dir, out_dir, root, run_in, Lang, Link, Program, Run};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const PARALLEL_HDF5: &str = "/usr/lib/x86_64-linux-gnu/hdf5/openmpi";
+const SERIAL_HDF5: &str = "/usr/lib/x86_64-linux-gnu/hdf5/serial";
+
+fn ok_build(what: &str, cmd: &mut Command) {
+    let out = cmd.output().expect("run the compiler");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && !err.contains("warning"),
+        "{what}: {cmd:?}\n{err}"
+    );
+}
+
+/// airfoil_hdf5_mpi against libop2_mpi.a and the HDF5 in `hdf5_dir`.
+fn airfoil_hdf5_mpi(hdf5_dir: &str, tag: &str) -> PathBuf {
+    let exe = out_dir().join(format!("airfoil_hdf5_mpi-{tag}"));
+    let c = root().join("c-examples");
+    let mut cmd = Command::new("mpicxx");
+    cmd.args([
+        "-DOMPI_SKIP_MPICXX",
+        "-std=c++17",
+        "-O2",
+        "-Wall",
+        "-Wextra",
+    ])
+    .args(["-ffp-contract=off"])
+    .arg(format!("-I{}", root().join("include").display()))
+    .arg(format!("-I{}", c.join("common").display()))
+    .arg(format!("-I{}", c.join("airfoil").display()))
+    .arg(c.join("hdf5/airfoil_hdf5_mpi.cpp"))
+    .arg(c.join("common/naca_mesh.c"))
+    .arg(lib_dir().join("libop2_mpi.a"))
+    .arg(format!("-L{hdf5_dir}"))
+    .args(["-lhdf5", "-lpthread", "-ldl", "-lm", "-o"])
+    .arg(&exe);
+    // naca_mesh.c is C: compile it as such
+    let obj = out_dir().join(format!("naca_mesh-{tag}.o"));
+    ok_build(
+        "naca_mesh.c",
+        Command::new("gcc")
+            .args(["-std=c99", "-O2", "-c"])
+            .arg(c.join("common/naca_mesh.c"))
+            .arg("-o")
+            .arg(&obj),
+    );
+    let args: Vec<_> = cmd
+        .get_args()
+        .map(|a| {
+            if Path::new(a) == c.join("common/naca_mesh.c") {
+                obj.clone().into_os_string()
+            } else {
+                a.to_os_string()
+            }
+        })
+        .collect();
+    ok_build(
+        &exe.display().to_string(),
+        Command::new("mpicxx").args(args),
+    );
+    exe
+}
+
+fn serial_tool(name: &str, src: &str) -> PathBuf {
+    let c = root().join("c-examples");
+    build_once(
+        &Program::new(name, Lang::Cxx17, &[src, "c-examples/common/naca_mesh.c"])
+            .lib("op2_seq")
+            .link(Link::Static)
+            .include(&c.join("common").display().to_string())
+            .include(&c.join("airfoil").display().to_string())
+            .with_hdf5(),
+    )
+}
+
+fn mpirun(exe: &Path, np: usize, args: &[&str], dir: &Path) -> Run {
+    let out = Command::new("timeout")
+        .args([
+            "-k",
+            "5",
+            "300",
+            "mpirun",
+            "--allow-run-as-root",
+            "--oversubscribe",
+        ])
+        .args(["--bind-to", "none", "-np", &np.to_string()])
+        .arg(exe)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run mpirun");
+    Run {
+        status: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn history(s: &str) -> Vec<String> {
+    s.lines()
+        .filter(|l| {
+            l.starts_with(' ')
+                && l.trim_start()
+                    .split(' ')
+                    .next()
+                    .is_some_and(|w| w.parse::<u32>().is_ok())
+        })
+        .filter(|l| l.contains('e'))
+        .map(str::to_string)
+        .collect()
+}
+
+fn h5diff(a: &Path, b: &Path, what: &str) {
+    let out = Command::new("h5diff")
+        .arg(a)
+        .arg(b)
+        .args([what, what])
+        .output()
+        .expect("run h5diff (hdf5-tools)");
+    assert!(
+        out.status.success(),
+        "{} and {} differ in {what}:\n{}",
+        a.display(),
+        b.display(),
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn airfoil_hdf5_mpi_matches_sequential_on_1_to_4_ranks() {
+    let dir = out_dir().join("runs/hdf5-mpi-airfoil");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mesh2hdf5 = serial_tool("mesh2hdf5", "c-examples/hdf5/mesh2hdf5.cpp");
+    run_in(&mesh2hdf5, &["--cells=3000", "-o", "gen.h5"], &dir, &[]).ok();
+    let seq = build_once(
+        &Program::new(
+            "airfoil",
+            Lang::Cxx17,
+            &[
+                "c-examples/airfoil/airfoil.cpp",
+                "c-examples/common/naca_mesh.c",
+            ],
+        )
+        .lib("op2_seq")
+        .include(&root().join("c-examples/common").display().to_string())
+        .include(&root().join("c-examples/airfoil").display().to_string()),
+    );
+    let want = history(
+        &run_in(&seq, &["--cells=3000", "--iters=200"], &dir, &[])
+            .ok()
+            .stdout,
+    );
+    assert_eq!(want.len(), 2);
+    let exe = airfoil_hdf5_mpi(PARALLEL_HDF5, "parallel");
+    for np in 1..=4 {
+        let out = format!("q{np}.h5");
+        let r = mpirun(
+            &exe,
+            np,
+            &["gen.h5", "--iters=200", &format!("--out={out}")],
+            &dir,
+        );
+        r.ok();
+        assert_eq!(history(&r.stdout), want, "{np} ranks:\n{}", r.stdout);
+        // no iterations: the fetched q is the file's, bit for bit
+        let out0 = format!("q0_{np}.h5");
+        mpirun(
+            &exe,
+            np,
+            &["gen.h5", "--iters=0", &format!("--out={out0}")],
+            &dir,
+        )
+        .ok();
+        h5diff(&dir.join("gen.h5"), &dir.join(&out0), "/p_q");
+    }
+}
+
+#[test]
+fn serial_hdf5_under_mpi_is_one_clear_error() {
+    let dir = out_dir().join("runs/hdf5-mpi-serial");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = airfoil_hdf5_mpi(&format!("{SERIAL_HDF5}/lib"), "serial");
+    let r = mpirun(&exe, 2, &["missing.h5"], &dir);
+    assert_eq!(r.status, Some(1), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("OP2 error in op_decl_set_hdf5 (set \"nodes\"): the HDF5 library in use")
+            && r.stderr.contains("is a serial HDF5"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// Programs without HDF5 link libop2_mpi.a exactly as before (no -lhdf5),
+/// and nothing of HDF5 ends up in them.
+#[test]
+fn mpi_programs_without_hdf5_need_no_hdf5() {
+    let exe = out_dir().join("airfoil_mpi-nohdf5");
+    let c = root().join("c-examples");
+    let obj = out_dir().join("naca_mesh-nohdf5.o");
+    ok_build(
+        "naca_mesh.c",
+        Command::new("gcc")
+            .args(["-std=c99", "-O2", "-c"])
+            .arg(c.join("common/naca_mesh.c"))
+            .arg("-o")
+            .arg(&obj),
+    );
+    ok_build(
+        "airfoil_mpi",
+        Command::new("mpicxx")
+            .args([
+                "-DOMPI_SKIP_MPICXX",
+                "-std=c++17",
+                "-O2",
+                "-Wall",
+                "-Wextra",
+            ])
+            .arg(format!("-I{}", root().join("include").display()))
+            .arg(format!("-I{}", c.join("common").display()))
+            .arg(format!("-I{}", c.join("airfoil").display()))
+            .arg(c.join("airfoil/airfoil_mpi.cpp"))
+            .arg(&obj)
+            .arg(lib_dir().join("libop2_mpi.a"))
+            .args(["-lpthread", "-ldl", "-lm", "-o"])
+            .arg(&exe),
+    );
+    let nm = Command::new("nm").arg(&exe).output().expect("run nm");
+    let syms = String::from_utf8_lossy(&nm.stdout);
+    assert!(
+        !syms
+            .lines()
+            .any(|l| l.contains(" H5") || l.contains("hdf5_metno")),
+        "HDF5 code linked into a program without HDF5"
+    );
+}
