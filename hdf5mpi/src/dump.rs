@@ -1,7 +1,8 @@
 //! `op_dump_to_hdf5` under MPI, as OP2: set datasets hold global sizes;
 //! maps and dats are written as held (after `op_partition`: partitioned
 //! order, maps in local numbering), each rank's owned rows after those of
-//! the lower ranks, with collective transfers.
+//! the lower ranks, with collective transfers. Dats are written from their
+//! host copies, brought up to date first (`op_cuda_get_data`).
 
 use crate::ffi::{self, op_dat, op_map};
 use crate::guard::{arg, guard, notice, Fail, Res};
@@ -83,6 +84,10 @@ unsafe fn dump_map(c: &Ctx, f: &H5File, map: op_map) -> Res<()> {
 /// # Safety
 /// `dat` is a live dat of the OP2 library.
 unsafe fn dump_dat(c: &Ctx, f: &H5File, dat: op_dat) -> Res<()> {
+    // The host copy is written: make it current first (libop2_mpi_cuda:
+    // the device copy may be newer, e.g. after a loop that wrote the dat).
+    // SAFETY: a live dat of the OP2 library.
+    unsafe { ffi::op_cuda_get_data(dat) };
     // SAFETY: a live dat mirror.
     let (name, size, data, set) =
         unsafe { (name_of((*dat).name), (*dat).size, (*dat).data, (*dat).set) };

@@ -96,6 +96,9 @@ extern "C" {
     ) -> op_dat;
     pub fn op_fetch_data_idx_char(dat: op_dat, dst: *mut c_char, low: c_int, high: c_int);
     pub fn op_get_size(set: op_set) -> i64;
+    /// Bring the host copy up to date when the device copy is newer
+    /// (every OP2 library defines it; a no-op without a device).
+    pub fn op_cuda_get_data(dat: op_dat);
     pub static OP_set_index: c_int;
     pub static OP_map_index: c_int;
     pub static OP_set_list: *mut op_set;

@@ -2,6 +2,14 @@
 //! one line `OP2 error in <call> (<object>): <what>` and every rank stops
 //! with status 1 (MPI_Abort, as the other ranks may wait in a collective
 //! call); a panic is an internal error, status 70.
+//!
+//! Most errors (a missing file, a wrong dim, an unknown type) are found by
+//! every rank, as every rank reads the same metadata. OP2 prints them on
+//! rank 0 only (`op_printf`) and aborts; so does this crate: rank 0 prints
+//! and aborts at once, rank r > 0 first waits [`grace`]`(r)` (longer for
+//! higher ranks), so that the lowest failing rank's MPI_Abort ends the job
+//! before a second copy of the line is printed. An error that only other
+//! ranks find is still printed, by the lowest of them, after its wait.
 
 use crate::mpio::Comm;
 use std::ffi::{c_char, CStr, CString};
@@ -31,9 +39,26 @@ fn flush() {
     let _ = std::io::stdout().flush();
 }
 
-fn stop(code: i32) -> ! {
+/// How long rank `rank` waits before reporting its error: none on rank 0,
+/// 2 s + 0.5 s per rank elsewhere (at most 30 s).
+fn grace(rank: u32) -> std::time::Duration {
+    if rank == 0 {
+        return std::time::Duration::ZERO;
+    }
+    std::time::Duration::from_millis(2000 + 500 * u64::from(rank.min(56)))
+}
+
+/// Print `line` (once per job when every rank fails alike: see the module
+/// comment) and stop every rank with `code`.
+fn stop(line: &str, code: i32) -> ! {
     flush();
-    if let Ok(c) = Comm::world() {
+    let comm = Comm::world().ok();
+    if let Some(c) = &comm {
+        std::thread::sleep(grace(c.rank));
+    }
+    eprintln!("{line}");
+    flush();
+    if let Some(c) = comm {
         c.abort(code);
     }
     std::process::exit(code)
@@ -44,13 +69,11 @@ pub fn guard<R>(call: &str, f: impl FnOnce() -> Res<R>) -> R {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(r)) => r,
         Ok(Err(e)) => {
-            flush();
             if e.object.is_empty() {
-                eprintln!("OP2 error in {call}: {}", e.msg);
+                stop(&format!("OP2 error in {call}: {}", e.msg), 1)
             } else {
-                eprintln!("OP2 error in {call} ({}): {}", e.object, e.msg);
+                stop(&format!("OP2 error in {call} ({}): {}", e.object, e.msg), 1)
             }
-            stop(1)
         }
         Err(p) => {
             let msg = p
@@ -58,11 +81,12 @@ pub fn guard<R>(call: &str, f: impl FnOnce() -> Res<R>) -> R {
                 .map(|s| s.to_string())
                 .or_else(|| p.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            flush();
-            eprintln!(
-                "OP2 internal error in {call}: {msg} (this is a bug in op2-rs; please report it)"
-            );
-            stop(70)
+            stop(
+                &format!(
+                    "OP2 internal error in {call}: {msg} (this is a bug in op2-rs; please report it)"
+                ),
+                70,
+            )
         }
     }
 }

@@ -11,7 +11,10 @@
 //!   function), and airfoil_hdf5 on an OP2-layout .h5 of a meshgen mesh prints
 //!   the same grid/rms/q-sum lines and writes the same final q, bit for bit,
 //!   as the .dat Fortran airfoil on that mesh; with libop2_openmp its rms
-//!   history agrees to 1e-10.
+//!   history agrees to 1e-10;
+//! * under MPI (the same objects linked by mpif90 with libop2_mpi.a and the
+//!   parallel HDF5) airfoil_hdf5 on 1-3 ranks (op_partition PARMETIS KWAY)
+//!   prints the .dat airfoil's grid and rms lines, q sums within 1e-12.
 //!
 //! Until libop2_hdf5.a exists in the library directory the link-and-run tests
 //! print a SKIPPED line naming it and pass. The serial HDF5 library is looked
@@ -467,5 +470,119 @@ fn fortran_airfoil_hdf5_openmp_close_to_seq() {
             ((rd - rh) / rd).abs() < 1e-10,
             "iter {id}: rms {rh:e} (hdf5, openmp) vs {rd:e} (dat, seq)"
         );
+    }
+}
+
+/// airfoil_hdf5's objects linked by mpif90 with libop2_mpi.a and the parallel HDF5.
+fn link_airfoil_hdf5_mpi() -> PathBuf {
+    let o = objects();
+    let exe = build_dir().join("airfoil_hdf5-op2_mpi");
+    let mut cmd = Command::new("mpif90");
+    cmd.arg("-rdynamic")
+        .arg(&o.airfoil_hdf5)
+        .arg(&o.airfoil_kernels)
+        .arg(module_archive())
+        .arg(lib_dir().join("libop2_mpi.a"))
+        .args(["-L/usr/lib/x86_64-linux-gnu/hdf5/openmpi", "-lhdf5"])
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(&exe);
+    let out = cmd.output().expect("run mpif90");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && !err.contains("arning"),
+        "{cmd:?}\n{err}"
+    );
+    exe
+}
+
+/// stdout of `exe MESH --iters=300` on `np` ranks (which must succeed).
+fn run_mpi(exe: &Path, np: usize, h5: &Path) -> String {
+    let dir = scratch(&format!("fh5-mpi-{np}"));
+    let out = Command::new("timeout")
+        .args([
+            "-k",
+            "5",
+            "120",
+            "mpirun",
+            "--allow-run-as-root",
+            "--oversubscribe",
+        ])
+        .args(["--bind-to", "none", "-np", &np.to_string()])
+        .arg(exe)
+        .arg(h5)
+        .arg("--iters=300")
+        .current_dir(&dir)
+        .output()
+        .expect("run mpirun");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{np} ranks:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout.into_owned()
+}
+
+/// airfoil_hdf5 under MPI: the same objects linked by mpif90 against
+/// libop2_mpi.a (which holds OP2's HDF5 functions with MPI semantics) and
+/// the parallel HDF5; on 1, 2 and 3 ranks (op_partition PARMETIS KWAY) it
+/// prints the rms lines of the sequential .dat airfoil on the same mesh,
+/// and q sums (gathered in the original order) within 1e-12.
+#[test]
+fn fortran_airfoil_hdf5_mpi_matches_dat_airfoil() {
+    if !have_gfortran() {
+        return;
+    }
+    let Some(hdf5) = hdf5_library("fortran_airfoil_hdf5_mpi_matches_dat_airfoil") else {
+        return;
+    };
+    let o = objects();
+    let (dat, h5) = meshes(&hdf5);
+    let airfoil = link(
+        "airfoil-op2_seq",
+        &[&o.airfoil, &o.airfoil_kernels],
+        &[lib_dir().join("libop2_seq.a")],
+        &[],
+    );
+    let exe = link_airfoil_hdf5_mpi();
+    let ddir = scratch("fh5-mpi-dat");
+    let d = run_args(
+        &airfoil,
+        &[path_str(&dat), "--iters=300".into()],
+        &ddir,
+        &[],
+    );
+    d.ok();
+    let want: Vec<&str> = result_lines(&d.stdout)
+        .into_iter()
+        .filter(|l| !l.starts_with(" q sums:"))
+        .collect();
+    let sums = |s: &str| -> Vec<f64> {
+        let l = s
+            .lines()
+            .find(|l| l.starts_with(" q sums:"))
+            .expect("q sums line");
+        l[8..]
+            .split_whitespace()
+            .map(|w| w.parse().unwrap())
+            .collect()
+    };
+    let want_sums = sums(&d.stdout);
+    for np in 1..=3 {
+        let stdout = run_mpi(&exe, np, &h5);
+        let got: Vec<&str> = result_lines(&stdout)
+            .into_iter()
+            .filter(|l| !l.starts_with(" q sums:"))
+            .collect();
+        assert_eq!(got, want, "{np} ranks:\n{stdout}");
+        assert_eq!(rms_history(&stdout).len(), 3, "{stdout}");
+        let s = sums(&stdout);
+        let scale = want_sums.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        for (a, b) in s.iter().zip(&want_sums) {
+            assert!(
+                (a - b).abs() <= 1e-12 * scale,
+                "{np} ranks: q sums {s:?} vs {want_sums:?}"
+            );
+        }
     }
 }

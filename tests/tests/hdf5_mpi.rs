@@ -4,11 +4,16 @@
 //! partitions it and prints the same rms history as the sequential .dat
 //! airfoil on 1-4 ranks; op_fetch_data_hdf5_file right after op_partition
 //! gives back the file's data exactly; a program without HDF5 still links
-//! without -lhdf5; a serial HDF5 gives one clear error.
+//! without -lhdf5; a serial HDF5 gives one clear error. tests/c/hdf5_mpi_api.cpp
+//! exercises every function on 1-4 ranks against known answers and the
+//! serial view of the files (libhdf5 without MPI-IO, h5dump), the error
+//! paths, and (libop2_mpi_cuda on a simulated device) dumps and fetches of
+//! dats whose device copy is newer.
 
 use op2_tests::{build_once, lib_dir, out_dir, root, run_in, Lang, Link, Program, Run};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 const PARALLEL_HDF5: &str = "/usr/lib/x86_64-linux-gnu/hdf5/openmpi";
 const SERIAL_HDF5: &str = "/usr/lib/x86_64-linux-gnu/hdf5/serial";
@@ -84,6 +89,10 @@ fn serial_tool(name: &str, src: &str) -> PathBuf {
 }
 
 fn mpirun(exe: &Path, np: usize, args: &[&str], dir: &Path) -> Run {
+    mpirun_env(exe, np, args, dir, &[])
+}
+
+fn mpirun_env(exe: &Path, np: usize, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Run {
     let out = Command::new("timeout")
         .args([
             "-k",
@@ -97,6 +106,7 @@ fn mpirun(exe: &Path, np: usize, args: &[&str], dir: &Path) -> Run {
         .arg(exe)
         .args(args)
         .current_dir(dir)
+        .envs(env.iter().copied())
         .output()
         .expect("run mpirun");
     Run {
@@ -245,4 +255,176 @@ fn mpi_programs_without_hdf5_need_no_hdf5() {
             .any(|l| l.contains(" H5") || l.contains("hdf5_metno")),
         "HDF5 code linked into a program without HDF5"
     );
+}
+
+/// tests/c/hdf5_mpi_api.cpp against `lib` (libop2_mpi or libop2_mpi_cuda,
+/// static) and the parallel HDF5; built once per test process (the tests
+/// run side by side).
+fn mpi_api(lib: &'static str) -> PathBuf {
+    static MPI: OnceLock<PathBuf> = OnceLock::new();
+    static MPI_CUDA: OnceLock<PathBuf> = OnceLock::new();
+    let cell = if lib == "op2_mpi" { &MPI } else { &MPI_CUDA };
+    cell.get_or_init(|| build_mpi_api(lib)).clone()
+}
+
+fn build_mpi_api(lib: &str) -> PathBuf {
+    let exe = out_dir().join(format!("hdf5_mpi_api-{lib}"));
+    ok_build(
+        "hdf5_mpi_api.cpp",
+        Command::new("mpicxx")
+            .args(["-DOMPI_SKIP_MPICXX", "-std=c++17", "-O2"])
+            .args(["-Wall", "-Wextra", "-pedantic"])
+            .arg(format!("-I{}", root().join("include").display()))
+            .arg("-I/usr/include/hdf5/openmpi")
+            .arg(root().join("tests/c/hdf5_mpi_api.cpp"))
+            .arg(lib_dir().join(format!("lib{lib}.a")))
+            .arg(format!("-L{PARALLEL_HDF5}"))
+            .args(["-lhdf5", "-lpthread", "-ldl", "-lm", "-o"])
+            .arg(&exe),
+    );
+    exe
+}
+
+/// A fresh directory holding mesh.h5 (the program's "gen" mode, one process).
+fn mesh_dir(exe: &Path, tag: &str) -> PathBuf {
+    let dir = out_dir().join("runs").join(tag);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // (a simulated device, so that libop2_mpi_cuda's op_init goes on)
+    mpirun_env(exe, 1, &["gen"], &dir, &[("OP2_RS_DEVICE", "host")]).ok();
+    dir
+}
+
+fn all_pass(r: &Run, checks: &[&str], what: &str) {
+    assert_eq!(r.status, Some(0), "{what}:\n{}\n{}", r.stdout, r.stderr);
+    for c in checks {
+        assert!(
+            r.stdout.lines().any(|l| l == format!("PASS {c}")),
+            "{what}: no PASS {c}:\n{}",
+            r.stdout
+        );
+    }
+    assert!(!r.stdout.contains("FAIL"), "{what}:\n{}", r.stdout);
+}
+
+fn h5dump_data(dir: &Path, file: &str, dataset: &str) -> String {
+    let out = Command::new("h5dump")
+        .args(["-d", dataset, file])
+        .current_dir(dir)
+        .output()
+        .expect("run h5dump (hdf5-tools)");
+    assert!(out.status.success(), "h5dump -d {dataset} {file}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+const API_CHECKS: &[&str] = &[
+    "sets_block_rule",
+    "set_infer_size",
+    "map_block_bytes",
+    "dat_double_block_bytes",
+    "dat_int_block_bytes",
+    "dat_in_group_block_bytes",
+    "serial_read_is_known_mesh",
+    "missing_datasets_are_null",
+    "get_const",
+    "write_const_round_trip",
+    "write_const_serial_view",
+    "dump_set_global_sizes",
+    "dump_map_as_held",
+    "dump_dats_as_held",
+    "dump_x_rows_are_the_mesh_rows",
+    "dump_attributes",
+    "fetch_file_original_order",
+    "fetch_file_path_group",
+    "fetch_data_hdf5_path",
+    "fetch_file_ptr",
+    "fetch_file_overwrite",
+];
+
+#[test]
+fn every_function_on_1_to_4_ranks() {
+    let exe = mpi_api("op2_mpi");
+    for np in 1..=4 {
+        let dir = mesh_dir(&exe, &format!("hdf5-mpi-api-{np}"));
+        let r = mpirun(&exe, np, &["api"], &dir);
+        all_pass(&r, API_CHECKS, &format!("{np} ranks"));
+        // the missing datasets: OP2's notice, once (rank 0)
+        for what in ["dat \"nope\"", "map \"nomap\""] {
+            let n = r
+                .stdout
+                .matches(&format!("{what} not found in file \"mesh.h5\""))
+                .count();
+            assert_eq!(n, 1, "{np} ranks: notice for {what}:\n{}", r.stdout);
+        }
+        // h5dump's view of the dump: global set sizes, the dats' shapes
+        let d = h5dump_data(&dir, "dump.h5", "nodes");
+        assert!(d.contains("(0): 23"), "{d}");
+        let d = h5dump_data(&dir, "dump.h5", "cells");
+        assert!(d.contains("(0): 17"), "{d}");
+        let d = h5dump_data(&dir, "dump.h5", "x");
+        assert!(d.contains("SIMPLE { ( 23, 2 ) / ( 23, 2 ) }"), "{d}");
+        let d = h5dump_data(&dir, "fetch.h5", "grp/sub/ids2");
+        assert!(
+            d.contains("SIMPLE { ( 17, 1 ) / ( 17, 1 ) }") && d.contains("(16,0): 1016"),
+            "{d}"
+        );
+    }
+}
+
+/// An error every rank finds (the wrong dim), and one only ranks > 0 find
+/// (a pointer no dat was declared with there, while rank 0 waits in the
+/// collective fetch): one line, status 1 (MPI_Abort), on 1-4 ranks.
+#[test]
+fn errors_under_mpi_are_one_line() {
+    let exe = mpi_api("op2_mpi");
+    for np in 1..=4 {
+        let dir = mesh_dir(&exe, &format!("hdf5-mpi-err-{np}"));
+        let r = mpirun(&exe, np, &["dimerr"], &dir);
+        assert_eq!(r.status, Some(1), "{np} ranks: {}", r.stderr);
+        let line = "OP2 error in op_decl_dat_hdf5 (dat \"x\"): dataset \"x\" in file \"mesh.h5\": has dim 2 (columns), the dat has dim 3";
+        assert_eq!(
+            r.stderr.matches(line).count(),
+            1,
+            "{np} ranks:\n{}",
+            r.stderr
+        );
+        assert_eq!(r.stderr.matches("OP2 error").count(), 1, "{}", r.stderr);
+        assert!(!r.stdout.contains("not reached"));
+        if np > 1 {
+            let r = mpirun(&exe, np, &["ptrerr"], &dir);
+            assert_eq!(r.status, Some(1), "{np} ranks: {}", r.stderr);
+            let line =
+                "OP2 error in op_fetch_data_hdf5_file_ptr: no dat was declared with data pointer";
+            assert_eq!(
+                r.stderr.matches(line).count(),
+                1,
+                "{np} ranks:\n{}",
+                r.stderr
+            );
+            assert!(!r.stdout.contains("not reached"));
+        }
+    }
+}
+
+/// libop2_mpi_cuda on a device simulated in host memory: x written on the
+/// device after op_partition; op_dump_to_hdf5 and op_fetch_data_hdf5_file
+/// write the device's values.
+#[test]
+fn dump_and_fetch_write_device_values() {
+    let exe = mpi_api("op2_mpi_cuda");
+    for np in 1..=3 {
+        let dir = mesh_dir(&exe, &format!("hdf5-mpi-device-{np}"));
+        let r = mpirun_env(&exe, np, &["device"], &dir, &[("OP2_RS_DEVICE", "host")]);
+        all_pass(
+            &r,
+            &[
+                "device_copies",
+                "device_newer",
+                "dump_writes_device_values",
+                "device_newer_again",
+                "fetch_writes_device_values",
+            ],
+            &format!("{np} ranks"),
+        );
+    }
 }

@@ -15,8 +15,13 @@
 ! " iter  rms" every 100 steps and the " q sums:" line; --out writes the
 ! final q with op_print_dat_to_binfile, --out-h5 with op_fetch_data_hdf5_file.
 !
+! After the declarations op_partition("PARMETIS", "KWAY", cells, pecell, p_x)
+! (nothing to do on one node); lines are printed by the root process only.
+!
 ! Link: module objects, -lop2_hdf5 -lop2_seq (or -lop2_openmp) and the
-! serial HDF5 library.
+! serial HDF5 library; under MPI (as OP2: the HDF5 functions are in the MPI
+! library) -lop2_mpi and a parallel HDF5, e.g.
+! -L/usr/lib/x86_64-linux-gnu/hdf5/openmpi -lhdf5.
 
 module airfoil_hdf5_init
 
@@ -64,7 +69,7 @@ program airfoil_hdf5
 
   call op_init_base(diags, 0)
 
-  write (*, '(A)') 'reading in grid '
+  call say('reading in grid ')
   inquire (file=mesh_file, exist=exists)
   if (.not. exists) then
     write (*, '(A)') 'cannot open ' // mesh_file
@@ -92,11 +97,12 @@ program airfoil_hdf5
   call op_decl_dat_hdf5(nodes, 2, p_x, 'real(8)', mesh_file, 'p_x', stat)
   call require(stat, 'p_x')
 
-  write (line, '(A, I0, A, I0, A, I0, A, I0, A)') ' nodes ', nnode, ', cells ', ncell, ', edges ', nedge, &
-    ', boundary edges ', nbedge, ' '
-  write (*, '(A)') trim(line) // ' '
+  ! the global sizes (under MPI each rank holds a block of each set)
+  write (line, '(A, I0, A, I0, A, I0, A, I0, A)') ' nodes ', op_get_size(nodes), ', cells ', &
+    op_get_size(cells), ', edges ', op_get_size(edges), ', boundary edges ', op_get_size(bedges), ' '
+  call say(trim(line) // ' ')
 
-  write (*, '(A)') 'initialising flow field '
+  call say('initialising flow field ')
   call set_constants()
 
   call op_decl_dat_hdf5(cells, 4, p_q, 'real(8)', mesh_file, 'p_q', stat)
@@ -117,6 +123,8 @@ program airfoil_hdf5
   call op_decl_const(mach, 1, 'mach')
   call op_decl_const(alpha, 1, 'alpha')
   call op_decl_const(qinf, 4, 'qinf')
+
+  call op_partition('PARMETIS', 'KWAY', cells, pecell, p_x)
 
   if (diags > 1) call op_diagnostic_output()
 
@@ -168,7 +176,7 @@ program airfoil_hdf5
 
     rms = sqrt(rms / real(op_get_size(cells), 8))
     if (mod(iter, 100) == 0) then
-      write (*, '(A)') ' ' // int_text(iter) // '  ' // e_text(rms, 5) // ' '
+      call say(' ' // int_text(iter) // '  ' // e_text(rms, 5) // ' ')
     end if
   end do
 
@@ -177,33 +185,40 @@ program airfoil_hdf5
   ! bring the final state back and summarise it, in the C program's order
   ncell_op = int(op_get_size(cells), 4)
   allocate (qfinal(4, ncell_op))
-  call op_fetch_data(p_q, qfinal)
+  ! (in the original order, gathered from every rank under MPI)
+  call op_fetch_data_idx(p_q, qfinal, 1, ncell_op)
   qsum = 0.0_8
   do c = 1, ncell_op
     do k = 1, 4
       qsum(k) = qsum(k) + qfinal(k, c)
     end do
   end do
-  write (*, '(A)') ' q sums: ' // e_text(qsum(1), 15) // ' ' // e_text(qsum(2), 15) // ' ' // &
-    e_text(qsum(3), 15) // ' ' // e_text(qsum(4), 15) // ' '
+  call say(' q sums: ' // e_text(qsum(1), 15) // ' ' // e_text(qsum(2), 15) // ' ' // &
+    e_text(qsum(3), 15) // ' ' // e_text(qsum(4), 15) // ' ')
 
   if (len(out_file) > 0) then
     call op_print_dat_to_binfile(p_q, out_file)
-    write (*, '(A)') ' wrote final q to ' // out_file // ' '
+    call say(' wrote final q to ' // out_file // ' ')
   end if
   if (len(out_h5_file) > 0) then
     call op_fetch_data_hdf5_file(p_q, out_h5_file)
-    write (*, '(A)') ' wrote final q to ' // out_h5_file // ' '
+    call say(' wrote final q to ' // out_h5_file // ' ')
   end if
 
   flush (6)
   call op_timing_output()
   write (line, '(F16.6)') wall_t2 - wall_t1
-  write (*, '(A)') 'Max total runtime = ' // trim(adjustl(line))
+  call say('Max total runtime = ' // trim(adjustl(line)))
 
   call op_exit()
 
 contains
+
+  ! a line on the root process only
+  subroutine say(text)
+    character(len=*), intent(in) :: text
+    if (op_is_root() == 1) write (*, '(A)') text
+  end subroutine say
 
   ! a map or dat the program cannot run without
   subroutine require(status, what)
