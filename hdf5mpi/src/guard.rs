@@ -3,13 +3,10 @@
 //! with status 1 (MPI_Abort, as the other ranks may wait in a collective
 //! call); a panic is an internal error, status 70.
 //!
-//! Most errors (a missing file, a wrong dim, an unknown type) are found by
-//! every rank, as every rank reads the same metadata. OP2 prints them on
-//! rank 0 only (`op_printf`) and aborts; so does this crate: rank 0 prints
-//! and aborts at once, rank r > 0 first waits [`grace`]`(r)` (longer for
-//! higher ranks), so that the lowest failing rank's MPI_Abort ends the job
-//! before a second copy of the line is printed. An error that only other
-//! ranks find is still printed, by the lowest of them, after its wait.
+//! As in the rest of libop2_mpi, every rank that finds an error prints it
+//! and aborts the job at once (a rank that waits for the others would hang
+//! in their collective call): an error every rank finds may be printed by
+//! more than one rank before MPI_Abort ends the job.
 
 use crate::mpio::Comm;
 use std::ffi::{c_char, CStr, CString};
@@ -39,23 +36,10 @@ fn flush() {
     let _ = std::io::stdout().flush();
 }
 
-/// How long rank `rank` waits before reporting its error: none on rank 0,
-/// 2 s + 0.5 s per rank elsewhere (at most 30 s).
-fn grace(rank: u32) -> std::time::Duration {
-    if rank == 0 {
-        return std::time::Duration::ZERO;
-    }
-    std::time::Duration::from_millis(2000 + 500 * u64::from(rank.min(56)))
-}
-
-/// Print `line` (once per job when every rank fails alike: see the module
-/// comment) and stop every rank with `code`.
+/// Print `line` and stop every rank with `code`.
 fn stop(line: &str, code: i32) -> ! {
     flush();
     let comm = Comm::world().ok();
-    if let Some(c) = &comm {
-        std::thread::sleep(grace(c.rank));
-    }
     eprintln!("{line}");
     flush();
     if let Some(c) = comm {

@@ -373,34 +373,27 @@ fn every_function_on_1_to_4_ranks() {
 
 /// An error every rank finds (the wrong dim), and one only ranks > 0 find
 /// (a pointer no dat was declared with there, while rank 0 waits in the
-/// collective fetch): one line, status 1 (MPI_Abort), on 1-4 ranks.
+/// collective fetch): status 1 (MPI_Abort) on 1-4 ranks, the error line
+/// printed by at least one and at most every rank, and no other error.
 #[test]
-fn errors_under_mpi_are_one_line() {
+fn errors_under_mpi_stop_every_rank() {
     let exe = mpi_api("op2_mpi");
     for np in 1..=4 {
         let dir = mesh_dir(&exe, &format!("hdf5-mpi-err-{np}"));
         let r = mpirun(&exe, np, &["dimerr"], &dir);
         assert_eq!(r.status, Some(1), "{np} ranks: {}", r.stderr);
         let line = "OP2 error in op_decl_dat_hdf5 (dat \"x\"): dataset \"x\" in file \"mesh.h5\": has dim 2 (columns), the dat has dim 3";
-        assert_eq!(
-            r.stderr.matches(line).count(),
-            1,
-            "{np} ranks:\n{}",
-            r.stderr
-        );
-        assert_eq!(r.stderr.matches("OP2 error").count(), 1, "{}", r.stderr);
+        let n = r.stderr.matches(line).count();
+        assert!((1..=np).contains(&n), "{np} ranks:\n{}", r.stderr);
+        assert_eq!(r.stderr.matches("OP2 error").count(), n, "{}", r.stderr);
         assert!(!r.stdout.contains("not reached"));
         if np > 1 {
             let r = mpirun(&exe, np, &["ptrerr"], &dir);
             assert_eq!(r.status, Some(1), "{np} ranks: {}", r.stderr);
             let line =
                 "OP2 error in op_fetch_data_hdf5_file_ptr: no dat was declared with data pointer";
-            assert_eq!(
-                r.stderr.matches(line).count(),
-                1,
-                "{np} ranks:\n{}",
-                r.stderr
-            );
+            let n = r.stderr.matches(line).count();
+            assert!((1..np).contains(&n), "{np} ranks:\n{}", r.stderr);
             assert!(!r.stdout.contains("not reached"));
         }
     }
