@@ -11,13 +11,20 @@
 //!   MPI run reads and writes its own block of rows.
 //! * [`types`]: the element types and every type string OP2 accepts.
 //!
-//! No OP2 handles here: the C libraries turn what this crate reads into
+//! * [`op2_c`], [`c_guard`], [`c_util`]: OP2's C structs and API as seen from outside
+//!   (declarations only) and the error convention, shared by the two C
+//!   libraries built on this crate.
+//!
+//! No OP2 handles are used here: the C libraries turn what this crate reads into
 //! `op_decl_*` calls. Errors are [`Error`]s whose text names the file and
 //! dataset; the caller adds the OP2 call and object.
 
+pub mod c_guard;
+pub mod c_util;
 pub mod file;
 mod handle;
 pub mod layout;
+pub mod op2_c;
 pub mod types;
 
 pub use file::{Access, Dataset, H5File, Mode};

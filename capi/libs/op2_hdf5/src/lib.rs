@@ -10,58 +10,15 @@ mod guard;
 
 use ffi::{op_dat, op_map, op_set};
 use guard::{arg, guard, notice, Fail, Res};
+use op2_hdf5_io::c_util::{
+    c_string, dat_list, dat_type, decl_set, io, name_of, non_negative, set_size,
+};
 use op2_hdf5_io::layout::elem_of;
 use op2_hdf5_io::{Access, Dataset, ElemType, H5File, MapData, Mode, Serial};
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
-
-/// An op2-hdf5-io error as a failure concerning `object`.
-fn io(object: &str) -> impl Fn(op2_hdf5_io::Error) -> Fail + '_ {
-    move |e| Fail::new(object, e.msg)
-}
+use std::ffi::{c_char, c_int};
 
 fn open(path: &str, mode: Mode, object: &str) -> Res<H5File> {
     H5File::open(path, mode, Access::default()).map_err(io(object))
-}
-
-fn c_string(s: &str, object: &str) -> Res<CString> {
-    CString::new(s).map_err(|_| Fail::new(object, "a name contains a NUL byte"))
-}
-
-fn non_negative(v: c_int, what: &str, object: &str) -> Res<usize> {
-    usize::try_from(v).map_err(|_| Fail::new(object, format!("{what} {v} is negative")))
-}
-
-/// The name of an OP2 object from its C mirror.
-///
-/// # Safety
-/// `p` is NULL or a NUL-terminated string.
-unsafe fn name_of(p: *const c_char) -> String {
-    if p.is_null() {
-        return String::new();
-    }
-    // SAFETY: the caller's contract.
-    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
-}
-
-/// The size of a set handle (an error naming `what` for NULL).
-///
-/// # Safety
-/// `set` is NULL or an op_set of the linked OP2 library.
-unsafe fn set_size(set: op_set, what: &str, object: &str) -> Res<u64> {
-    if set.is_null() {
-        return Err(Fail::new(object, format!("{what} is NULL")));
-    }
-    // SAFETY: a live op_set mirror.
-    let n = unsafe { (*set).size };
-    Ok(non_negative(n, "the set size", object)? as u64)
-}
-
-fn decl_set(rows: std::ops::Range<u64>, name: &str, object: &str) -> Res<op_set> {
-    let n = c_int::try_from(rows.end - rows.start)
-        .map_err(|_| Fail::new(object, "the set size does not fit an int"))?;
-    let c = c_string(name, object)?;
-    // SAFETY: a valid size and name; the OP2 library copies the name.
-    Ok(unsafe { ffi::op_decl_set(n, c.as_ptr()) })
 }
 
 /// Declare a set whose size is the integer in dataset `name` of `file`.
@@ -308,24 +265,6 @@ unsafe fn fetch(dat: op_dat, object: &str) -> Res<Vec<u8>> {
     Ok(buf)
 }
 
-/// The dat's type string, dim and element type (checked against its size).
-///
-/// # Safety
-/// `dat` is a live op_dat of the linked OP2 library.
-unsafe fn dat_type(dat: op_dat, object: &str) -> Res<(String, usize, ElemType)> {
-    // SAFETY: a live op_dat mirror.
-    let (ty, dim, size) = unsafe { (name_of((*dat).type_), (*dat).dim, (*dat).size) };
-    let elem = elem_of(&ty).map_err(io(object))?;
-    let d = non_negative(dim, "dim", object)?;
-    if (d * elem.size()) as i64 != i64::from(size) {
-        return Err(Fail::new(
-            object,
-            format!("type {ty} with dim {d} does not make {size}-byte elements"),
-        ));
-    }
-    Ok((ty, d, elem))
-}
-
 fn write_all(f: &H5File, ds: &Dataset, elem: ElemType, data: &[u8], object: &str) -> Res<()> {
     f.write_rows(ds, 0..ds.rows(), elem, data)
         .map_err(io(object))
@@ -412,20 +351,6 @@ pub unsafe extern "C" fn op_fetch_data_hdf5_file_path(
 ) {
     // SAFETY: the caller's contract.
     unsafe { fetch_impl("op_fetch_data_hdf5_file_path", dat, file_name, path_name) }
-}
-
-/// The dats of the OP2 library, in declaration order, with their original pointers.
-fn dat_list() -> Vec<(op_dat, *mut c_void)> {
-    let mut out = Vec::new();
-    // SAFETY: OP_dat_list is the linked OP2 library's list, read on the API thread.
-    unsafe {
-        let mut e = std::ptr::addr_of!(ffi::OP_dat_list).read().first;
-        while !e.is_null() {
-            out.push(((*e).dat, (*e).orig_ptr));
-            e = (*e).next;
-        }
-    }
-    out
 }
 
 /// Write the dat declared with user pointer `data` to dataset `dat->name` of `file`.
