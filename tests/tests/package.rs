@@ -360,6 +360,18 @@ fn cmake_mpi_app_cxx() {
     );
     let b = build_cmake_project("mpi_app");
     mpirun_passed(&b.join("app"), 2);
+
+    // HDF5 under MPI: OP2::op2_mpi_hdf5 (libop2_mpi + the parallel HDF5),
+    // and the same link line from pkg-config.
+    let b = build_cmake_project("mpi_hdf5_app");
+    mpirun_passed(&b.join("app"), 2);
+    let flags = run(Command::new(tool("pkg-config"))
+        .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig"))
+        .args(["--libs", "op2_mpi_hdf5"]));
+    assert!(
+        flags.contains("-lop2_mpi") && flags.contains("-lhdf5"),
+        "pkg-config --libs op2_mpi_hdf5: {flags}"
+    );
 }
 
 /// tests/package/fortran_mpi_app: OP2::op2_for_mpi from a Fortran-only CMake
