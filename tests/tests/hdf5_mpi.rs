@@ -29,6 +29,12 @@ fn ok_build(what: &str, cmd: &mut Command) {
 
 /// airfoil_hdf5_mpi against libop2_mpi.a and the HDF5 in `hdf5_dir`.
 fn airfoil_hdf5_mpi(hdf5_dir: &str, tag: &str) -> PathBuf {
+    airfoil_hdf5_mpi_linked(hdf5_dir, tag, false)
+}
+
+/// airfoil_hdf5_mpi against libop2_mpi (the archive, or the shared library
+/// when `shared`) and the HDF5 in `hdf5_dir`.
+fn airfoil_hdf5_mpi_linked(hdf5_dir: &str, tag: &str, shared: bool) -> PathBuf {
     let exe = out_dir().join(format!("airfoil_hdf5_mpi-{tag}"));
     let c = root().join("c-examples");
     let mut cmd = Command::new("mpicxx");
@@ -44,11 +50,17 @@ fn airfoil_hdf5_mpi(hdf5_dir: &str, tag: &str) -> PathBuf {
     .arg(format!("-I{}", c.join("common").display()))
     .arg(format!("-I{}", c.join("airfoil").display()))
     .arg(c.join("hdf5/airfoil_hdf5_mpi.cpp"))
-    .arg(c.join("common/naca_mesh.c"))
-    .arg(lib_dir().join("libop2_mpi.a"))
-    .arg(format!("-L{hdf5_dir}"))
-    .args(["-lhdf5", "-lpthread", "-ldl", "-lm", "-o"])
-    .arg(&exe);
+    .arg(c.join("common/naca_mesh.c"));
+    if shared {
+        cmd.arg(format!("-L{}", lib_dir().display()))
+            .arg(format!("-Wl,-rpath,{}", lib_dir().display()))
+            .arg("-lop2_mpi");
+    } else {
+        cmd.arg(lib_dir().join("libop2_mpi.a"));
+    }
+    cmd.arg(format!("-L{hdf5_dir}"))
+        .args(["-lhdf5", "-lpthread", "-ldl", "-lm", "-o"])
+        .arg(&exe);
     // naca_mesh.c is C: compile it as such
     let obj = out_dir().join(format!("naca_mesh-{tag}.o"));
     ok_build(
@@ -172,6 +184,18 @@ fn airfoil_hdf5_mpi_matches_sequential_on_1_to_4_ranks() {
             .stdout,
     );
     assert_eq!(want.len(), 2);
+    // The shared libop2_mpi.so is bound to the parallel HDF5 too.
+    let shared = airfoil_hdf5_mpi_linked(PARALLEL_HDF5, "parallel-shared", true);
+    for np in [2, 3] {
+        let r = mpirun(&shared, np, &["gen.h5", "--iters=200"], &dir);
+        r.ok();
+        assert_eq!(
+            history(&r.stdout),
+            want,
+            "shared, {np} ranks:\n{}",
+            r.stdout
+        );
+    }
     let exe = airfoil_hdf5_mpi(PARALLEL_HDF5, "parallel");
     for np in 1..=4 {
         let out = format!("q{np}.h5");
