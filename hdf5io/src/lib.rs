@@ -14,11 +14,14 @@
 //! * [`op2_c`], [`c_guard`], [`c_util`]: OP2's C structs and API as seen from outside
 //!   (declarations only) and the error convention, shared by the two C
 //!   libraries built on this crate.
+//! * [`c_api`]: OP2's HDF5 C API itself, generic over a [`c_api::Ctx`] that
+//!   each C library implements (serial, or MPI-IO on a communicator).
 //!
 //! No OP2 handles are used here: the C libraries turn what this crate reads into
 //! `op_decl_*` calls. Errors are [`Error`]s whose text names the file and
 //! dataset; the caller adds the OP2 call and object.
 
+pub mod c_api;
 pub mod c_guard;
 pub mod c_util;
 pub mod file;

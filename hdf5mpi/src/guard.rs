@@ -9,7 +9,7 @@
 //! more than one rank before MPI_Abort ends the job.
 
 use crate::mpio::Comm;
-pub use op2_hdf5_io::c_guard::{arg, Fail, Res};
+pub use op2_hdf5_io::c_guard::{Fail, Res};
 
 /// Print `line` and stop every rank with `code`.
 fn stop(line: &str, code: i32) -> ! {

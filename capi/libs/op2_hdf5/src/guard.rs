@@ -1,7 +1,7 @@
 //! This library's panic boundary and error reporting (hdf5io's c_guard):
 //! the error line, then exit.
 
-pub use op2_hdf5_io::c_guard::{arg, Fail, Res};
+pub use op2_hdf5_io::c_guard::Res;
 
 fn stop(line: &str, code: i32) -> ! {
     op2_hdf5_io::c_guard::flush();
