@@ -333,17 +333,19 @@ pub(crate) unsafe fn decl_map_impl(
             )));
         }
         let n = st.dom.set(f).size * dim as usize;
-        let vals: &[c_int] = if n == 0 {
-            &[]
-        } else if imap.is_null() {
+        if n != 0 && imap.is_null() {
             return Err(wrap(Op2Error::new(call, "", "the map array is NULL")));
-        } else {
-            // SAFETY: OP2's contract: imap holds from->size * dim entries.
-            std::slice::from_raw_parts(imap, n)
-        };
+        }
+        let mut vals = st.dom.map_storage(call, f, dim, &name)?;
+        if n != 0 {
+            // SAFETY: OP2's contract: imap holds from->size * dim entries, and
+            // map_storage reserved room for all of them.
+            std::ptr::copy_nonoverlapping(imap, vals.as_mut_ptr(), n);
+            vals.set_len(n);
+        }
         let id = st
             .dom
-            .decl_map(
+            .decl_map_vec(
                 f,
                 t,
                 dim,
@@ -434,16 +436,18 @@ pub(crate) unsafe fn decl_dat_impl(
         let wrap = |e: Op2Error| Op2Error::new(call, obj("dat", &name), e.msg);
         let ty = c_str(call, "the type string", type_).map_err(wrap)?;
         let s = st.set_id(call, set).map_err(wrap)?;
-        let own = st.dom.set(s).size * (dim.max(0) as usize) * (type_size.max(0) as usize);
-        let bytes: Option<&[u8]> = if data.is_null() || own == 0 {
-            None
-        } else {
-            // SAFETY: OP2's contract: data holds set->size * dim elements.
-            Some(std::slice::from_raw_parts(data as *const u8, own))
-        };
+        // Allocated (and checked) zeroed first, then the application's data
+        // is copied in: nothing is read from `data` for storage that cannot exist.
         let id = st
             .dom
-            .decl_dat(call, s, dim, &ty, type_size, bytes, &name, temp)?;
+            .decl_dat(call, s, dim, &ty, type_size, None, &name, temp)?;
+        if !data.is_null() {
+            let own = st.dom.set(s).size * st.dom.dat(id).elem_bytes;
+            let d = st.dom.dat_mut(id);
+            // SAFETY: OP2's contract: data holds set->size * dim elements; the
+            // dat's buffer holds at least that many bytes.
+            std::ptr::copy_nonoverlapping(data as *const u8, d.data.as_mut_ptr(), own);
+        }
         let p = st.mirror_dat(id, data as *mut c_void);
         st.device_decl_dat(call, id)?;
         Ok(p)
@@ -752,16 +756,39 @@ pub(crate) unsafe fn check_decl_type(
         op2_core::ScalarType::parse(&d),
         op2_core::ScalarType::parse(&a),
     );
-    if sd != op2_core::ScalarType::Other && sa != op2_core::ScalarType::Other && sd != sa {
-        let o = if name.is_null() {
-            format!("{what} of type \"{d}\"")
-        } else {
-            obj(what, &CStr::from_ptr(name).to_string_lossy())
-        };
-        crate::guard::fatal(&Op2Error::new(
-            call,
-            o,
-            format!("incorrect type specified: type string \"{d}\" but the data pointer is {a}*"),
-        ));
+    use op2_core::ScalarType as T;
+    if sa == T::Other || sd == sa {
+        return;
+    }
+    let o = if name.is_null() {
+        format!("{what} of type \"{d}\"")
+    } else {
+        obj(what, &CStr::from_ptr(name).to_string_lossy())
+    };
+    let msg = if sd == T::Other {
+        // The pointer's element type is known (C++ template, C11 _Generic), so
+        // the string must be one of OP2's spellings of it, not a user type.
+        format!(
+            "incorrect type specified: type string \"{d}\" is not an OP2 spelling of {}",
+            c_type_name(sa)
+        )
+    } else {
+        format!("incorrect type specified: type string \"{d}\" but the data pointer is {a}*")
+    };
+    crate::guard::fatal(&Op2Error::new(call, o, msg));
+}
+
+/// The C type behind a scalar type, as a programmer writes it.
+fn c_type_name(t: op2_core::ScalarType) -> &'static str {
+    use op2_core::ScalarType as T;
+    match t {
+        T::F64 => "double",
+        T::F32 => "float",
+        T::I32 => "int",
+        T::U32 => "unsigned int",
+        T::I64 => "long long",
+        T::U64 => "unsigned long long",
+        T::Bool => "bool",
+        T::Other => "a user type",
     }
 }

@@ -20,11 +20,19 @@ unsafe impl Sync for AlignedBuf {}
 impl AlignedBuf {
     /// A zeroed buffer of `len` bytes (at least one cache line is allocated).
     pub fn zeroed(len: usize) -> AlignedBuf {
-        let layout = Self::layout(len);
+        Self::try_zeroed(len).unwrap_or_else(|| match Self::checked_layout(len) {
+            Some(layout) => alloc::handle_alloc_error(layout),
+            None => panic!("dat size {len} overflows the address space"),
+        })
+    }
+
+    /// A zeroed buffer of `len` bytes, or `None` when `len` is beyond the
+    /// address space or the allocator cannot provide it.
+    pub fn try_zeroed(len: usize) -> Option<AlignedBuf> {
+        let layout = Self::checked_layout(len)?;
         // SAFETY: the layout has non-zero size (at least ALIGNMENT bytes).
         let raw = unsafe { alloc::alloc_zeroed(layout) };
-        let ptr = NonNull::new(raw).unwrap_or_else(|| alloc::handle_alloc_error(layout));
-        AlignedBuf { ptr, len }
+        NonNull::new(raw).map(|ptr| AlignedBuf { ptr, len })
     }
 
     /// A buffer holding a copy of `bytes`, padded with zeros to `len` bytes.
@@ -34,9 +42,13 @@ impl AlignedBuf {
         b
     }
 
+    fn checked_layout(len: usize) -> Option<Layout> {
+        let size = len.div_ceil(ALIGNMENT).max(1).checked_mul(ALIGNMENT)?;
+        Layout::from_size_align(size, ALIGNMENT).ok()
+    }
+
     fn layout(len: usize) -> Layout {
-        let size = len.div_ceil(ALIGNMENT).max(1) * ALIGNMENT;
-        Layout::from_size_align(size, ALIGNMENT).expect("dat size overflows the address space")
+        Self::checked_layout(len).expect("dat size overflows the address space")
     }
 
     pub fn len(&self) -> usize {
@@ -91,6 +103,14 @@ mod tests {
             assert_eq!(b.len(), len);
             assert!(b.as_slice().iter().all(|&x| x == 0));
         }
+    }
+
+    #[test]
+    fn impossible_sizes_are_refused() {
+        assert!(AlignedBuf::try_zeroed(usize::MAX).is_none());
+        assert!(AlignedBuf::try_zeroed(isize::MAX as usize).is_none());
+        assert!(AlignedBuf::try_zeroed(1 << 60).is_none());
+        assert_eq!(AlignedBuf::try_zeroed(10).map(|b| b.len()), Some(10));
     }
 
     #[test]

@@ -196,6 +196,49 @@ impl Domain {
         name: &str,
         check: MapCheck,
     ) -> Result<MapId> {
+        let mut vals = self.map_storage("op_decl_map", from, dim, name)?;
+        vals.extend_from_slice(values);
+        self.decl_map_vec(from, to, dim, vals, base, name, check)
+    }
+
+    /// An empty vector with room for the `from.size * dim` entries of a map,
+    /// or OP2's error naming `call` and the map when that cannot be allocated.
+    pub fn map_storage(&self, call: &str, from: SetId, dim: i32, name: &str) -> Result<Vec<i32>> {
+        let err = |msg: String| Op2Error::new(call, obj("map", name), msg);
+        if dim <= 0 {
+            return Err(err(format!("dimension {dim} must be positive")));
+        }
+        let s = &self.sets[from.0];
+        let what = || storage_of("from-set", &s.name, s.size, dim as usize, 4);
+        let n = s.size.checked_mul(dim as usize);
+        let bytes = n
+            .and_then(|n| n.checked_mul(4))
+            .filter(|&b| b <= isize::MAX as usize);
+        let (Some(n), Some(bytes)) = (n, bytes) else {
+            return Err(err(format!(
+                "cannot allocate storage: {} overflows the address space",
+                what()
+            )));
+        };
+        let mut v = Vec::new();
+        v.try_reserve_exact(n)
+            .map_err(|_| err(format!("cannot allocate {bytes} bytes ({})", what())))?;
+        Ok(v)
+    }
+
+    /// `op_decl_map` with the entries already copied into `vals` (see
+    /// [`Domain::map_storage`]); `base` is subtracted in place.
+    #[allow(clippy::too_many_arguments)]
+    pub fn decl_map_vec(
+        &mut self,
+        from: SetId,
+        to: SetId,
+        dim: i32,
+        mut vals: Vec<i32>,
+        base: i32,
+        name: &str,
+        check: MapCheck,
+    ) -> Result<MapId> {
         let err = |msg: String| Op2Error::new("op_decl_map", obj("map", name), msg);
         if dim <= 0 {
             return Err(err(format!("dimension {dim} must be positive")));
@@ -203,20 +246,20 @@ impl Domain {
         let dim = dim as usize;
         let nfrom = self.sets[from.0].size;
         let expect = nfrom * dim;
-        if values.len() != expect {
+        if vals.len() != expect {
             return Err(err(format!(
                 "{} entries given, from-set \"{}\" needs {} x {} = {expect}",
-                values.len(),
+                vals.len(),
                 self.sets[from.0].name,
                 nfrom,
                 dim
             )));
         }
-        let vals: Vec<i32> = if base == 0 {
-            values.to_vec()
-        } else {
-            values.iter().map(|v| v.wrapping_sub(base)).collect()
-        };
+        if base != 0 {
+            for v in &mut vals {
+                *v = v.wrapping_sub(base);
+            }
+        }
         if check == MapCheck::Local {
             check_map_range(&vals, dim, self.sets[to.0].size, base)
                 .map_err(|m| err(format!("{m} of to-set \"{}\"", self.sets[to.0].name)))?;
@@ -264,21 +307,36 @@ impl Domain {
         }
         let s = &self.sets[set.0];
         let elem_bytes = dim as usize * type_size as usize;
-        let len = elem_bytes * s.total_size();
-        let buf = match data {
-            Some(bytes) => {
-                let own = elem_bytes * s.size;
-                if bytes.len() < own {
-                    return Err(err(format!(
-                        "{} bytes of data given, set \"{}\" needs {own}",
-                        bytes.len(),
-                        s.name
-                    )));
-                }
-                AlignedBuf::from_bytes(&bytes[..own], len)
-            }
-            None => AlignedBuf::zeroed(len),
+        let what = || {
+            storage_of(
+                "set",
+                &s.name,
+                s.total_size(),
+                dim as usize,
+                type_size as usize,
+            )
         };
+        let Some(len) = elem_bytes.checked_mul(s.total_size()) else {
+            return Err(err(format!(
+                "cannot allocate storage: {} overflows the address space",
+                what()
+            )));
+        };
+        let own = elem_bytes * s.size;
+        if let Some(bytes) = data {
+            if bytes.len() < own {
+                return Err(err(format!(
+                    "{} bytes of data given, set \"{}\" needs {own}",
+                    bytes.len(),
+                    s.name
+                )));
+            }
+        }
+        let mut buf = AlignedBuf::try_zeroed(len)
+            .ok_or_else(|| err(format!("cannot allocate {len} bytes ({})", what())))?;
+        if let Some(bytes) = data {
+            buf.as_mut_slice()[..own].copy_from_slice(&bytes[..own]);
+        }
         self.dats.push(Some(Dat {
             name: name.to_string(),
             set,
@@ -315,6 +373,11 @@ impl Domain {
             )),
         }
     }
+}
+
+/// `set "cells", 123 elements x dim 4 x 8 bytes`: what a storage request is made of.
+fn storage_of(role: &str, set: &str, n: usize, dim: usize, size: usize) -> String {
+    format!("{role} \"{set}\", {n} elements x dim {dim} x {size} bytes")
 }
 
 /// Check map entries against `[0, to_size)`. The message names the first bad

@@ -179,6 +179,58 @@ int main(int argc, char **argv) {
     char raw[12] = {0};
     op_dat u = op_decl_dat_char(nodes, 1, "my_t", 3, raw, "u");
     op_print_dat_to_txtfile(u, "u.txt");
+  } else if (strcmp(c, "dat_alloc") == 0) {
+    /* 2^30 elements x dim 2^20 x 8 bytes = 8 PiB: no allocator gives that */
+    op_set huge = op_decl_set(1 << 30, "huge");
+    op_decl_dat(huge, 1 << 20, "double", (double *)NULL, "big");
+  } else if (strcmp(c, "dat_size_overflow") == 0) {
+    /* (2^31 - 1)^2 x 8 bytes does not fit in 64 bits */
+    op_set huge = op_decl_set(2147483647, "huge");
+    op_decl_dat(huge, 2147483647, "double", xdata, "big");
+  } else if (strcmp(c, "map_alloc") == 0) {
+    op_set huge = op_decl_set(1 << 30, "huge");
+    op_decl_map(huge, nodes, 1 << 20, edge_map, "bigmap");
+  } else if (strcmp(c, "map_size_overflow") == 0) {
+    op_set huge = op_decl_set(2147483647, "huge");
+    op_decl_map(huge, nodes, 2147483647, edge_map, "bigmap");
+  } else if (strcmp(c, "dat_type_spelling") == 0) {
+    /* C11 only: C99 cannot tell "doubel" from a user type */
+    op_decl_dat(nodes, 2, "doubel", xdata, "xs");
+  } else if (strcmp(c, "dat_temp_type_spelling") == 0) {
+    op_decl_dat_temp(nodes, 1, "dbl", (double *)NULL, "tmps");
+  } else if (strcmp(c, "gbl_type_spelling") == 0) {
+    int i = 0;
+    op_arg_gbl(&i, 1, "int32", OP_INC);
+  } else if (strcmp(c, "const_type_spelling") == 0) {
+    float f = 1.0f;
+    op_decl_const2("fc", 1, "single", &f);
+  } else if (strcmp(c, "user_type_accepted") == 0) {
+    /* a struct pointer: any type string is a user type, and the program goes on */
+    struct pair {
+      double a, b;
+    } pairs[4];
+    op_decl_dat(nodes, 1, "pair_t", pairs, "pairs");
+    op_arg_gbl(pairs, 1, "pair_t", OP_READ);
+    printf("USER TYPE OK\n");
+    return 0;
+  } else if (strcmp(c, "op2_spellings") == 0) {
+    double d8[8] = {0};
+    float f4[4] = {0};
+    int i4[4] = {0};
+    const char *dn[] = {"double", "double:soa", "r8", "real(8)", "real*8", "double precision"};
+    const char *fn[] = {"float", "float:soa", "r4", "real(4)", "real*4", "real"};
+    const char *in[] = {"int", "int:soa", "i4", "integer(4)", "integer*4", "integer"};
+    int k;
+    for (k = 0; k < 6; k++) {
+      op_decl_dat(nodes, 2, dn[k], d8, "ds");
+      op_decl_dat(nodes, 1, fn[k], f4, "fs");
+      op_decl_dat(nodes, 1, in[k], i4, "is");
+      op_arg_gbl(d8, 1, dn[k], OP_READ);
+      op_arg_gbl(f4, 1, fn[k], OP_READ);
+      op_arg_gbl(i4, 1, in[k], OP_READ);
+    }
+    printf("SPELLINGS OK\n");
+    return 0;
   } else if (strcmp(c, "init_twice") == 0) {
     op_init(argc, argv, 0);
   } else if (strcmp(c, "after_exit") == 0) {

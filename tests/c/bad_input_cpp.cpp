@@ -68,6 +68,45 @@ int main(int argc, char **argv) {
   } else if (!std::strcmp(c, "gbl_type")) {
     int i = 0;
     op_arg_gbl(&i, 1, "double", OP_INC);
+  } else if (!std::strcmp(c, "dat_type_spelling")) {
+    op_decl_dat(nodes, 2, "doubel", xdata, "xs");
+  } else if (!std::strcmp(c, "dat_temp_type_spelling")) {
+    op_decl_dat_temp(nodes, 1, "dbl", (double *)nullptr, "tmps");
+  } else if (!std::strcmp(c, "gbl_type_spelling")) {
+    long long g = 0;
+    op_arg_gbl(&g, 1, "long long int", OP_INC);
+  } else if (!std::strcmp(c, "const_type_spelling")) {
+    int k = 1;
+    op_decl_const2("k", 1, "i32", &k);
+  } else if (!std::strcmp(c, "user_type_accepted")) {
+    // a struct pointer: any type string is a user type, and the program goes on
+    struct pair {
+      double a, b;
+    } pairs[4] = {};
+    op_decl_dat(nodes, 1, "pair_t", pairs, "pairs");
+    op_arg_gbl(pairs, 1, "pair_t", OP_READ);
+    std::printf("USER TYPE OK\n");
+    op_exit();
+    return 0;
+  } else if (!std::strcmp(c, "op2_spellings")) {
+    double d8[8] = {0};
+    float f4[4] = {0};
+    int i4[4] = {0};
+    const char *dn[] = {"double", "double:soa", "r8", "real(8)", "real*8", "double precision"};
+    const char *fn[] = {"float", "float:soa", "r4", "real(4)", "real*4", "real"};
+    const char *in[] = {"int", "int:soa", "i4", "integer(4)", "integer*4", "integer"};
+    int k;
+    for (k = 0; k < 6; k++) {
+      op_decl_dat(nodes, 2, dn[k], d8, "ds");
+      op_decl_dat(nodes, 1, fn[k], f4, "fs");
+      op_decl_dat(nodes, 1, in[k], i4, "is");
+      op_arg_gbl(d8, 1, dn[k], OP_READ);
+      op_arg_gbl(f4, 1, fn[k], OP_READ);
+      op_arg_gbl(i4, 1, in[k], OP_READ);
+    }
+    std::printf("SPELLINGS OK\n");
+    op_exit();
+    return 0;
   } else if (!std::strcmp(c, "fetch_type")) {
     float f[8];
     op_fetch_data(x, f);

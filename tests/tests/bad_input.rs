@@ -673,3 +673,156 @@ fn fetch_into_wrong_type_cxx() {
         "the destination has 4-byte elements",
     );
 }
+
+// ---- storage that cannot be allocated ----------------------------------------
+
+/// 2^30 elements x dim 2^20 doubles: the allocator refuses, OP2 names the dat.
+#[test]
+fn dat_storage_cannot_be_allocated() {
+    expect(
+        c99(),
+        "dat_alloc",
+        "op_decl_dat",
+        Some(r#"dat "big""#),
+        r#"cannot allocate 9007199254740992 bytes (set "huge", 1073741824 elements x dim 1048576 x 8 bytes)"#,
+    );
+}
+
+#[test]
+fn dat_storage_size_overflows() {
+    expect(
+        c11(),
+        "dat_size_overflow",
+        "op_decl_dat",
+        Some(r#"dat "big""#),
+        r#"cannot allocate storage: set "huge", 2147483647 elements x dim 2147483647 x 8 bytes overflows the address space"#,
+    );
+}
+
+#[test]
+fn map_storage_cannot_be_allocated() {
+    expect(
+        c99(),
+        "map_alloc",
+        "op_decl_map",
+        Some(r#"map "bigmap""#),
+        r#"cannot allocate 4503599627370496 bytes (from-set "huge", 1073741824 elements x dim 1048576 x 4 bytes)"#,
+    );
+}
+
+#[test]
+fn map_storage_size_overflows() {
+    expect(
+        c99(),
+        "map_size_overflow",
+        "op_decl_map",
+        Some(r#"map "bigmap""#),
+        r#"cannot allocate storage: from-set "huge", 2147483647 elements x dim 2147483647 x 4 bytes overflows the address space"#,
+    );
+}
+
+// ---- type strings that are not OP2's spelling of the element type -----------
+
+/// (program, case, call, object, the string, the C type named in the message)
+const SPELLINGS: &[(&str, &str, &str, &str, &str, &str)] = &[
+    (
+        "c11",
+        "dat_type_spelling",
+        "op_decl_dat",
+        r#"dat "xs""#,
+        "doubel",
+        "double",
+    ),
+    (
+        "c11",
+        "dat_temp_type_spelling",
+        "op_decl_dat_temp",
+        r#"dat "tmps""#,
+        "dbl",
+        "double",
+    ),
+    (
+        "c11",
+        "gbl_type_spelling",
+        "op_arg_gbl",
+        r#"global of type "int32""#,
+        "int32",
+        "int",
+    ),
+    (
+        "c11",
+        "const_type_spelling",
+        "op_decl_const",
+        r#"constant "fc""#,
+        "single",
+        "float",
+    ),
+    (
+        "cxx",
+        "dat_type_spelling",
+        "op_decl_dat",
+        r#"dat "xs""#,
+        "doubel",
+        "double",
+    ),
+    (
+        "cxx",
+        "dat_temp_type_spelling",
+        "op_decl_dat_temp",
+        r#"dat "tmps""#,
+        "dbl",
+        "double",
+    ),
+    (
+        "cxx",
+        "gbl_type_spelling",
+        "op_arg_gbl",
+        r#"global of type "long long int""#,
+        "long long int",
+        "long long",
+    ),
+    (
+        "cxx",
+        "const_type_spelling",
+        "op_decl_const",
+        r#"constant "k""#,
+        "i32",
+        "int",
+    ),
+];
+
+/// A string that is not OP2's name of the pointer's known element type is an
+/// error (it used to be taken for a user type and run as if it were).
+#[test]
+fn type_strings_must_be_op2_spellings() {
+    for &(lang, case, call, object, given, ctype) in SPELLINGS {
+        let p = if lang == "c11" { c11() } else { cxx() };
+        let phrase = format!(
+            "incorrect type specified: type string \"{given}\" is not an OP2 spelling of {ctype}"
+        );
+        assert_op2_error(&run_case(&p, case), call, Some(object), &phrase);
+    }
+}
+
+/// Struct pointers carry no element type: their type strings are user types
+/// and stay accepted (C99, C11, C++).
+#[test]
+fn user_types_are_still_accepted() {
+    for p in [c99(), c11(), cxx()] {
+        let r = run_case(&p, "user_type_accepted");
+        r.ok();
+        assert!(r.stderr.is_empty(), "{}: {}", p.name, r.stderr);
+        assert!(r.stdout.contains("USER TYPE OK"), "{}", r.stdout);
+    }
+}
+
+/// OP2's Fortran-style spellings of a C++ element type stay valid.
+#[test]
+fn op2_spellings_are_accepted() {
+    for p in [c11(), cxx()] {
+        let r = run_case(&p, "op2_spellings");
+        r.ok();
+        assert!(r.stderr.is_empty(), "{}: {}", p.name, r.stderr);
+        assert!(r.stdout.contains("SPELLINGS OK"), "{}", r.stdout);
+    }
+}
