@@ -394,19 +394,26 @@ pub unsafe extern "C" fn op_decl_map_long(
     name: *const c_char,
 ) -> op_map {
     let call = "op_decl_map_long";
-    let n = checked(call, || {
-        if from.is_null() || dim <= 0 {
-            return Ok(0);
+    // The 32-bit copy is reserved like every map's storage: an impossible
+    // size is a named error, not the allocator's abort.
+    let (mut narrow, n): (Vec<c_int>, usize) = checked(call, || {
+        if from.is_null() || dim <= 0 || imap.is_null() {
+            return Ok((Vec::new(), 0));
         }
         let st = lock_state();
         if let Life::Running(s) = &*st {
             let f = s.set_id(call, from)?;
-            Ok(s.dom.set(f).size * dim as usize)
+            let label = if name.is_null() {
+                String::new()
+            } else {
+                CStr::from_ptr(name).to_string_lossy().into_owned()
+            };
+            let n = s.dom.set(f).size * dim as usize;
+            Ok((s.dom.map_storage(call, f, dim, &label)?, n))
         } else {
-            Ok(0)
+            Ok((Vec::new(), 0))
         }
     });
-    let mut narrow: Vec<c_int> = Vec::with_capacity(n);
     if !imap.is_null() {
         for i in 0..n {
             let v = *imap.add(i);

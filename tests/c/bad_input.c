@@ -190,6 +190,11 @@ int main(int argc, char **argv) {
   } else if (strcmp(c, "map_alloc") == 0) {
     op_set huge = op_decl_set(1 << 30, "huge");
     op_decl_map(huge, nodes, 1 << 20, edge_map, "bigmap");
+  } else if (strcmp(c, "map_long_alloc") == 0) {
+    /* op_decl_map_long narrows to 32 bits first: that copy is checked too */
+    static long long lmap[4] = {0, 1, 1, 2};
+    op_set huge = op_decl_set(1 << 30, "huge");
+    op_decl_map_long(huge, nodes, 1 << 20, lmap, "bigmap");
   } else if (strcmp(c, "map_size_overflow") == 0) {
     op_set huge = op_decl_set(2147483647, "huge");
     op_decl_map(huge, nodes, 2147483647, edge_map, "bigmap");

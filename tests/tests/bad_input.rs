@@ -711,6 +711,17 @@ fn map_storage_cannot_be_allocated() {
 }
 
 #[test]
+fn long_map_storage_cannot_be_allocated() {
+    expect(
+        c99(),
+        "map_long_alloc",
+        "op_decl_map_long",
+        Some(r#"map "bigmap""#),
+        r#"cannot allocate 4503599627370496 bytes (from-set "huge", 1073741824 elements x dim 1048576 x 4 bytes)"#,
+    );
+}
+
+#[test]
 fn map_storage_size_overflows() {
     expect(
         c99(),
