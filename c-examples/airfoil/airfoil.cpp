@@ -28,11 +28,7 @@ double gam, gm1, cfl, eps, mach, alpha, qinf[4];
 
 #include "airfoil_setup.h"
 
-#include "adt_calc.h"
-#include "bres_calc.h"
-#include "res_calc.h"
-#include "save_soln.h"
-#include "update.h"
+#include "airfoil_step.h"
 
 int main(int argc, char **argv) {
   AirfoilOptions opt = airfoil_parse_args(argc, argv);
@@ -89,51 +85,12 @@ int main(int argc, char **argv) {
   double cpu_t1, cpu_t2, wall_t1, wall_t2;
   op_timers(&cpu_t1, &wall_t1);
 
+  const AirfoilData a = {edges, bedges, cells,  pedge, pecell, pbedge, pbecell, pcell,
+                         p_bound, p_x, p_q, p_qold, p_adt, p_res};
   double rms = 0.0;
 
   for (int iter = 1; iter <= opt.iters; ++iter) {
-
-    op_par_loop(save_soln, "save_soln", cells,
-                op_arg_dat(p_q, -1, OP_ID, 4, "double", OP_READ),
-                op_arg_dat(p_qold, -1, OP_ID, 4, "double", OP_WRITE));
-
-    for (int stage = 0; stage < 2; ++stage) {
-
-      op_par_loop(adt_calc, "adt_calc", cells,
-                  op_arg_dat(p_x, 0, pcell, 2, "double", OP_READ),
-                  op_arg_dat(p_x, 1, pcell, 2, "double", OP_READ),
-                  op_arg_dat(p_x, 2, pcell, 2, "double", OP_READ),
-                  op_arg_dat(p_x, 3, pcell, 2, "double", OP_READ),
-                  op_arg_dat(p_q, -1, OP_ID, 4, "double", OP_READ),
-                  op_arg_dat(p_adt, -1, OP_ID, 1, "double", OP_WRITE));
-
-      op_par_loop(res_calc, "res_calc", edges,
-                  op_arg_dat(p_x, 0, pedge, 2, "double", OP_READ),
-                  op_arg_dat(p_x, 1, pedge, 2, "double", OP_READ),
-                  op_arg_dat(p_q, 0, pecell, 4, "double", OP_READ),
-                  op_arg_dat(p_q, 1, pecell, 4, "double", OP_READ),
-                  op_arg_dat(p_adt, 0, pecell, 1, "double", OP_READ),
-                  op_arg_dat(p_adt, 1, pecell, 1, "double", OP_READ),
-                  op_arg_dat(p_res, 0, pecell, 4, "double", OP_INC),
-                  op_arg_dat(p_res, 1, pecell, 4, "double", OP_INC));
-
-      op_par_loop(bres_calc, "bres_calc", bedges,
-                  op_arg_dat(p_x, 0, pbedge, 2, "double", OP_READ),
-                  op_arg_dat(p_x, 1, pbedge, 2, "double", OP_READ),
-                  op_arg_dat(p_q, 0, pbecell, 4, "double", OP_READ),
-                  op_arg_dat(p_adt, 0, pbecell, 1, "double", OP_READ),
-                  op_arg_dat(p_res, 0, pbecell, 4, "double", OP_INC),
-                  op_arg_dat(p_bound, -1, OP_ID, 1, "int", OP_READ));
-
-      rms = 0.0;
-      op_par_loop(update, "update", cells,
-                  op_arg_dat(p_qold, -1, OP_ID, 4, "double", OP_READ),
-                  op_arg_dat(p_q, -1, OP_ID, 4, "double", OP_WRITE),
-                  op_arg_dat(p_res, -1, OP_ID, 4, "double", OP_RW),
-                  op_arg_dat(p_adt, -1, OP_ID, 1, "double", OP_READ),
-                  op_arg_gbl(&rms, 1, "double", OP_INC));
-    }
-
+    rms = airfoil_step(a);
     rms = sqrt(rms / (double)op_get_size(cells));
     if (iter % 100 == 0)
       op_printf(" %d  %10.5e \n", iter, rms);

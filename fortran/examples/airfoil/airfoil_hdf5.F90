@@ -45,6 +45,7 @@ program airfoil_hdf5
   use OP2_Fortran_RT_Support
   use airfoil_constants
   use airfoil_kernels
+  use airfoil_time_step
   use airfoil_hdf5_init
 
   implicit none
@@ -61,7 +62,7 @@ program airfoil_hdf5
   real(8) :: rms, wall_t1, wall_t2
   real(8), dimension(:, :), allocatable :: qfinal
   real(8), dimension(4) :: qsum
-  integer(4) :: iter, stage, c, k, ncell_op
+  integer(4) :: iter, c, k, ncell_op
   character(len=200) :: line
   logical :: exists
 
@@ -133,46 +134,8 @@ program airfoil_hdf5
   rms = 0.0_8
   do iter = 1, iters
 
-    call op_par_loop_2(save_soln, cells, &
-      op_arg_dat(p_q, -1, OP_ID, 4, 'real(8)', OP_READ), &
-      op_arg_dat(p_qold, -1, OP_ID, 4, 'real(8)', OP_WRITE))
-
-    do stage = 1, 2
-
-      call op_par_loop_6(adt_calc, cells, &
-        op_arg_dat(p_x, 1, pcell, 2, 'real(8)', OP_READ), &
-        op_arg_dat(p_x, 2, pcell, 2, 'real(8)', OP_READ), &
-        op_arg_dat(p_x, 3, pcell, 2, 'real(8)', OP_READ), &
-        op_arg_dat(p_x, 4, pcell, 2, 'real(8)', OP_READ), &
-        op_arg_dat(p_q, -1, OP_ID, 4, 'real(8)', OP_READ), &
-        op_arg_dat(p_adt, -1, OP_ID, 1, 'real(8)', OP_WRITE))
-
-      call op_par_loop_8(res_calc, edges, &
-        op_arg_dat(p_x, 1, pedge, 2, 'real(8)', OP_READ), &
-        op_arg_dat(p_x, 2, pedge, 2, 'real(8)', OP_READ), &
-        op_arg_dat(p_q, 1, pecell, 4, 'real(8)', OP_READ), &
-        op_arg_dat(p_q, 2, pecell, 4, 'real(8)', OP_READ), &
-        op_arg_dat(p_adt, 1, pecell, 1, 'real(8)', OP_READ), &
-        op_arg_dat(p_adt, 2, pecell, 1, 'real(8)', OP_READ), &
-        op_arg_dat(p_res, 1, pecell, 4, 'real(8)', OP_INC), &
-        op_arg_dat(p_res, 2, pecell, 4, 'real(8)', OP_INC))
-
-      call op_par_loop_6(bres_calc, bedges, &
-        op_arg_dat(p_x, 1, pbedge, 2, 'real(8)', OP_READ), &
-        op_arg_dat(p_x, 2, pbedge, 2, 'real(8)', OP_READ), &
-        op_arg_dat(p_q, 1, pbecell, 4, 'real(8)', OP_READ), &
-        op_arg_dat(p_adt, 1, pbecell, 1, 'real(8)', OP_READ), &
-        op_arg_dat(p_res, 1, pbecell, 4, 'real(8)', OP_INC), &
-        op_arg_dat(p_bound, -1, OP_ID, 1, 'integer(4)', OP_READ))
-
-      rms = 0.0_8
-      call op_par_loop_5(update, cells, &
-        op_arg_dat(p_qold, -1, OP_ID, 4, 'real(8)', OP_READ), &
-        op_arg_dat(p_q, -1, OP_ID, 4, 'real(8)', OP_WRITE), &
-        op_arg_dat(p_res, -1, OP_ID, 4, 'real(8)', OP_RW), &
-        op_arg_dat(p_adt, -1, OP_ID, 1, 'real(8)', OP_READ), &
-        op_arg_gbl(rms, 1, 'real(8)', OP_INC))
-    end do
+    call airfoil_step(edges, bedges, cells, pedge, pecell, pbedge, pbecell, pcell, &
+                      p_bound, p_x, p_q, p_qold, p_adt, p_res, rms)
 
     rms = sqrt(rms / real(op_get_size(cells), 8))
     if (mod(iter, 100) == 0) then

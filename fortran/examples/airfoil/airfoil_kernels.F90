@@ -3,6 +3,7 @@
 ! so that a sequential run gives bit-identical results to the C program.
 ! Each kernel is called by the OP2 library once per set element with the
 ! addresses of that element's data.
+! The module airfoil_time_step at the end runs one time step of them.
 
 module airfoil_constants
 
@@ -180,3 +181,70 @@ contains
   end subroutine update
 
 end module airfoil_kernels
+
+! One time step of the Fortran airfoil (save_soln, then two stages of
+! adt_calc, res_calc, bres_calc and update), shared by airfoil.F90,
+! airfoil_mpi.F90 and airfoil_hdf5.F90: they differ only in how the mesh is
+! declared and how results are reported. rms returns the sum of squared
+! updates of the last stage.
+module airfoil_time_step
+
+  use OP2_Fortran_Declarations
+  use OP2_Fortran_Reference
+  use airfoil_kernels
+
+  implicit none
+
+contains
+
+  subroutine airfoil_step(edges, bedges, cells, pedge, pecell, pbedge, pbecell, pcell, &
+                          p_bound, p_x, p_q, p_qold, p_adt, p_res, rms)
+    type(op_set), intent(in) :: edges, bedges, cells
+    type(op_map), intent(in) :: pedge, pecell, pbedge, pbecell, pcell
+    type(op_dat), intent(in) :: p_bound, p_x, p_q, p_qold, p_adt, p_res
+    real(8), intent(inout) :: rms
+    integer(4) :: stage
+
+    call op_par_loop_2(save_soln, cells, &
+      op_arg_dat(p_q, -1, OP_ID, 4, 'real(8)', OP_READ), &
+      op_arg_dat(p_qold, -1, OP_ID, 4, 'real(8)', OP_WRITE))
+
+    do stage = 1, 2
+
+      call op_par_loop_6(adt_calc, cells, &
+        op_arg_dat(p_x, 1, pcell, 2, 'real(8)', OP_READ), &
+        op_arg_dat(p_x, 2, pcell, 2, 'real(8)', OP_READ), &
+        op_arg_dat(p_x, 3, pcell, 2, 'real(8)', OP_READ), &
+        op_arg_dat(p_x, 4, pcell, 2, 'real(8)', OP_READ), &
+        op_arg_dat(p_q, -1, OP_ID, 4, 'real(8)', OP_READ), &
+        op_arg_dat(p_adt, -1, OP_ID, 1, 'real(8)', OP_WRITE))
+
+      call op_par_loop_8(res_calc, edges, &
+        op_arg_dat(p_x, 1, pedge, 2, 'real(8)', OP_READ), &
+        op_arg_dat(p_x, 2, pedge, 2, 'real(8)', OP_READ), &
+        op_arg_dat(p_q, 1, pecell, 4, 'real(8)', OP_READ), &
+        op_arg_dat(p_q, 2, pecell, 4, 'real(8)', OP_READ), &
+        op_arg_dat(p_adt, 1, pecell, 1, 'real(8)', OP_READ), &
+        op_arg_dat(p_adt, 2, pecell, 1, 'real(8)', OP_READ), &
+        op_arg_dat(p_res, 1, pecell, 4, 'real(8)', OP_INC), &
+        op_arg_dat(p_res, 2, pecell, 4, 'real(8)', OP_INC))
+
+      call op_par_loop_6(bres_calc, bedges, &
+        op_arg_dat(p_x, 1, pbedge, 2, 'real(8)', OP_READ), &
+        op_arg_dat(p_x, 2, pbedge, 2, 'real(8)', OP_READ), &
+        op_arg_dat(p_q, 1, pbecell, 4, 'real(8)', OP_READ), &
+        op_arg_dat(p_adt, 1, pbecell, 1, 'real(8)', OP_READ), &
+        op_arg_dat(p_res, 1, pbecell, 4, 'real(8)', OP_INC), &
+        op_arg_dat(p_bound, -1, OP_ID, 1, 'integer(4)', OP_READ))
+
+      rms = 0.0_8
+      call op_par_loop_5(update, cells, &
+        op_arg_dat(p_qold, -1, OP_ID, 4, 'real(8)', OP_READ), &
+        op_arg_dat(p_q, -1, OP_ID, 4, 'real(8)', OP_WRITE), &
+        op_arg_dat(p_res, -1, OP_ID, 4, 'real(8)', OP_RW), &
+        op_arg_dat(p_adt, -1, OP_ID, 1, 'real(8)', OP_READ), &
+        op_arg_gbl(rms, 1, 'real(8)', OP_INC))
+    end do
+  end subroutine airfoil_step
+
+end module airfoil_time_step
