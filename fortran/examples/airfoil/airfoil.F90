@@ -18,6 +18,7 @@ program airfoil
   use airfoil_constants
   use airfoil_kernels
   use airfoil_time_step
+  use airfoil_text
 
   implicit none
 
@@ -163,22 +164,6 @@ contains
     end do
   end subroutine parse_command_line
 
-  logical function starts_with(text, prefix)
-    character(len=*), intent(in) :: text, prefix
-    starts_with = len(text) >= len(prefix)
-    if (starts_with) starts_with = text(1:len(prefix)) == prefix
-  end function starts_with
-
-  integer(4) function int_value(text, what)
-    character(len=*), intent(in) :: text, what
-    integer :: stat
-    read (text, *, iostat=stat) int_value
-    if (stat /= 0 .or. int_value < 0) then
-      write (*, '(A)') 'invalid value for ' // what // ": '" // text // "'"
-      error stop 2
-    end if
-  end function int_value
-
   ! The mesh file: header, x y per node, 4 nodes per cell, n0 n1 c0 c1 per
   ! edge, n0 n1 c bound per boundary edge.
   subroutine read_mesh(path)
@@ -208,30 +193,5 @@ contains
     bound = rows(4, :)
     close (unit)
   end subroutine read_mesh
-
-  function int_text(v) result(s)
-    integer(4), intent(in) :: v
-    character(len=:), allocatable :: s
-    character(len=16) :: buf
-    write (buf, '(I0)') v
-    s = trim(buf)
-  end function int_text
-
-  ! C's "%.<digits>e": d.ddd...e+XX (lower-case e, at least two exponent digits)
-  function e_text(v, digits) result(s)
-    real(8), intent(in) :: v
-    integer, intent(in) :: digits
-    character(len=:), allocatable :: s
-    character(len=40) :: buf, fmt
-    integer :: i
-    write (fmt, '(A, I0, A, I0, A)') '(ES', digits + 8, '.', digits, 'E2)'
-    if (abs(v) >= 1.0e100_8 .or. (abs(v) < 1.0e-99_8 .and. v /= 0.0_8)) then
-      write (fmt, '(A, I0, A, I0, A)') '(ES', digits + 9, '.', digits, 'E3)'
-    end if
-    write (buf, fmt) v
-    s = trim(adjustl(buf))
-    i = index(s, 'E')
-    if (i > 0) s(i:i) = 'e'
-  end function e_text
 
 end program airfoil
