@@ -78,6 +78,98 @@ fn main() {
         .compile("op2_rs_weak_const");
     println!("cargo:rerun-if-changed=../../src/weak_const.c");
     println!("cargo::rustc-check-cfg=cfg(op2_device)");
+    select_library();
+    if std::env::var_os("CARGO_FEATURE_LIB_SEQ").is_some() {
+        report_prerequisites();
+    }
+    println!("cargo:rerun-if-changed=../../build.rs");
+    // The shared source names every library's feature; each crate defines only its own.
+    println!("cargo::rustc-check-cfg=cfg(feature, values(\"lib-seq\", \"lib-openmp\", \"lib-mpi\", \"lib-cuda\", \"lib-mpi-cuda\"))");
+}
+
+/// One line (a cargo warning, from libop2_seq's build only) saying which
+/// libraries a plain `cargo build` leaves out and which of their
+/// prerequisites this machine lacks, so that a fresh machine learns what was
+/// skipped and how to get it instead of meeting a -sys crate's panic.
+fn report_prerequisites() {
+    let mut missing = Vec::new();
+    if !on_path("mpicc") {
+        missing.push("OpenMPI (mpicc)");
+    }
+    if !have_libclang() {
+        missing.push("libclang");
+    }
+    let serial = std::env::var("HDF5_DIR").unwrap_or_default();
+    if serial.is_empty()
+        || !std::path::Path::new(&serial)
+            .join("include/hdf5.h")
+            .exists()
+    {
+        missing.push("serial HDF5 (HDF5_DIR)");
+    }
+    let parallel = std::env::var("HDF5_PARALLEL_DIR")
+        .unwrap_or_else(|_| "/usr/lib/x86_64-linux-gnu/hdf5/openmpi".to_string());
+    if !std::path::Path::new(&parallel).join("libhdf5.so").exists() {
+        missing.push("OpenMPI HDF5 (HDF5_PARALLEL_DIR)");
+    }
+    let state = if missing.is_empty() {
+        "all found here".to_string()
+    } else {
+        format!(
+            "missing here: {}; scripts/install_prereqs.sh installs them",
+            missing.join(", ")
+        )
+    };
+    println!(
+        "cargo:warning=op2-rs: `cargo build --release` builds libop2_seq, libop2_openmp and libop2_cuda; \
+         libop2_mpi, libop2_mpi_cuda and libop2_hdf5 need `cargo build --release --workspace` with OpenMPI, \
+         libclang and HDF5 ({state})"
+    );
+    for var in ["HDF5_DIR", "HDF5_PARALLEL_DIR", "LIBCLANG_PATH"] {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
+}
+
+fn on_path(tool: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+}
+
+/// Where clang-sys (bindgen, used by mpi-sys) looks for libclang on Debian.
+fn have_libclang() -> bool {
+    let mut dirs: Vec<PathBuf> = std::env::var_os("LIBCLANG_PATH")
+        .map(PathBuf::from)
+        .into_iter()
+        .collect();
+    dirs.push(PathBuf::from("/usr/lib/x86_64-linux-gnu"));
+    dirs.push(PathBuf::from("/usr/lib64"));
+    if let Ok(entries) = std::fs::read_dir("/usr/lib") {
+        for e in entries.flatten() {
+            if e.file_name().to_string_lossy().starts_with("llvm-") {
+                dirs.push(e.path().join("lib"));
+            }
+        }
+    }
+    dirs.iter().any(|d| {
+        std::fs::read_dir(d).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| is_libclang(&e.file_name().to_string_lossy()))
+        })
+    })
+}
+
+/// libclang.so*, libclang-14.so*: not libclang-cpp.
+fn is_libclang(name: &str) -> bool {
+    name.starts_with("libclang.so")
+        || name
+            .strip_prefix("libclang-")
+            .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// Exactly one lib-* feature: the library this crate builds (cfg op2_device
+/// for the CUDA ones, the shared library's SONAME).
+fn select_library() {
     let libs = ["SEQ", "OPENMP", "MPI", "CUDA", "MPI_CUDA"];
     let chosen = libs
         .iter()
@@ -98,7 +190,4 @@ fn main() {
     if !lib.ends_with("_capi") {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,lib{lib}.so");
     }
-    println!("cargo:rerun-if-changed=../../build.rs");
-    // The shared source names every library's feature; each crate defines only its own.
-    println!("cargo::rustc-check-cfg=cfg(feature, values(\"lib-seq\", \"lib-openmp\", \"lib-mpi\", \"lib-cuda\", \"lib-mpi-cuda\"))");
 }
