@@ -5,15 +5,22 @@
 #   serial HDF5                 libop2_hdf5 (HDF5_DIR, see .cargo/config.toml)
 #   OpenMPI HDF5                OP2's HDF5 API inside libop2_mpi
 #   hdf5-tools, gfortran, cmake, pkg-config   tests, Fortran modules, the CMake package
-# Prints what it installs; does nothing when everything is there.
+#   g++                         the C++ examples (Debian's gcc package has no C++ compiler)
+# With package names as arguments it installs just those (c-examples/Makefile
+# asks for g++ this way). Prints what it installs; does nothing when
+# everything is there.
 set -euo pipefail
 missing=""
+if [ $# -gt 0 ]; then missing=" $*"; fi
+if [ $# -eq 0 ]; then
+command -v g++ >/dev/null || missing="$missing g++"
 for t in cmake pkg-config gfortran; do command -v "$t" >/dev/null || missing="$missing $t"; done
 command -v mpicxx >/dev/null || missing="$missing libopenmpi-dev openmpi-bin"
 ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 || missing="$missing libclang-dev"
 command -v h5dump >/dev/null || missing="$missing hdf5-tools"
 ls /usr/lib/*/hdf5/serial/libhdf5.so >/dev/null 2>&1 || missing="$missing libhdf5-dev"
 ls /usr/lib/*/hdf5/openmpi/libhdf5.so >/dev/null 2>&1 || missing="$missing libhdf5-openmpi-dev"
+fi
 if [ -z "$missing" ]; then
     echo "install_prereqs: everything is installed"
     exit 0
