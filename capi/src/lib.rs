@@ -24,6 +24,7 @@
 
 pub mod args;
 mod compose;
+pub mod cross_rank;
 pub mod cuda_api;
 pub mod cuda_gbl;
 pub mod decl;

@@ -492,69 +492,6 @@ pub unsafe extern "C" fn op_timing_output_2_file(file: *const c_char) {
     })
 }
 
-/// Per-kernel timings as CSV (one row per kernel; rank 0, thread 0).
-#[no_mangle]
-pub unsafe extern "C" fn op_timings_to_csv(file: *const c_char) {
-    let call = "op_timings_to_csv";
-    with_state(call, |st| {
-        let path = c_str(call, "the file name", file)?;
-        let rows = timing_rows(st);
-        let mut s = String::from("rank,thread,nranks,nthreads,count,total time,plan time,mpi time,GB used,GB total,kernel name\n");
-        for r in &rows {
-            s.push_str(&format!(
-                "0,0,1,1,{},{:.6},{:.6},{:.6},{:.6},{:.6},{}\n",
-                r.count,
-                r.time,
-                r.plan_time,
-                r.mpi_time,
-                r.transfer / 1e9,
-                r.transfer2 / 1e9,
-                r.name
-            ));
-        }
-        std::fs::write(&path, s)
-            .map_err(|e| Op2Error::new(call, "", format!("cannot write \"{path}\": {e}")))
-    })
-}
-
-/// First and second moment of one value (across ranks under MPI).
-#[no_mangle]
-pub unsafe extern "C" fn op_compute_moment(t: c_double, m1: *mut c_double, m2: *mut c_double) {
-    if !m1.is_null() {
-        *m1 = t;
-    }
-    if !m2.is_null() {
-        *m2 = t * t;
-    }
-}
-
-/// Moments over `n` times, optionally ignoring zeros.
-#[no_mangle]
-pub unsafe extern "C" fn op_compute_moment_across_times(
-    times: *const c_double,
-    n: c_int,
-    ignore_zeros: bool,
-    m1: *mut c_double,
-    m2: *mut c_double,
-) {
-    let ts: Vec<f64> = if times.is_null() || n <= 0 {
-        Vec::new()
-    } else {
-        std::slice::from_raw_parts(times, n as usize).to_vec()
-    };
-    let used: Vec<f64> = ts
-        .into_iter()
-        .filter(|t| !ignore_zeros || *t != 0.0)
-        .collect();
-    let k = used.len().max(1) as f64;
-    if !m1.is_null() {
-        *m1 = used.iter().sum::<f64>() / k;
-    }
-    if !m2.is_null() {
-        *m2 = used.iter().map(|t| t * t).sum::<f64>() / k;
-    }
-}
-
 /// Print a line (root only under MPI).
 #[no_mangle]
 pub unsafe extern "C" fn op_print(line: *const c_char) {

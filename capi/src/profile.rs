@@ -92,14 +92,18 @@ pub extern "C" fn op_profile_exit() {
 /// Print the profile (root process); also write JSON if OP_PROFILE_JSON_OUTPUT is set.
 #[no_mangle]
 pub extern "C" fn op_profile_output() {
-    crate::guard::guard("op_profile_output", || {
-        let (text, json) = with(|p| (p.output(), p.output_json()));
-        if crate::is_root() {
-            crate::printf::cout(&text);
-            if let (Ok(file), Some(j)) = (std::env::var("OP_PROFILE_JSON_OUTPUT"), json) {
+    crate::guard::checked("op_profile_output", || {
+        let (json, level) = with(|p| (p.output_json(), p.level()));
+        if let Some(merged) = crate::cross_rank::merged_profile(json, level)? {
+            crate::printf::cout(&merged.output());
+            if let (Ok(file), Some(j)) = (
+                std::env::var("OP_PROFILE_JSON_OUTPUT"),
+                merged.output_json(),
+            ) {
                 write_json(&file, &j);
             }
         }
+        Ok(())
     })
 }
 
@@ -114,11 +118,13 @@ fn write_json(file: &str, json: &str) {
 #[no_mangle]
 pub unsafe extern "C" fn op_profile_output_json(filename: *const c_char) {
     let f = self::name(filename);
-    crate::guard::guard("op_profile_output_json", || {
-        if let Some(j) = with(|p| p.output_json()) {
-            if crate::is_root() {
+    crate::guard::checked("op_profile_output_json", || {
+        let (json, level) = with(|p| (p.output_json(), p.level()));
+        if let Some(merged) = crate::cross_rank::merged_profile(json, level)? {
+            if let Some(j) = merged.output_json() {
                 write_json(&f, &j);
             }
         }
+        Ok(())
     })
 }

@@ -853,3 +853,96 @@ fn bad_map_index_past_the_end_stops_all_ranks() {
 fn bad_map_index_negative_stops_all_ranks() {
     bad_map_stops("bad_map_negative", "pcell_broken");
 }
+
+// ---------------------------------------------------------------------------
+// figures across ranks: merged profile, CSV timings, moments
+// ---------------------------------------------------------------------------
+
+fn mpi_output() -> PathBuf {
+    mpi_build("mpi_output", &["c-examples/mpi/mpi_output.cpp"], &[], false)
+}
+
+/// The CSV's rows of kernel `name`: (rank, thread, nranks, count).
+fn csv_rows(csv: &str, name: &str) -> Vec<(usize, usize, usize, i64)> {
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("rank,thread,nranks,nthreads,count,total time,plan time,mpi time,GB used,GB total,kernel name")
+    );
+    lines
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|f| f.len() == 11 && f[10] == name)
+        .map(|f| {
+            let t: f64 = f[5].parse().unwrap();
+            assert!(t >= 0.0, "negative time in {f:?}");
+            (
+                f[0].parse().unwrap(),
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+                f[4].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn profile_csv_and_moments_combine_every_rank() {
+    let exe = mpi_output();
+    for np in [1, 3] {
+        let dir = scratch(&format!("mpi_output_{np}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = Command::new("timeout")
+            .args([
+                "-k",
+                "5",
+                "120",
+                "mpirun",
+                "--allow-run-as-root",
+                "--oversubscribe",
+            ])
+            .args(["--bind-to", "none", "-np", &np.to_string()])
+            .args(["-x", "OP_PROFILE_JSON_OUTPUT=profile.json"])
+            .arg(&exe)
+            .current_dir(&dir)
+            .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+            .output()
+            .expect("run mpirun");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && stdout.contains("PASSED"),
+            "np {np}: {:?}\n{stdout}\n{stderr}",
+            out.status
+        );
+        // one row per rank for the loop, rank order, nranks column, 3 calls
+        let rows = csv_rows(&read_text(&dir.join("timings.csv")), "scale");
+        let thread0: Vec<_> = rows.iter().filter(|r| r.1 == 0).collect();
+        assert_eq!(thread0.len(), np, "np {np}: {rows:?}");
+        for (r, row) in thread0.iter().enumerate() {
+            assert_eq!((row.0, row.2, row.3), (r, np, 3), "np {np}: {rows:?}");
+        }
+        // the root's JSON holds every rank's tree
+        let json = read_text(&dir.join("profile.json"));
+        let tree = op2_core::profile::Node::from_json(&json).expect("profile.json parses");
+        assert_eq!(tree.num_ranks, np as u64, "np {np}: {json}");
+        let everyone = tree.child("everyone").expect("section 'everyone'");
+        assert_eq!(
+            (everyone.num_ranks, everyone.clock.n),
+            (np as u64, np as u64)
+        );
+        let only1 = tree.child("only_rank_1");
+        if np > 1 {
+            let only1 = only1.expect("rank 1's own section in the merged tree");
+            assert_eq!((only1.num_ranks, only1.clock.n), (1, 1));
+        } else {
+            assert!(only1.is_none());
+        }
+        // the text report is printed once, by the root
+        assert_eq!(stdout.matches("everyone").count(), 1, "np {np}:\n{stdout}");
+    }
+}
+
+fn read_text(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}

@@ -349,6 +349,17 @@ impl Distribution for Distributed {
         (self.halo_bytes, self.halo_exchanges)
     }
 
+    fn allgather_bytes(&mut self, local: &[u8]) -> Result<Vec<Vec<u8>>> {
+        let (all, counts) = self.comm.allgatherv_bytes(local)?;
+        let mut out = Vec::with_capacity(counts.len());
+        let mut at = 0;
+        for c in counts {
+            out.push(all[at..at + c].to_vec());
+            at += c;
+        }
+        Ok(out)
+    }
+
     fn abort_handle(&self) -> Option<AbortHandle> {
         self.abort.clone()
     }

@@ -173,6 +173,12 @@ pub trait Distribution: Send {
     /// (per-process tables), empty on one node.
     fn timing_across_ranks(&mut self, rows: &mut [TimingRow]) -> Result<String>;
 
+    /// Every process's `local` bytes, in rank order, on every process (the
+    /// cross-rank profile, CSV timings and moments). One process: `local`.
+    fn allgather_bytes(&mut self, local: &[u8]) -> Result<Vec<Vec<u8>>> {
+        Ok(vec![local.to_vec()])
+    }
+
     /// Halo bytes sent and dat exchanges so far.
     fn halo_traffic(&self) -> (u64, u64) {
         (0, 0)
