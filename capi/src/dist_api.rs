@@ -209,6 +209,8 @@ unsafe fn halo_exchanges(
         for &d in &staged {
             st.host_fresh(call, d)?;
         }
+        st.dist
+            .set_partial_exchange(crate::globals::partial_exchange());
         let extent = st.dist.before_loop(&mut st.dom, s, &specs)?;
         if extent.auto_partitioned {
             st.refresh_after_partition();

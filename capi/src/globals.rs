@@ -123,6 +123,12 @@ pub fn maps_base() -> c_int {
     unsafe { get(addr_of!(OP_maps_base_index)) }
 }
 
+/// Are partial halo exchanges on (`OP_partial_exchange`, `OP_PARTIAL_EXCHANGE`)?
+pub fn partial_exchange() -> bool {
+    // SAFETY: as in `diags`.
+    unsafe { get(addr_of!(OP_partial_exchange)) != 0 }
+}
+
 /// Reset every global to its initial value (`op_exit`).
 pub fn reset_all() {
     // SAFETY: called with the state lock held, on the API thread, after the

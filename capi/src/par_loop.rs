@@ -380,6 +380,8 @@ pub(crate) unsafe fn prepare(lc: &LoopCall<'_>) -> Ready {
             }
         }
         let t_halo = Instant::now();
+        st.dist
+            .set_partial_exchange(crate::globals::partial_exchange());
         let extent = st.dist.before_loop(&mut st.dom, lp.set, &lp.specs)?;
         if extent.auto_partitioned {
             crate::printf::cout(

@@ -946,3 +946,75 @@ fn profile_csv_and_moments_combine_every_rank() {
 fn read_text(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
+
+// ---------------------------------------------------------------------------
+// OP_PARTIAL_EXCHANGE
+// ---------------------------------------------------------------------------
+
+fn mpi_partial() -> PathBuf {
+    mpi_build(
+        "mpi_partial",
+        &["c-examples/mpi/mpi_partial.cpp"],
+        &[],
+        false,
+    )
+}
+
+/// Halo bytes every rank sent (op_timing_output's per-rank lines).
+fn halo_bytes(stdout: &str) -> u64 {
+    stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("Halo exchanges: "))
+        .map(|l| l.split_whitespace().next().unwrap().parse::<u64>().unwrap())
+        .sum()
+}
+
+#[test]
+fn partial_exchange_sends_less_and_answers_the_same() {
+    let exe = mpi_partial();
+    for np in [2, 3] {
+        let full = mpirun(&exe, np, &[], &format!("partial-off-{np}"));
+        let part = mpirun(
+            &exe,
+            np,
+            &["OP_PARTIAL_EXCHANGE"],
+            &format!("partial-on-{np}"),
+        );
+        for (r, what) in [(&full, "full"), (&part, "partial")] {
+            assert!(
+                r.status == Some(0) && r.stdout.contains("PASSED"),
+                "np {np}, {what} exchanges:\n{}",
+                ctx(r)
+            );
+        }
+        let sum = |s: &str| {
+            s.lines()
+                .find(|l| l.starts_with("probe sum"))
+                .map(str::to_string)
+        };
+        assert_eq!(sum(&full.stdout), sum(&part.stdout), "np {np}");
+        let (b_full, b_part) = (halo_bytes(&full.stdout), halo_bytes(&part.stdout));
+        assert!(
+            b_full > 0,
+            "np {np}: no halo traffic measured:\n{}",
+            full.stdout
+        );
+        assert!(
+            b_part < b_full,
+            "np {np}: partial exchanges sent {b_part} bytes, full ones {b_full}"
+        );
+        println!("np {np}: halo bytes {b_full} full, {b_part} partial");
+    }
+    // the awkward distributions still pass with partial exchanges on
+    let r = mpirun(
+        &mpi_features(),
+        3,
+        &["OP_PARTIAL_EXCHANGE"],
+        "features-partial",
+    );
+    assert!(
+        r.status == Some(0) && !r.stdout.contains("FAIL"),
+        "{}",
+        ctx(&r)
+    );
+}

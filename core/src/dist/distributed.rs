@@ -14,7 +14,7 @@ use super::{
     PartitionOutcome, PartitionRequest, Primary,
 };
 use crate::arg::{Access, ArgKind, ArgSpec};
-use crate::domain::{DatId, Domain, MapCheck, SetId};
+use crate::domain::{DatId, Domain, MapCheck, MapId, SetId};
 use crate::error::{Op2Error, Result};
 use crate::timing::TimingRow;
 use crate::types::ScalarType;
@@ -31,6 +31,13 @@ pub struct Distributed {
     /// Halo bytes this rank sent, and the number of dat exchanges.
     halo_bytes: u64,
     halo_exchanges: u64,
+    /// OP_PARTIAL_EXCHANGE: a dat read only through one map refreshes only
+    /// the halo rows that map reaches.
+    partial: bool,
+    /// Per map, the exchange lists of its to-set restricted to the halo rows
+    /// the map reaches from its from-set's executed elements, or `None` when
+    /// that is not worth it (decided on first use, as below).
+    partial_lists: std::collections::HashMap<MapId, Option<Arc<ExchangeLists>>>,
 }
 
 impl Distributed {
@@ -50,6 +57,8 @@ impl Distributed {
             partitioned: false,
             halo_bytes: 0,
             halo_exchanges: 0,
+            partial: false,
+            partial_lists: std::collections::HashMap::new(),
         }
     }
 
@@ -77,6 +86,7 @@ impl Distributed {
             ));
         }
         let t0 = std::time::Instant::now();
+        self.partial_lists.clear();
         let p = driver::run(&*self.comm, dom, primary, self.kway, report)?;
         self.sets = p.sets;
         self.partitioned = true;
@@ -136,13 +146,82 @@ impl Distributed {
         }
     }
 
-    /// Start refreshing the halo of `dat` (if it has one).
-    fn start_exchange(&mut self, dom: &mut Domain, dat: DatId) -> Result<Option<DatExchange>> {
+    /// The map through which every argument of this loop on `dat` reads it,
+    /// when partial exchanges are on and there is one such map (OP2's rule
+    /// for a partial exchange); `None`: refresh the whole halo.
+    fn partial_map(&self, args: &[ArgSpec], dat: DatId) -> Option<MapId> {
+        if !self.partial {
+            return None;
+        }
+        let mut only = None;
+        for a in args.iter().filter(|a| a.opt) {
+            let ArgKind::Dat { dat: d, map, .. } = a.kind else {
+                continue;
+            };
+            if d != dat {
+                continue;
+            }
+            match (map, a.access) {
+                (Some(m), Access::Read) if only.is_none() || only == Some(m) => only = Some(m),
+                _ => return None,
+            }
+        }
+        only
+    }
+
+    /// The halo rows of `map`'s to-set that the map reaches from the
+    /// elements of its from-set a loop may execute (owned and exec halo),
+    /// as exchange lists; `None` (refresh the whole halo) unless those rows
+    /// are fewer than 30% of the to-set's halo over all ranks, OP2's rule for
+    /// maps it exchanges partially. Collective on a map's first use (every
+    /// rank runs the same loops, so every rank asks for the same maps).
+    fn partial_lists(&mut self, dom: &Domain, map: MapId) -> Result<Option<Arc<ExchangeLists>>> {
+        if let Some(l) = self.partial_lists.get(&map) {
+            return Ok(l.clone());
+        }
+        let m = dom.map(map);
+        let Some(ds) = self.sets.get(m.to.0) else {
+            return Ok(None);
+        };
+        let to = dom.set(m.to);
+        let from = dom.set(m.from);
+        let mut needed = vec![false; to.total_size()];
+        let reach = ((from.size + from.exec_size) * m.dim).min(m.values.len());
+        for &v in &m.values[..reach] {
+            if let Some(n) = usize::try_from(v).ok().filter(|&v| v >= to.size) {
+                if let Some(slot) = needed.get_mut(n) {
+                    *slot = true;
+                }
+            }
+        }
+        let reached = needed.iter().filter(|&&b| b).count() as u64;
+        let halo = (to.exec_size + to.nonexec_size) as u64;
+        let (reached_all, _) = collective::sum_and_offset(&*self.comm, reached)?;
+        let (halo_all, _) = collective::sum_and_offset(&*self.comm, halo)?;
+        let lists = if (reached_all as f64) < 0.3 * halo_all as f64 {
+            Some(Arc::new(
+                ds.exchange.restricted(&*self.comm, |row| needed[row])?,
+            ))
+        } else {
+            None
+        };
+        self.partial_lists.insert(map, lists.clone());
+        Ok(lists)
+    }
+
+    /// Start refreshing the halo of `dat` (if it has one): the rows `only`
+    /// lists, or the whole halo.
+    fn start_exchange(
+        &mut self,
+        dom: &mut Domain,
+        dat: DatId,
+        only: Option<Arc<ExchangeLists>>,
+    ) -> Result<Option<DatExchange>> {
         let d = dom.dat(dat);
         let Some(ds) = self.sets.get(d.set.0) else {
             return Ok(None);
         };
-        let lists = ds.exchange.clone();
+        let lists = only.unwrap_or_else(|| ds.exchange.clone());
         let eb = d.elem_bytes;
         let pending = lists.start(&*self.comm, d.data.as_slice(), eb, dat.0 as i32)?;
         self.halo_bytes += lists.send_bytes(eb) as u64;
@@ -243,16 +322,30 @@ impl Distribution for Distributed {
         let (size, exec, core) = (s.size, s.exec_size, s.core_size);
         let exec_flag = writes_through_map(args);
         let mut started = Vec::new();
+        let mut refreshed: Vec<DatId> = Vec::new();
         for a in args.iter().filter(|a| a.opt) {
             let ArgKind::Dat { dat, map, .. } = a.kind else {
                 continue;
             };
             let reads = matches!(a.access, Access::Read | Access::Rw);
-            if reads && (map.is_some() || exec_flag) && dom.dat(dat).halo_dirty {
-                if let Some(x) = self.start_exchange(dom, dat)? {
+            if reads
+                && (map.is_some() || exec_flag)
+                && dom.dat(dat).halo_dirty
+                && !refreshed.contains(&dat)
+            {
+                refreshed.push(dat);
+                let partial = match self.partial_map(args, dat) {
+                    Some(m) => self.partial_lists(dom, m)?,
+                    None => None,
+                };
+                // A partial refresh leaves the rest of the halo stale, as OP2.
+                let whole = partial.is_none();
+                if let Some(x) = self.start_exchange(dom, dat, partial)? {
                     started.push(x);
                 }
-                dom.dat_mut(dat).halo_dirty = false;
+                if whole {
+                    dom.dat_mut(dat).halo_dirty = false;
+                }
             }
         }
         Ok(LoopExtent {
@@ -347,6 +440,10 @@ impl Distribution for Distributed {
 
     fn halo_traffic(&self) -> (u64, u64) {
         (self.halo_bytes, self.halo_exchanges)
+    }
+
+    fn set_partial_exchange(&mut self, on: bool) {
+        self.partial = on;
     }
 
     fn allgather_bytes(&mut self, local: &[u8]) -> Result<Vec<Vec<u8>>> {

@@ -108,6 +108,52 @@ impl ExchangeLists {
         }
     }
 
+    /// The part of these lists that refreshes only the halo rows `needed`
+    /// selects (OP2's partial exchange): each rank tells every neighbour it
+    /// receives from which positions of that neighbour's message it still
+    /// wants (one all-to-all; collective), and sends only the positions its
+    /// own neighbours ask for. Neighbours with nothing left drop out on both
+    /// sides.
+    pub fn restricted(
+        &self,
+        c: &dyn Collectives,
+        needed: impl Fn(usize) -> bool,
+    ) -> Result<ExchangeLists> {
+        let mut asks = vec![Vec::new(); c.size()];
+        let mut recv = Vec::new();
+        for (r, rows) in &self.recv {
+            let keep: Vec<u32> = (0..rows.len())
+                .filter(|&k| needed(rows[k]))
+                .map(|k| k as u32)
+                .collect();
+            if !keep.is_empty() {
+                recv.push((*r, keep.iter().map(|&k| rows[k as usize]).collect()));
+            }
+            asks[*r] = collective::to_bytes(&keep);
+        }
+        let asked = c.alltoallv_bytes(&asks)?;
+        let mut send = Vec::new();
+        for (r, rows) in &self.send {
+            let want: Vec<u32> = collective::from_bytes(&asked[*r]);
+            if want.is_empty() {
+                continue;
+            }
+            let picked = want
+                .iter()
+                .map(|&k| rows.get(k as usize).copied())
+                .collect::<Option<Vec<usize>>>()
+                .ok_or_else(|| {
+                    Op2Error::new(
+                        "op_mpi_halo_exchanges",
+                        "",
+                        format!("rank {r} asked for a halo row this rank does not send to it"),
+                    )
+                })?;
+            send.push((*r, picked));
+        }
+        Ok(ExchangeLists { send, recv })
+    }
+
     /// Bytes this rank sends per refresh of a dat with `elem_bytes` bytes per element.
     pub fn send_bytes(&self, elem_bytes: usize) -> usize {
         self.send.iter().map(|(_, r)| r.len() * elem_bytes).sum()
@@ -441,4 +487,46 @@ pub fn run(
         })
         .collect();
     Ok(Partitioned { sets, quality })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dist::sim::run_ranks;
+
+    /// Three ranks in a ring: rank r owns rows 0..4 and holds halo rows
+    /// 4..8, rows 4..6 from rank r+1 and 6..8 from rank r+2 (its owned rows
+    /// 0,1 and 2,3 respectively). A rank that needs only halo rows {5, 6}
+    /// gets row 1 of rank r+1 and row 2 of rank r+2, and the data that
+    /// arrives is exactly theirs.
+    #[test]
+    fn restricted_lists_refresh_only_the_rows_asked_for() {
+        let got = run_ranks(3, |c| {
+            let r = c.rank();
+            let (next, after) = ((r + 1) % 3, (r + 2) % 3);
+            let (prev, before) = ((r + 2) % 3, (r + 1) % 3);
+            // what I send: rank `prev` (for whom I am r+1) takes my rows 0,1;
+            // rank `before` (for whom I am r+2) takes my rows 2,3
+            let mut send = vec![(prev, vec![0, 1]), (before, vec![2, 3])];
+            send.sort();
+            let mut recv = vec![(next, vec![4, 5]), (after, vec![6, 7])];
+            recv.sort();
+            let full = ExchangeLists { send, recv };
+            let part = full.restricted(&c, |row| row == 5 || row == 6).unwrap();
+            let mut data: Vec<u8> = (0..8).map(|i| (10 * r + i) as u8).collect();
+            data[4..].fill(0);
+            part.exchange(&c, &mut data, 1, 7).unwrap();
+            (part, data)
+        });
+        for (r, (part, data)) in got.iter().enumerate() {
+            let (next, after) = ((r + 1) % 3, (r + 2) % 3);
+            assert_eq!(part.send_bytes(1), 2, "rank {r}: {part:?}");
+            let mut want_recv = vec![(next, vec![5]), (after, vec![6])];
+            want_recv.sort();
+            assert_eq!(part.recv, want_recv);
+            // row 5 is row 1 of rank r+1, row 6 row 2 of rank r+2; 4 and 7 untouched
+            let (n, a) = ((10 * next) as u8, (10 * after) as u8);
+            assert_eq!(&data[3..8], &[(10 * r + 3) as u8, 0, n + 1, a + 2, 0]);
+        }
+    }
 }

@@ -173,6 +173,10 @@ pub trait Distribution: Send {
     /// (per-process tables), empty on one node.
     fn timing_across_ranks(&mut self, rows: &mut [TimingRow]) -> Result<String>;
 
+    /// OP_PARTIAL_EXCHANGE: refresh only the halo rows a loop's single map
+    /// reaches when it reads a dat through that map only (no effect on one node).
+    fn set_partial_exchange(&mut self, _on: bool) {}
+
     /// Every process's `local` bytes, in rank order, on every process (the
     /// cross-rank profile, CSV timings and moments). One process: `local`.
     fn allgather_bytes(&mut self, local: &[u8]) -> Result<Vec<Vec<u8>>> {
