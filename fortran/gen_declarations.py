@@ -8,8 +8,8 @@ op2_for_declarations.F90 is hand-written except for two regions,
 
 which this script fills: the generic interfaces op_decl_dat, op_decl_const,
 op_arg_dat, op_opt_arg_dat, op_arg_gbl, op_opt_arg_gbl, op_arg_info,
-op_fetch_data, op_fetch_data_idx and one specific procedure per element
-type and array rank.
+op_fetch_data, op_fetch_data_idx, op_decl_dat_overlay, op_reset_data_ptr
+and one specific procedure per element type and array rank.
 
     python3 gen_declarations.py          # rewrite the regions in place
     python3 gen_declarations.py --check  # exit 1 if the file is out of date
@@ -223,6 +223,40 @@ def fetch(t, r, idx):
     return name, body
 
 
+def decl_overlay(t, r):
+    ftype, _, _ = TYPES[t]
+    name = f"op_decl_dat_overlay_{t}_{r}"
+    body = [
+        "  ! OP2: the overlay's number (its index), by which op_get_data_ptr finds it",
+        f"  integer(8) function {name}(set, data)",
+        "    type(op_set), intent(in) :: set",
+        f"    {ftype}{rank_attr(r)}, intent(in), target :: data",
+        "    type(op_dat) :: overlay",
+        *contiguity(r, "data", "op_decl_dat_overlay"),
+        "    overlay%dataCptr = op_decl_dat_overlay_ptr_c(set%setCptr, c_loc(data))",
+        "    call c_f_pointer(overlay%dataCptr, overlay%dataPtr)",
+        f"    {name} = int(overlay%dataPtr%index, 8)",
+        f"  end function {name}",
+        "",
+    ]
+    return name, body
+
+
+def reset_data_ptr(t, r):
+    ftype, _, _ = TYPES[t]
+    name = f"op_reset_data_ptr_{t}_{r}"
+    body = [
+        f"  integer(8) function {name}(data, mode)",
+        f"    {ftype}{rank_attr(r)}, intent(in), target :: data",
+        "    integer(c_int), value :: mode",
+        *contiguity(r, "data", "op_reset_data_ptr"),
+        f"    {name} = op_reset_data_ptr_c(c_loc(data), mode)",
+        f"  end function {name}",
+        "",
+    ]
+    return name, body
+
+
 def build():
     interfaces = []
     procedures = []
@@ -255,6 +289,8 @@ def build():
     family("op_arg_info", [arg_info(t, r) for t in GBL_TYPES for r in INFO_RANKS])
     family("op_fetch_data", [fetch(t, r, False) for t in DAT_TYPES for r in DAT_RANKS])
     family("op_fetch_data_idx", [fetch(t, r, True) for t in DAT_TYPES for r in DAT_RANKS])
+    family("op_decl_dat_overlay", [decl_overlay(t, r) for t in DAT_TYPES for r in DAT_RANKS])
+    family("op_reset_data_ptr", [reset_data_ptr(t, r) for t in DAT_TYPES for r in DAT_RANKS])
     return interfaces, procedures
 
 

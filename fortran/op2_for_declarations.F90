@@ -490,6 +490,118 @@ module OP2_Fortran_Declarations
       character(kind=c_char), dimension(*) :: file
     end subroutine op_profile_output_json_c
 
+    ! ---- reaching library-held data (OP2's names; capi/src/fortran_data.rs)
+
+    function op_decl_dat_overlay_ptr_c(set, dat) bind(C, name='op_decl_dat_overlay_ptr')
+      import :: c_ptr
+      type(c_ptr), value :: set
+      type(c_ptr), value :: dat
+      type(c_ptr) :: op_decl_dat_overlay_ptr_c
+    end function op_decl_dat_overlay_ptr_c
+
+    function op_get_data_ptr_c(dat) bind(C, name='op_get_data_ptr')
+      import :: c_ptr, c_long_long
+      type(c_ptr), value :: dat
+      integer(c_long_long) :: op_get_data_ptr_c
+    end function op_get_data_ptr_c
+
+    function op_get_data_ptr_int_c(key) bind(C, name='op_get_data_ptr2')
+      import :: c_long_long
+      integer(c_long_long), value :: key
+      integer(c_long_long) :: op_get_data_ptr_int_c
+    end function op_get_data_ptr_int_c
+
+    function op_reset_data_ptr_c(data, mode) bind(C, name='op_reset_data_ptr')
+      import :: c_ptr, c_int, c_long_long
+      type(c_ptr), value :: data
+      integer(c_int), value :: mode
+      integer(c_long_long) :: op_reset_data_ptr_c
+    end function op_reset_data_ptr_c
+
+    function op_get_map_ptr_c(map) bind(C, name='op_get_map_ptr')
+      import :: c_ptr, c_long_long
+      type(c_ptr), value :: map
+      integer(c_long_long) :: op_get_map_ptr_c
+    end function op_get_map_ptr_c
+
+    function op_reset_map_ptr_c(map) bind(C, name='op_reset_map_ptr')
+      import :: c_ptr, c_long_long
+      type(c_ptr), value :: map
+      integer(c_long_long) :: op_reset_map_ptr_c
+    end function op_reset_map_ptr_c
+
+    function op_copy_map_to_fort_c(map) bind(C, name='op_copy_map_to_fort')
+      import :: c_ptr, c_long_long
+      type(c_ptr), value :: map
+      integer(c_long_long) :: op_copy_map_to_fort_c
+    end function op_copy_map_to_fort_c
+
+    subroutine op_force_part_c(map) bind(C, name='op_force_part')
+      import :: c_ptr
+      type(c_ptr), value :: map
+    end subroutine op_force_part_c
+
+    subroutine op_register_set_c(idx, set) bind(C, name='op_register_set')
+      import :: c_ptr, c_int
+      integer(c_int), value :: idx
+      type(c_ptr), value :: set
+    end subroutine op_register_set_c
+
+    function op_get_set_c(idx) bind(C, name='op_get_set')
+      import :: c_ptr, c_int
+      integer(c_int), value :: idx
+      type(c_ptr) :: op_get_set_c
+    end function op_get_set_c
+
+    function op_get_g_index_c(set) bind(C, name='op_get_g_index')
+      import :: c_ptr, c_long_long
+      type(c_ptr), value :: set
+      integer(c_long_long) :: op_get_g_index_c
+    end function op_get_g_index_c
+
+    function op_mpi_get_data_c(dat) bind(C, name='op_mpi_get_data')
+      import :: c_ptr
+      type(c_ptr), value :: dat
+      type(c_ptr) :: op_mpi_get_data_c
+    end function op_mpi_get_data_c
+
+    subroutine op_mpi_free_data_c(dat) bind(C, name='op_mpi_free_data')
+      import :: c_ptr
+      type(c_ptr), value :: dat
+    end subroutine op_mpi_free_data_c
+
+    subroutine op_get_dat_mpi_c(dat) bind(C, name='op_get_dat_mpi')
+      import :: c_ptr
+      type(c_ptr), value :: dat
+    end subroutine op_get_dat_mpi_c
+
+    subroutine op_put_dat_mpi_c(dat) bind(C, name='op_put_dat_mpi')
+      import :: c_ptr
+      type(c_ptr), value :: dat
+    end subroutine op_put_dat_mpi_c
+
+    subroutine op_dat_write_index_c(set, dat) bind(C, name='op_dat_write_index')
+      import :: c_ptr
+      type(c_ptr), value :: set
+      type(c_ptr), value :: dat
+    end subroutine op_dat_write_index_c
+
+    subroutine op_print_dat_to_txtfile2_c(dat, file) bind(C, name='op_print_dat_to_txtfile2')
+      import :: c_ptr, c_char
+      type(c_ptr), value :: dat
+      character(kind=c_char), dimension(*) :: file
+    end subroutine op_print_dat_to_txtfile2_c
+
+    subroutine op_disable_mpi_reductions_c(disable) bind(C, name='op_disable_mpi_reductions')
+      import :: c_bool
+      logical(c_bool), value :: disable
+    end subroutine op_disable_mpi_reductions_c
+
+    subroutine op_disable_device_execution_c(disable) bind(C, name='op_disable_device_execution')
+      import :: c_bool
+      logical(c_bool), value :: disable
+    end subroutine op_disable_device_execution_c
+
   end interface
 
   ! --------------------------------------------------------------------
@@ -503,6 +615,14 @@ module OP2_Fortran_Declarations
   interface get_set_size
     module procedure get_set_size_handle, get_set_size_record
   end interface get_set_size
+
+  interface op_get_data_ptr
+    module procedure op_get_data_ptr_int, op_get_data_ptr_dat
+  end interface op_get_data_ptr
+
+  interface op_print_dat_to_txtfile2
+    module procedure op_print_dat_to_txtfile2_real_8, op_print_dat_to_txtfile2_integer_4
+  end interface op_print_dat_to_txtfile2
 
   interface get_associated_set_size
     module procedure get_associated_set_size_handle, get_associated_set_size_record
@@ -684,6 +804,30 @@ module OP2_Fortran_Declarations
                      op_fetch_data_idx_r8_2, &
                      op_fetch_data_idx_r8_3
   end interface op_fetch_data_idx
+
+  interface op_decl_dat_overlay
+    module procedure op_decl_dat_overlay_i4_1, &
+                     op_decl_dat_overlay_i4_2, &
+                     op_decl_dat_overlay_i4_3, &
+                     op_decl_dat_overlay_r4_1, &
+                     op_decl_dat_overlay_r4_2, &
+                     op_decl_dat_overlay_r4_3, &
+                     op_decl_dat_overlay_r8_1, &
+                     op_decl_dat_overlay_r8_2, &
+                     op_decl_dat_overlay_r8_3
+  end interface op_decl_dat_overlay
+
+  interface op_reset_data_ptr
+    module procedure op_reset_data_ptr_i4_1, &
+                     op_reset_data_ptr_i4_2, &
+                     op_reset_data_ptr_i4_3, &
+                     op_reset_data_ptr_r4_1, &
+                     op_reset_data_ptr_r4_2, &
+                     op_reset_data_ptr_r4_3, &
+                     op_reset_data_ptr_r8_1, &
+                     op_reset_data_ptr_r8_2, &
+                     op_reset_data_ptr_r8_3
+  end interface op_reset_data_ptr
 !GENERATED-END interfaces
 
 contains
@@ -1226,6 +1370,112 @@ contains
     character(len=*), intent(in) :: fileName
     call op_profile_output_json_c(op2_c_string(fileName))
   end subroutine op_profile_output_json
+
+  ! ---- reaching library-held data (OP2's names and argument forms) ----
+
+  ! the address of a dat's data (handle, or the number/address it is filed under)
+  integer(8) function op_get_data_ptr_dat(dat)
+    type(op_dat), intent(in) :: dat
+    op_get_data_ptr_dat = op_get_data_ptr_c(dat%dataCptr)
+  end function op_get_data_ptr_dat
+
+  integer(8) function op_get_data_ptr_int(dat)
+    integer(8), intent(in) :: dat
+    op_get_data_ptr_int = op_get_data_ptr_int_c(dat)
+  end function op_get_data_ptr_int
+
+  integer(8) function op_get_map_ptr(map)
+    type(op_map), intent(in) :: map
+    op_get_map_ptr = op_get_map_ptr_c(map%mapCptr)
+  end function op_get_map_ptr
+
+  integer(8) function op_reset_map_ptr(map)
+    integer(4), dimension(*), intent(in), target :: map
+    op_reset_map_ptr = op_reset_map_ptr_c(c_loc(map))
+  end function op_reset_map_ptr
+
+  integer(8) function op_copy_map_to_fort(map)
+    integer(4), dimension(*), intent(in), target :: map
+    op_copy_map_to_fort = op_copy_map_to_fort_c(c_loc(map))
+  end function op_copy_map_to_fort
+
+  subroutine op_force_part(map)
+    integer(4), dimension(*), intent(in), target :: map
+    call op_force_part_c(c_loc(map))
+  end subroutine op_force_part
+
+  subroutine op_register_set(idx, set)
+    integer(c_int), value, intent(in) :: idx
+    type(op_set), intent(in) :: set
+    call op_register_set_c(idx, set%setCptr)
+  end subroutine op_register_set
+
+  ! the set filed under idx (a null handle when there is none)
+  type(op_set) function op_get_set(idx)
+    integer(c_int), value, intent(in) :: idx
+    op_get_set%setCptr = op_get_set_c(idx)
+    if (c_associated(op_get_set%setCptr)) call c_f_pointer(op_get_set%setCptr, op_get_set%setPtr)
+  end function op_get_set
+
+  ! the address of the global (0-based) indices of a set's owned elements
+  ! (integer(8) each); 0 on one node
+  integer(8) function op_get_g_index(set)
+    type(op_set), intent(in) :: set
+    op_get_g_index = op_get_g_index_c(set%setCptr)
+  end function op_get_g_index
+
+  ! a copy of a dat (C handle) in the original order; op_mpi_free_data frees it
+  function op_mpi_get_data(dat)
+    type(c_ptr), intent(in) :: dat
+    type(op_dat) :: op_mpi_get_data
+    op_mpi_get_data%dataCptr = op_mpi_get_data_c(dat)
+    call c_f_pointer(op_mpi_get_data%dataCptr, op_mpi_get_data%dataPtr)
+  end function op_mpi_get_data
+
+  subroutine op_mpi_free_data(dat)
+    type(op_dat), intent(inout) :: dat
+    call op_mpi_free_data_c(dat%dataCptr)
+    dat%dataCptr = C_NULL_PTR
+    nullify(dat%dataPtr)
+  end subroutine op_mpi_free_data
+
+  subroutine op_get_dat_mpi(dat)
+    type(op_dat), intent(in) :: dat
+    call op_get_dat_mpi_c(dat%dataCptr)
+  end subroutine op_get_dat_mpi
+
+  subroutine op_put_dat_mpi(dat)
+    type(op_dat), intent(in) :: dat
+    call op_put_dat_mpi_c(dat%dataCptr)
+  end subroutine op_put_dat_mpi
+
+  subroutine op_dat_write_index(set, dat)
+    type(op_set), intent(in) :: set
+    integer(4), dimension(*), intent(in), target :: dat
+    call op_dat_write_index_c(set%setCptr, c_loc(dat))
+  end subroutine op_dat_write_index
+
+  subroutine op_print_dat_to_txtfile2_real_8(dat, fileName)
+    real(8), dimension(*), intent(in), target :: dat
+    character(len=*), intent(in) :: fileName
+    call op_print_dat_to_txtfile2_c(c_loc(dat), op2_c_string(fileName))
+  end subroutine op_print_dat_to_txtfile2_real_8
+
+  subroutine op_print_dat_to_txtfile2_integer_4(dat, fileName)
+    integer(4), dimension(*), intent(in), target :: dat
+    character(len=*), intent(in) :: fileName
+    call op_print_dat_to_txtfile2_c(c_loc(dat), op2_c_string(fileName))
+  end subroutine op_print_dat_to_txtfile2_integer_4
+
+  subroutine op_disable_mpi_reductions(disable)
+    logical, value :: disable
+    call op_disable_mpi_reductions_c(logical(disable, kind=c_bool))
+  end subroutine op_disable_mpi_reductions
+
+  subroutine op_disable_device_execution(disable)
+    logical, value :: disable
+    call op_disable_device_execution_c(logical(disable, kind=c_bool))
+  end subroutine op_disable_device_execution
 
 !GENERATED-BEGIN procedures
   subroutine op_decl_dat_i4_1(set, dim, type, data, dat, name)
@@ -2871,6 +3121,162 @@ contains
     call op2_require_contiguous(is_contiguous(data), 'op_fetch_data_idx')
     call op_fetch_data_idx_c(dat%dataCptr, c_loc(data), int(low - 1, c_int), int(high - 1, c_int))
   end subroutine op_fetch_data_idx_r8_3
+
+  ! OP2: the overlay's number (its index), by which op_get_data_ptr finds it
+  integer(8) function op_decl_dat_overlay_i4_1(set, data)
+    type(op_set), intent(in) :: set
+    integer(4), dimension(*), intent(in), target :: data
+    type(op_dat) :: overlay
+    overlay%dataCptr = op_decl_dat_overlay_ptr_c(set%setCptr, c_loc(data))
+    call c_f_pointer(overlay%dataCptr, overlay%dataPtr)
+    op_decl_dat_overlay_i4_1 = int(overlay%dataPtr%index, 8)
+  end function op_decl_dat_overlay_i4_1
+
+  ! OP2: the overlay's number (its index), by which op_get_data_ptr finds it
+  integer(8) function op_decl_dat_overlay_i4_2(set, data)
+    type(op_set), intent(in) :: set
+    integer(4), dimension(:, :), intent(in), target :: data
+    type(op_dat) :: overlay
+    call op2_require_contiguous(is_contiguous(data), 'op_decl_dat_overlay')
+    overlay%dataCptr = op_decl_dat_overlay_ptr_c(set%setCptr, c_loc(data))
+    call c_f_pointer(overlay%dataCptr, overlay%dataPtr)
+    op_decl_dat_overlay_i4_2 = int(overlay%dataPtr%index, 8)
+  end function op_decl_dat_overlay_i4_2
+
+  ! OP2: the overlay's number (its index), by which op_get_data_ptr finds it
+  integer(8) function op_decl_dat_overlay_i4_3(set, data)
+    type(op_set), intent(in) :: set
+    integer(4), dimension(:, :, :), intent(in), target :: data
+    type(op_dat) :: overlay
+    call op2_require_contiguous(is_contiguous(data), 'op_decl_dat_overlay')
+    overlay%dataCptr = op_decl_dat_overlay_ptr_c(set%setCptr, c_loc(data))
+    call c_f_pointer(overlay%dataCptr, overlay%dataPtr)
+    op_decl_dat_overlay_i4_3 = int(overlay%dataPtr%index, 8)
+  end function op_decl_dat_overlay_i4_3
+
+  ! OP2: the overlay's number (its index), by which op_get_data_ptr finds it
+  integer(8) function op_decl_dat_overlay_r4_1(set, data)
+    type(op_set), intent(in) :: set
+    real(4), dimension(*), intent(in), target :: data
+    type(op_dat) :: overlay
+    overlay%dataCptr = op_decl_dat_overlay_ptr_c(set%setCptr, c_loc(data))
+    call c_f_pointer(overlay%dataCptr, overlay%dataPtr)
+    op_decl_dat_overlay_r4_1 = int(overlay%dataPtr%index, 8)
+  end function op_decl_dat_overlay_r4_1
+
+  ! OP2: the overlay's number (its index), by which op_get_data_ptr finds it
+  integer(8) function op_decl_dat_overlay_r4_2(set, data)
+    type(op_set), intent(in) :: set
+    real(4), dimension(:, :), intent(in), target :: data
+    type(op_dat) :: overlay
+    call op2_require_contiguous(is_contiguous(data), 'op_decl_dat_overlay')
+    overlay%dataCptr = op_decl_dat_overlay_ptr_c(set%setCptr, c_loc(data))
+    call c_f_pointer(overlay%dataCptr, overlay%dataPtr)
+    op_decl_dat_overlay_r4_2 = int(overlay%dataPtr%index, 8)
+  end function op_decl_dat_overlay_r4_2
+
+  ! OP2: the overlay's number (its index), by which op_get_data_ptr finds it
+  integer(8) function op_decl_dat_overlay_r4_3(set, data)
+    type(op_set), intent(in) :: set
+    real(4), dimension(:, :, :), intent(in), target :: data
+    type(op_dat) :: overlay
+    call op2_require_contiguous(is_contiguous(data), 'op_decl_dat_overlay')
+    overlay%dataCptr = op_decl_dat_overlay_ptr_c(set%setCptr, c_loc(data))
+    call c_f_pointer(overlay%dataCptr, overlay%dataPtr)
+    op_decl_dat_overlay_r4_3 = int(overlay%dataPtr%index, 8)
+  end function op_decl_dat_overlay_r4_3
+
+  ! OP2: the overlay's number (its index), by which op_get_data_ptr finds it
+  integer(8) function op_decl_dat_overlay_r8_1(set, data)
+    type(op_set), intent(in) :: set
+    real(8), dimension(*), intent(in), target :: data
+    type(op_dat) :: overlay
+    overlay%dataCptr = op_decl_dat_overlay_ptr_c(set%setCptr, c_loc(data))
+    call c_f_pointer(overlay%dataCptr, overlay%dataPtr)
+    op_decl_dat_overlay_r8_1 = int(overlay%dataPtr%index, 8)
+  end function op_decl_dat_overlay_r8_1
+
+  ! OP2: the overlay's number (its index), by which op_get_data_ptr finds it
+  integer(8) function op_decl_dat_overlay_r8_2(set, data)
+    type(op_set), intent(in) :: set
+    real(8), dimension(:, :), intent(in), target :: data
+    type(op_dat) :: overlay
+    call op2_require_contiguous(is_contiguous(data), 'op_decl_dat_overlay')
+    overlay%dataCptr = op_decl_dat_overlay_ptr_c(set%setCptr, c_loc(data))
+    call c_f_pointer(overlay%dataCptr, overlay%dataPtr)
+    op_decl_dat_overlay_r8_2 = int(overlay%dataPtr%index, 8)
+  end function op_decl_dat_overlay_r8_2
+
+  ! OP2: the overlay's number (its index), by which op_get_data_ptr finds it
+  integer(8) function op_decl_dat_overlay_r8_3(set, data)
+    type(op_set), intent(in) :: set
+    real(8), dimension(:, :, :), intent(in), target :: data
+    type(op_dat) :: overlay
+    call op2_require_contiguous(is_contiguous(data), 'op_decl_dat_overlay')
+    overlay%dataCptr = op_decl_dat_overlay_ptr_c(set%setCptr, c_loc(data))
+    call c_f_pointer(overlay%dataCptr, overlay%dataPtr)
+    op_decl_dat_overlay_r8_3 = int(overlay%dataPtr%index, 8)
+  end function op_decl_dat_overlay_r8_3
+
+  integer(8) function op_reset_data_ptr_i4_1(data, mode)
+    integer(4), dimension(*), intent(in), target :: data
+    integer(c_int), value :: mode
+    op_reset_data_ptr_i4_1 = op_reset_data_ptr_c(c_loc(data), mode)
+  end function op_reset_data_ptr_i4_1
+
+  integer(8) function op_reset_data_ptr_i4_2(data, mode)
+    integer(4), dimension(:, :), intent(in), target :: data
+    integer(c_int), value :: mode
+    call op2_require_contiguous(is_contiguous(data), 'op_reset_data_ptr')
+    op_reset_data_ptr_i4_2 = op_reset_data_ptr_c(c_loc(data), mode)
+  end function op_reset_data_ptr_i4_2
+
+  integer(8) function op_reset_data_ptr_i4_3(data, mode)
+    integer(4), dimension(:, :, :), intent(in), target :: data
+    integer(c_int), value :: mode
+    call op2_require_contiguous(is_contiguous(data), 'op_reset_data_ptr')
+    op_reset_data_ptr_i4_3 = op_reset_data_ptr_c(c_loc(data), mode)
+  end function op_reset_data_ptr_i4_3
+
+  integer(8) function op_reset_data_ptr_r4_1(data, mode)
+    real(4), dimension(*), intent(in), target :: data
+    integer(c_int), value :: mode
+    op_reset_data_ptr_r4_1 = op_reset_data_ptr_c(c_loc(data), mode)
+  end function op_reset_data_ptr_r4_1
+
+  integer(8) function op_reset_data_ptr_r4_2(data, mode)
+    real(4), dimension(:, :), intent(in), target :: data
+    integer(c_int), value :: mode
+    call op2_require_contiguous(is_contiguous(data), 'op_reset_data_ptr')
+    op_reset_data_ptr_r4_2 = op_reset_data_ptr_c(c_loc(data), mode)
+  end function op_reset_data_ptr_r4_2
+
+  integer(8) function op_reset_data_ptr_r4_3(data, mode)
+    real(4), dimension(:, :, :), intent(in), target :: data
+    integer(c_int), value :: mode
+    call op2_require_contiguous(is_contiguous(data), 'op_reset_data_ptr')
+    op_reset_data_ptr_r4_3 = op_reset_data_ptr_c(c_loc(data), mode)
+  end function op_reset_data_ptr_r4_3
+
+  integer(8) function op_reset_data_ptr_r8_1(data, mode)
+    real(8), dimension(*), intent(in), target :: data
+    integer(c_int), value :: mode
+    op_reset_data_ptr_r8_1 = op_reset_data_ptr_c(c_loc(data), mode)
+  end function op_reset_data_ptr_r8_1
+
+  integer(8) function op_reset_data_ptr_r8_2(data, mode)
+    real(8), dimension(:, :), intent(in), target :: data
+    integer(c_int), value :: mode
+    call op2_require_contiguous(is_contiguous(data), 'op_reset_data_ptr')
+    op_reset_data_ptr_r8_2 = op_reset_data_ptr_c(c_loc(data), mode)
+  end function op_reset_data_ptr_r8_2
+
+  integer(8) function op_reset_data_ptr_r8_3(data, mode)
+    real(8), dimension(:, :, :), intent(in), target :: data
+    integer(c_int), value :: mode
+    call op2_require_contiguous(is_contiguous(data), 'op_reset_data_ptr')
+    op_reset_data_ptr_r8_3 = op_reset_data_ptr_c(c_loc(data), mode)
+  end function op_reset_data_ptr_r8_3
 !GENERATED-END procedures
 
 end module OP2_Fortran_Declarations

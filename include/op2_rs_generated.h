@@ -743,7 +743,13 @@ void op_mpi_test_all(int _nargs, struct op_arg *_args);
 
 void op_mpi_test_all_grouped(int _nargs, struct op_arg *_args);
 
-void op_mpi_reset_halos(void);
+/**
+ * OP2's debugging aid: the import halos (exec and non-exec rows) of the
+ * dats that `args` read (OP_READ/OP_RW) and whose halos are stale are
+ * filled with NaN, so a loop that reads them before an exchange shows it.
+ * One node: no halos, nothing to do.
+ */
+void op_mpi_reset_halos(int nargs, struct op_arg *args);
 
 /**
  * Combine a global reduction across ranks (the value is in `arg->data`).
@@ -854,6 +860,130 @@ struct op_plan *FortranPlanCaller(char *name, op_set set, int part, int nargs, s
  * Print an argument's type string.
  */
 void print_type(struct op_arg *arg);
+
+/**
+ * The address of a dat's host data, brought up to date first.
+ */
+unsigned long op_get_data_ptr(op_dat dat);
+
+/**
+ * [`op_get_data_ptr`] of the dat filed under `data` (Fortran's integer form).
+ */
+unsigned long op_get_data_ptr2(unsigned long data);
+
+/**
+ * File the dat now filed under `data` under its index (`mode` 1) or under
+ * the address of its data (`mode` 2); returns the new key.
+ */
+unsigned long op_reset_data_ptr(char *data, int mode);
+
+/**
+ * The address of a map's (local, 0-based) values.
+ */
+unsigned long op_get_map_ptr(op_map map);
+
+/**
+ * The map named by the array `map` is named by its own values from now
+ * on; returns their address.
+ */
+unsigned long op_reset_map_ptr(int *map);
+
+/**
+ * A 1-based copy of a map's local rows (owned and exec halo), which names
+ * the map from now on (kept until op_exit); returns its address.
+ */
+unsigned long op_copy_map_to_fort(int *map);
+
+/**
+ * Under MPI, `op_partition` keeps the primary-set elements of each row of
+ * the map named by `map` on one rank (OP2's `force_part`; the map must
+ * point into the primary set). No effect on one node.
+ */
+void op_force_part(int *map);
+
+/**
+ * File `set` under the number `idx` (for op_get_set).
+ */
+void op_register_set(int idx, op_set set);
+
+/**
+ * The set filed under `idx` by op_register_set, or NULL.
+ */
+op_set op_get_set(int idx);
+
+/**
+ * Under MPI after partitioning: the address of an array holding, for each
+ * owned element of `set` in local order, its 0-based index in the
+ * declared (original) numbering (`long long`). 0 on one node, as in OP2.
+ */
+unsigned long op_get_g_index(op_set set);
+
+/**
+ * A copy of a dat holding this rank's declared block in the original
+ * order (one node: the whole set): a new `op_dat` whose `set->size` is the
+ * block's size. Free it with op_mpi_free_data (or free() its data, set and
+ * itself, as OP2's own code does).
+ */
+op_dat op_mpi_get_data(op_dat dat);
+
+/**
+ * OP2's name for [`op_mpi_get_data`] in `op_lib_c.h`.
+ */
+op_dat op_fetch_data_file_char(op_dat dat);
+
+/**
+ * Free a copy made by op_mpi_get_data / op_fetch_data_file (NULL: nothing).
+ *
+ * # Safety
+ * `dat` is NULL or a copy from op_mpi_get_data not freed before.
+ */
+void op_mpi_free_data(op_dat dat);
+
+/**
+ * Bring a dat's host copy up to date (OP2's CUDA libraries download it
+ * when the device copy is newer; nothing to do without a device).
+ */
+void op_get_dat_mpi(op_dat dat);
+
+/**
+ * Bring a dat's device copy up to date (upload when the host copy is
+ * newer); nothing to do without a device.
+ */
+void op_put_dat_mpi(op_dat dat);
+
+/**
+ * The int dat declared with the array `dat`, which must be on `set`: every
+ * local element (halos included) gets its 1-based local index.
+ */
+void op_dat_write_index(op_set set, int *dat);
+
+/**
+ * op_print_dat_to_txtfile of the dat declared with the array `dat`.
+ *
+ * # Safety
+ * `file` is NULL or a NUL-terminated string.
+ */
+void op_print_dat_to_txtfile2(int *dat, const char *file);
+
+/**
+ * OP2's switch: with `disable` true, global reductions of later loops
+ * stay on each rank (no combination across ranks). One node: no effect.
+ */
+void op_disable_mpi_reductions(bool disable);
+
+/**
+ * OP2's switch for code generated with host fallbacks: with `disable`
+ * true, `op_check_whitelist` answers false, so such loops run their host
+ * version. op2-rs's CPU libraries run every loop on the host anyway.
+ */
+void op_disable_device_execution(bool disable);
+
+/**
+ * OP2's halo construction for its mesh tools: under MPI, a mesh not yet
+ * partitioned gets its halos for the declared blocks (op2-rs builds halos
+ * in op_partition, so afterwards there is nothing to do). One node: none.
+ */
+void op_halo_create(void);
 
 /**
  * Allocate `size` bytes aligned to 64 (NULL if out of memory).
@@ -981,6 +1111,19 @@ void op_print(const char *line);
  * 1 on the root process (always on one node).
  */
 int op_is_root(void);
+
+/**
+ * A dat on `set` over the storage of `dat` (OP2's overlay): writes through
+ * either are seen through the other. It has `dat`'s name, type and dim;
+ * `set` (halos included) may not be larger than `dat`'s set.
+ */
+op_dat op_decl_dat_overlay(op_set set, op_dat dat);
+
+/**
+ * [`op_decl_dat_overlay`] of the dat filed under `dat` (the array given to
+ * op_decl_dat, or an overlay's index: what Fortran passes).
+ */
+op_dat op_decl_dat_overlay_ptr(op_set set, char *dat);
 
 /**
  * `op_par_loop` for C kernels (the C `op_par_loop` macro calls this):

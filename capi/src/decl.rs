@@ -88,10 +88,9 @@ pub fn apply_option(a: &str) -> Option<String> {
         return Some("\n Enabling partial MPI halo exchanges\n".into());
     }
     if a.contains("OP_NO_REALLOC") {
-        return Some(
-            "\n OP_NO_REALLOC ignored: op2-rs always keeps its own aligned copy of dat data\n"
-                .into(),
-        );
+        // SAFETY: plain int global, API thread (before any declaration).
+        unsafe { globals::set(addr_of_mut!(globals::OP_realloc), 0) };
+        return Some("\n Disable user memory reallocation/internal copy\n".into());
     }
     None
 }
@@ -448,7 +447,10 @@ pub(crate) unsafe fn decl_dat_impl(
         let id = st
             .dom
             .decl_dat(call, s, dim, &ty, type_size, None, &name, temp)?;
-        if !data.is_null() {
+        // OP_NO_REALLOC: the application's array is the dat's storage.
+        let in_place =
+            !temp && crate::overlay::no_realloc() && crate::overlay::use_user_array(st, id, data);
+        if !data.is_null() && !in_place {
             let own = st.dom.set(s).size * st.dom.dat(id).elem_bytes;
             let d = st.dom.dat_mut(id);
             // SAFETY: OP2's contract: data holds set->size * dim elements; the
@@ -456,6 +458,9 @@ pub(crate) unsafe fn decl_dat_impl(
             std::ptr::copy_nonoverlapping(data as *const u8, d.data.as_mut_ptr(), own);
         }
         let p = st.mirror_dat(id, data as *mut c_void);
+        if in_place {
+            crate::overlay::mark_user_managed(st, id);
+        }
         st.device_decl_dat(call, id)?;
         Ok(p)
     })

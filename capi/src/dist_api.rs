@@ -49,6 +49,12 @@ pub unsafe extern "C" fn op_partition(
             },
             report: crate::globals::diags() > 0,
         };
+        // OP2's force_part, set by op_force_part or in the map's C struct.
+        for m in 0..st.maps.len() {
+            if st.maps[m].c.force_part {
+                st.dom.map_mut(op2_core::MapId(m)).force_part = true;
+            }
+        }
         st.finish_exchanges()?;
         // Partitioning moves host copies: device copies come back first.
         st.host_fresh_all(call)?;
@@ -328,8 +334,45 @@ pub extern "C" fn op_mpi_wait_all_cuda(nargs: c_int, args: *mut op_arg) {
 pub extern "C" fn op_mpi_test_all(_nargs: c_int, _args: *mut op_arg) {}
 #[no_mangle]
 pub extern "C" fn op_mpi_test_all_grouped(_nargs: c_int, _args: *mut op_arg) {}
+
+/// OP2's debugging aid: the import halos (exec and non-exec rows) of the
+/// dats that `args` read (OP_READ/OP_RW) and whose halos are stale are
+/// filled with NaN, so a loop that reads them before an exchange shows it.
+/// One node: no halos, nothing to do.
 #[no_mangle]
-pub extern "C" fn op_mpi_reset_halos() {}
+pub unsafe extern "C" fn op_mpi_reset_halos(nargs: c_int, args: *mut op_arg) {
+    let call = "op_mpi_reset_halos";
+    with_state(call, |st| {
+        let reads = |a: &op_arg| a.acc == OP_READ || a.acc == OP_RW;
+        let dats = arg_dats(st, call, nargs, args, reads)?;
+        st.finish_exchanges()?;
+        for d in dats {
+            if !st.dom.dat(d).halo_dirty {
+                continue;
+            }
+            st.host_fresh(call, d)?;
+            let dat = st.dom.dat_mut(d);
+            let f32s = dat.scalar == ScalarType::F32;
+            let (set, eb) = (dat.set, dat.elem_bytes);
+            let (from, to) = {
+                let s = st.dom.set(set);
+                (s.size * eb, s.total_size() * eb)
+            };
+            let halo = &mut st.dom.dat_mut(d).data.as_mut_slice()[from..to];
+            if f32s {
+                for c in halo.chunks_mut(4) {
+                    c.copy_from_slice(&f32::NAN.to_ne_bytes()[..c.len()]);
+                }
+            } else {
+                for c in halo.chunks_mut(8) {
+                    c.copy_from_slice(&f64::NAN.to_ne_bytes()[..c.len()]);
+                }
+            }
+            st.written_on(d, false);
+        }
+        Ok(())
+    })
+}
 
 /// Combine a generated loop's global argument across ranks (in `arg->data`).
 unsafe fn reduce_arg(call: &'static str, arg: *mut op_arg, t: Option<ScalarType>) {
@@ -351,6 +394,9 @@ unsafe fn reduce_arg(call: &'static str, arg: *mut op_arg, t: Option<ScalarType>
             .into_owned()
     };
     let parsed = ScalarType::parse(&type_name);
+    if crate::globals::mpi_reductions_disabled() {
+        return;
+    }
     with_state(call, |st| {
         match t {
             // op_mpi_reduce_bool: C bool (1 byte) or Fortran logical (4 bytes).

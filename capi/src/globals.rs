@@ -117,6 +117,13 @@ pub fn hybrid_gpu() -> bool {
     unsafe { get(addr_of!(OP_hybrid_gpu)) != 0 }
 }
 
+/// Are MPI reductions switched off (`OP_disable_mpi_reductions`, set by
+/// `op_disable_mpi_reductions` or by the application)?
+pub fn mpi_reductions_disabled() -> bool {
+    // SAFETY: as in `diags`.
+    unsafe { get(addr_of!(OP_disable_mpi_reductions)) != 0 }
+}
+
 /// Current `OP_maps_base_index`.
 pub fn maps_base() -> c_int {
     // SAFETY: as in `diags`.

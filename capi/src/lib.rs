@@ -18,7 +18,9 @@
 //! * the API: `decl` (init/exit/declarations), `args` (op_arg constructors),
 //!   `plans` (plan functions), `profile`, `par_loop` (op_par_loop),
 //!   `fortran`, `dist_api` (op_partition, op_mpi_*), `output` (fetch, dumps,
-//!   timing), `runtime_hooks`, `cuda_api` (OP2's CUDA runtime interface).
+//!   timing), `runtime_hooks`, `cuda_api` (OP2's CUDA runtime interface),
+//!   `overlay` (dats sharing storage: overlays, OP_NO_REALLOC),
+//!   `fortran_data` (OP2's helpers for reaching library-held data).
 #![allow(clippy::missing_safety_doc)]
 #![allow(clippy::too_many_arguments)]
 
@@ -34,12 +36,14 @@ pub mod dist_api;
 pub mod ffi;
 pub(crate) mod fingerprint;
 pub mod fortran;
+pub mod fortran_data;
 pub mod globals;
 pub mod guard;
 pub(crate) mod kernels;
 pub(crate) mod loop_cache;
 pub mod mem;
 pub mod output;
+pub mod overlay;
 pub mod par_loop;
 pub(crate) mod plan_cache;
 pub mod plans;

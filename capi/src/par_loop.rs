@@ -474,7 +474,8 @@ pub(crate) unsafe fn run_loop(call: &'static str, mut r: Ready, inv: &dyn Invoke
 fn finish_loop(st: &mut State, r: &Ready, t0: Instant, t1: Instant) -> Result<()> {
     let lp = &r.lp;
     let mpi = st.dist.kind() == DistKind::Mpi;
-    if mpi {
+    // OP_disable_mpi_reductions: globals stay this rank's values.
+    if mpi && !crate::globals::mpi_reductions_disabled() {
         let mut globals: Vec<GlobalArg<'_>> = lp
             .globals
             .iter()

@@ -38,8 +38,24 @@ pub struct DatEntry {
     pub entry: Box<op_dat_entry_core>,
 }
 
+/// Look-up tables of OP2's Fortran helpers (`op_register_set`,
+/// `op_copy_map_to_fort`; capi/src/fortran_data.rs).
+#[derive(Default)]
+pub struct Registries {
+    /// `op_register_set(idx, set)`.
+    pub sets: HashMap<c_int, SetId>,
+    /// Further arrays that name a map (copies from `op_copy_map_to_fort`).
+    pub map_ptrs: HashMap<usize, MapId>,
+    /// The 1-based copies `op_copy_map_to_fort` handed out (kept for the run).
+    #[allow(clippy::vec_box)]
+    pub fort_maps: Vec<Box<[c_int]>>,
+    /// `op_get_g_index`: per set, the global index of each owned element.
+    pub g_index: HashMap<SetId, Box<[i64]>>,
+}
+
 pub struct State {
     pub dom: Domain,
+    pub registries: Registries,
     pub sets: Vec<SetEntry>,
     pub maps: Vec<MapEntry>,
     pub dats: Vec<Option<DatEntry>>,
@@ -134,6 +150,7 @@ impl State {
         globals::reset_all();
         State {
             dom: Domain::new(),
+            registries: Registries::default(),
             sets: Vec::new(),
             maps: Vec::new(),
             dats: Vec::new(),
@@ -313,6 +330,9 @@ impl State {
 
     /// Find a map by the user array given to op_decl_map.
     pub fn map_by_orig_ptr(&self, p: *const c_int) -> Option<MapId> {
+        if let Some(&m) = self.registries.map_ptrs.get(&(p as usize)) {
+            return Some(m);
+        }
         self.maps.iter().position(|m| m.orig_ptr == p).map(MapId)
     }
 

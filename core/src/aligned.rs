@@ -6,10 +6,14 @@ use std::ptr::NonNull;
 /// Alignment of every dat buffer (OP2's `OP2_ALIGNMENT`; generated OpenMP code assumes it).
 pub const ALIGNMENT: usize = 64;
 
-/// An owned, zeroed, 64-byte aligned byte buffer whose address never changes.
+/// An owned, zeroed, 64-byte aligned byte buffer whose address never changes;
+/// or (see [`AlignedBuf::borrowed`]) a view of storage someone else owns: an
+/// application's array (OP2's `OP_NO_REALLOC`) or another dat's storage
+/// (`op_decl_dat_overlay`), neither freed nor guaranteed 64-byte aligned.
 pub struct AlignedBuf {
     ptr: NonNull<u8>,
     len: usize,
+    owned: bool,
 }
 
 // SAFETY: AlignedBuf uniquely owns its allocation, like a Box<[u8]>.
@@ -32,7 +36,11 @@ impl AlignedBuf {
         let layout = Self::checked_layout(len)?;
         // SAFETY: the layout has non-zero size (at least ALIGNMENT bytes).
         let raw = unsafe { alloc::alloc_zeroed(layout) };
-        NonNull::new(raw).map(|ptr| AlignedBuf { ptr, len })
+        NonNull::new(raw).map(|ptr| AlignedBuf {
+            ptr,
+            len,
+            owned: true,
+        })
     }
 
     /// A buffer holding a copy of `bytes`, padded with zeros to `len` bytes.
@@ -40,6 +48,26 @@ impl AlignedBuf {
         let mut b = AlignedBuf::zeroed(len.max(bytes.len()));
         b.as_mut_slice()[..bytes.len()].copy_from_slice(bytes);
         b
+    }
+
+    /// A buffer over `len` bytes at `ptr` that it does not own: dropping it
+    /// frees nothing. `None` for a NULL `ptr`.
+    ///
+    /// # Safety
+    /// `ptr` must be valid for reads and writes of `len` bytes, aligned for
+    /// the dat's scalar type, for as long as the buffer (or any copy of the
+    /// pointer taken from it) is used; the owner must not free it meanwhile.
+    pub unsafe fn borrowed(ptr: *mut u8, len: usize) -> Option<AlignedBuf> {
+        NonNull::new(ptr).map(|ptr| AlignedBuf {
+            ptr,
+            len,
+            owned: false,
+        })
+    }
+
+    /// Does the buffer view storage it does not own ([`AlignedBuf::borrowed`])?
+    pub fn is_borrowed(&self) -> bool {
+        !self.owned
     }
 
     fn checked_layout(len: usize) -> Option<Layout> {
@@ -80,6 +108,9 @@ impl AlignedBuf {
 
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
+        if !self.owned {
+            return;
+        }
         // SAFETY: allocated in `zeroed` with exactly this layout.
         unsafe { alloc::dealloc(self.ptr.as_ptr(), Self::layout(self.len)) }
     }
@@ -111,6 +142,21 @@ mod tests {
         assert!(AlignedBuf::try_zeroed(isize::MAX as usize).is_none());
         assert!(AlignedBuf::try_zeroed(1 << 60).is_none());
         assert_eq!(AlignedBuf::try_zeroed(10).map(|b| b.len()), Some(10));
+    }
+
+    #[test]
+    fn borrowed_storage_is_shared_and_not_freed() {
+        let mut v = vec![1u8, 2, 3, 4];
+        {
+            // SAFETY: v outlives the view and is 4 bytes long.
+            let mut b = unsafe { AlignedBuf::borrowed(v.as_mut_ptr(), 4) }.unwrap();
+            assert!(b.is_borrowed());
+            b.as_mut_slice()[2] = 9;
+        }
+        assert_eq!(v, [1, 2, 9, 4]);
+        // SAFETY: NULL is refused before any access.
+        assert!(unsafe { AlignedBuf::borrowed(std::ptr::null_mut(), 4) }.is_none());
+        assert!(!AlignedBuf::zeroed(8).is_borrowed());
     }
 
     #[test]

@@ -40,6 +40,9 @@ pub struct Map {
     pub to: SetId,
     pub dim: usize,
     pub values: Vec<i32>,
+    /// OP2's `force_part` (`op_force_part`): under MPI, the primary-set
+    /// elements of one row of this map end on the same rank.
+    pub force_part: bool,
 }
 
 /// Data on a set: `dim` scalars of `type_name` per element, 64-byte aligned.
@@ -63,6 +66,9 @@ pub struct Dat {
     /// Which copies hold the current values when the dat also lives on a
     /// device (OP2's `dirty_hd`; always [`Fresh::Both`] without a device).
     pub fresh: Fresh,
+    /// Declared with `op_decl_dat_overlay`: the dat whose storage this one
+    /// shares (`data` is a borrowed view of it).
+    pub overlay_of: Option<DatId>,
 }
 
 /// Where a dat's current values are, when it has a device copy. The device
@@ -270,6 +276,7 @@ impl Domain {
             to,
             dim,
             values: vals,
+            force_part: false,
         });
         Ok(MapId(self.maps.len() - 1))
     }
@@ -348,14 +355,99 @@ impl Domain {
             temp,
             halo_dirty: true,
             fresh: Fresh::Both,
+            overlay_of: None,
         }));
         Ok(DatId(self.dats.len() - 1))
     }
 
+    /// `op_decl_dat_overlay`: a dat on `set` that shares the storage of
+    /// `base` (OP2: same name, type and dim; `set`, halos included, may not
+    /// hold more elements than `base`'s set). An overlay of an overlay
+    /// shares the storage of the dat that owns it.
+    pub fn decl_overlay(&mut self, call: &str, set: SetId, base: DatId) -> Result<DatId> {
+        let b = self.dat(base);
+        let (bs, ns) = (self.set(b.set), self.set(set));
+        if ns.total_size() > bs.total_size() {
+            return Err(Op2Error::new(
+                call,
+                obj("dat", &b.name),
+                format!(
+                    "set \"{}\" has {} elements (halos included), more than the {} of the dat's set \"{}\"",
+                    ns.name,
+                    ns.total_size(),
+                    bs.total_size(),
+                    bs.name
+                ),
+            ));
+        }
+        let owner = b.overlay_of.unwrap_or(base);
+        let o = self.dat(owner);
+        let len = ns.total_size() * b.elem_bytes;
+        // SAFETY: the view covers `len <= o.data.len()` bytes of the owner's
+        // storage; an owner with live overlays is never freed (free_temp
+        // refuses) and the C layer refuses to repartition (move storage)
+        // while overlays exist.
+        let data = unsafe { AlignedBuf::borrowed(o.data.as_ptr() as *mut u8, len) }
+            .ok_or_else(|| Op2Error::new(call, obj("dat", &b.name), "the dat has no storage"))?;
+        let d = Dat {
+            name: b.name.clone(),
+            set,
+            dim: b.dim,
+            type_name: b.type_name.clone(),
+            scalar: b.scalar,
+            elem_bytes: b.elem_bytes,
+            data,
+            temp: false,
+            halo_dirty: b.halo_dirty,
+            fresh: b.fresh,
+            overlay_of: Some(owner),
+        };
+        self.dats.push(Some(d));
+        Ok(DatId(self.dats.len() - 1))
+    }
+
+    /// Live overlays sharing the storage of `id`.
+    pub fn overlays_of(&self, id: DatId) -> impl Iterator<Item = (DatId, &Dat)> {
+        self.dats().filter(move |(_, d)| d.overlay_of == Some(id))
+    }
+
+    /// Make a dat's storage the application's array `ptr` (OP2's
+    /// `OP_NO_REALLOC`): the library then reads and writes it in place.
+    ///
+    /// # Safety
+    /// `ptr` must hold the dat's `set.total_size() * elem_bytes` bytes,
+    /// aligned for its scalar type, and stay valid while the dat uses it.
+    pub unsafe fn use_in_place(&mut self, id: DatId, ptr: *mut u8) -> bool {
+        let d = &self.dats[id.0];
+        let Some(d) = d.as_ref() else { return false };
+        let len = self.sets[d.set.0].total_size() * d.elem_bytes;
+        match AlignedBuf::borrowed(ptr, len) {
+            Some(b) => {
+                self.dat_mut(id).data = b;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// `op_free_dat_temp`: only temporary dats may be freed.
     pub fn free_temp(&mut self, id: DatId) -> Result<Dat> {
-        match self.dats.get_mut(id.0) {
-            Some(slot @ Some(_)) => {
+        match self.dats.get(id.0) {
+            Some(Some(_)) => {
+                let shared = self
+                    .dats
+                    .iter()
+                    .flatten()
+                    .find(|d| d.overlay_of == Some(id));
+                if let Some(o) = shared {
+                    let (dn, on) = (o.name.clone(), self.set(o.set).name.clone());
+                    return Err(Op2Error::new(
+                        "op_free_dat_temp",
+                        obj("dat", &dn),
+                        format!("an overlay of this dat on set \"{on}\" (op_decl_dat_overlay) still uses its storage"),
+                    ));
+                }
+                let slot = &mut self.dats[id.0];
                 if !slot.as_ref().is_some_and(|d| d.temp) {
                     let name = slot.as_ref().map(|d| d.name.clone()).unwrap_or_default();
                     return Err(Op2Error::new(
@@ -510,6 +602,34 @@ mod tests {
             .decl_map(edges, nodes, 1, &[0, 1, 2], 1, "f0", MapCheck::Local)
             .unwrap_err();
         assert!(e.to_string().contains("entry 0 "), "{e}");
+    }
+
+    #[test]
+    fn overlays_share_storage() {
+        let (mut d, nodes, edges) = small();
+        let data: Vec<u8> = (0..4 * 8).map(|i| i as u8).collect();
+        let x = d
+            .decl_dat("op_decl_dat", nodes, 1, "double", 8, Some(&data), "x", true)
+            .unwrap();
+        let o = d.decl_overlay("op_decl_dat_overlay", edges, x).unwrap();
+        assert_eq!(d.dat(o).data.as_ptr(), d.dat(x).data.as_ptr());
+        assert_eq!(d.dat(o).data.len(), 3 * 8);
+        d.dat_mut(o).data.as_mut_slice()[0] = 99;
+        assert_eq!(d.dat(x).data.as_slice()[0], 99);
+        // an overlay of an overlay belongs to the owner
+        let oo = d.decl_overlay("op_decl_dat_overlay", edges, o).unwrap();
+        assert_eq!(d.dat(oo).overlay_of, Some(x));
+        let e = d
+            .decl_overlay("op_decl_dat_overlay", nodes, oo)
+            .unwrap_err();
+        assert!(e.to_string().contains("more than the 3"), "{e}");
+        let y = d
+            .decl_dat("op_decl_dat", edges, 1, "double", 8, None, "y", false)
+            .unwrap();
+        let e = d.decl_overlay("op_decl_dat_overlay", nodes, y).unwrap_err();
+        assert!(e.to_string().contains("more than the 3"), "{e}");
+        let e = d.free_temp(x).unwrap_err();
+        assert!(e.to_string().contains("overlay"), "{e}");
     }
 
     #[test]

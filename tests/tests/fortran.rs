@@ -381,3 +381,34 @@ fn fortran_generated_sources_up_to_date() {
         );
     }
 }
+
+/// OP2's helpers for library-held data from Fortran
+/// (tests/fortran/data_helpers.F90: overlays, data/map pointers, registry,
+/// copies, write_index, the switches), and op_print_dat_to_txtfile2 writes
+/// what op_print_dat_to_txtfile writes.
+#[test]
+fn fortran_data_helpers() {
+    if !have_gfortran() {
+        return;
+    }
+    let exe = built(
+        "f_data_helpers",
+        "tests/fortran/data_helpers_kernels.F90",
+        "tests/fortran/data_helpers.F90",
+        "op2_seq",
+    );
+    let dir = scratch("f-data-helpers");
+    let r = run_in(&exe, &[], &dir, &[]);
+    let ctx = format!("stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+    assert_eq!(r.status, Some(0), "{ctx}");
+    assert!(!r.stdout.contains("FAIL"), "{ctx}");
+    assert!(r.stdout.lines().any(|l| l == "ALL PASSED"), "{ctx}");
+    assert_eq!(
+        r.stdout.lines().filter(|l| l.starts_with("PASS: ")).count(),
+        15,
+        "{ctx}"
+    );
+    let two = read(&dir.join("f_idx2.txt"));
+    assert_eq!(two, read(&dir.join("f_idx_ref.txt")));
+    assert!(String::from_utf8_lossy(&two).contains('6'));
+}

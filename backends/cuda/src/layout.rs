@@ -267,6 +267,7 @@ mod tests {
             temp: false,
             halo_dirty: false,
             fresh: op2_core::Fresh::Both,
+            overlay_of: None,
         }
     }
 

@@ -105,6 +105,9 @@ impl Distributed {
             Primary::Block
         };
         match (lib, routine) {
+            // The declared blocks, silently (op_halo_create of a mesh not
+            // partitioned).
+            ("BLOCK", "BLOCK") => Primary::Block,
             (_, "GEOM") | ("GEOM", _) | (_, "INERTIAL") | ("INERTIAL", _) => match req.coords {
                 Some(c) => Primary::Geom {
                     coords: c,
@@ -428,6 +431,10 @@ impl Distribution for Distributed {
     fn global_size(&mut self, dom: &Domain, set: SetId) -> Result<(usize, usize)> {
         let (tot, off) = collective::sum_and_offset(&*self.comm, dom.set(set).size as u64)?;
         Ok((tot as usize, off as usize))
+    }
+
+    fn global_ids(&self, set: SetId) -> Option<&[usize]> {
+        self.sets.get(set.0).map(|s| s.local.global_ids.as_slice())
     }
 
     fn barrier(&mut self) -> Result<()> {

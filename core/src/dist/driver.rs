@@ -453,6 +453,54 @@ pub fn install(dom: &mut Domain, mesh: LocalMesh) -> Vec<LocalSet> {
     mesh.sets
 }
 
+/// Phase 2b (OP2's `op_force_part`): no row of a map marked `force_part`
+/// is cut. The map must point into the primary set; the primary elements
+/// that rows of such maps connect (transitively) end on one rank, the rank
+/// of the group's lowest global index.
+pub fn force_parts(dom: &Domain, meta: &Metadata, pset: usize, part: &mut [i32]) -> Result<()> {
+    let forced: Vec<usize> = (0..dom.maps().len())
+        .filter(|&m| dom.maps()[m].force_part)
+        .collect();
+    if forced.is_empty() {
+        return Ok(());
+    }
+    let mut root: Vec<usize> = (0..part.len()).collect();
+    fn find(root: &mut [usize], mut i: usize) -> usize {
+        while root[i] != i {
+            root[i] = root[root[i]];
+            i = root[i];
+        }
+        i
+    }
+    for m in forced {
+        let map = &dom.maps()[m];
+        if map.to.0 != pset {
+            return Err(Op2Error::new(
+                CALL,
+                obj("map", &map.name),
+                format!(
+                    "op_force_part: the map points into set \"{}\", not into the primary set \"{}\" of the partition",
+                    dom.sets()[map.to.0].name,
+                    dom.sets()[pset].name
+                ),
+            ));
+        }
+        for row in meta.map_values[m].chunks(map.dim.max(1)) {
+            let first = row[0] as usize;
+            for &e in &row[1..] {
+                let (a, b) = (find(&mut root, first), find(&mut root, e as usize));
+                // The lower index stays the root: the group follows it.
+                root[a.max(b)] = a.min(b);
+            }
+        }
+    }
+    for i in 0..part.len() {
+        let r = find(&mut root, i);
+        part[i] = part[r];
+    }
+    Ok(())
+}
+
 /// What [`run`] leaves: per set its distribution, and the quality line.
 pub struct Partitioned {
     pub sets: Vec<DistSet>,
@@ -469,7 +517,8 @@ pub fn run(
 ) -> Result<Partitioned> {
     let (rank, nranks) = (c.rank(), c.size());
     let meta = gather_metadata(c, dom)?;
-    let (pset, ppart) = primary_partition(c, dom, &meta, primary, kway)?;
+    let (pset, mut ppart) = primary_partition(c, dom, &meta, primary, kway)?;
+    force_parts(dom, &meta, pset, &mut ppart)?;
     let parts = derive_sets(dom, &meta, pset, &ppart, nranks)?;
     let quality = report.and_then(|m| quality(dom, &meta, &parts, m, nranks));
     let mesh = build_local(dom, &meta, &parts, rank, nranks)?;

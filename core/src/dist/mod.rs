@@ -166,6 +166,13 @@ pub trait Distribution: Send {
     /// Owned elements of a set over all processes, and this process's offset.
     fn global_size(&mut self, dom: &Domain, set: SetId) -> Result<(usize, usize)>;
 
+    /// The original (declared, 0-based) global index of every local element
+    /// of a set, halos included, once partitioned; `None` on one node (local
+    /// and global numbering agree) and before partitioning.
+    fn global_ids(&self, _set: SetId) -> Option<&[usize]> {
+        None
+    }
+
     fn barrier(&mut self) -> Result<()>;
 
     /// Turn this process's timing rows into figures across processes (mean
