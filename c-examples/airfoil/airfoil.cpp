@@ -81,8 +81,13 @@ int main(int argc, char **argv) {
 
   // reorder cells (and through the maps edges, boundary edges and nodes)
   // for locality, as OP2's airfoil_hdf5 does with its renumber flag
-  if (opt.renumber)
+  if (opt.renumber) {
+    double c0, c1, w0, w1;
+    op_timers(&c0, &w0);
     op_renumber(pecell);
+    op_timers(&c1, &w1);
+    op_printf(" op_renumber took %f s\n", w1 - w0);
+  }
 
   if (opt.diags > 1)
     op_diagnostic_output();
