@@ -1198,11 +1198,18 @@ void op_profile_output(void);
 void op_profile_output_json(const char *filename);
 
 /**
- * Renumbering for locality: OP2's CPU libraries leave the mesh as declared.
+ * Reorder the map's to-set by reverse Cuthill-McKee and every set
+ * connected to it through maps, moving every dat and map with them
+ * (`op2_core::renumber`). Fetches and dumps keep the declared order. Under
+ * MPI the renumbering is local to each rank and happens at partitioning
+ * when called before `op_partition`.
  */
-void op_renumber(op_map _map);
+void op_renumber(op_map map);
 
-void op_renumber_ptr(int *_map);
+/**
+ * `op_renumber` for the map declared with the array `map` (Fortran).
+ */
+void op_renumber_ptr(int *map);
 
 /**
  * Elements an argument's dat holds (0 for a switched-off argument).

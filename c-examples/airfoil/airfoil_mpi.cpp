@@ -188,6 +188,8 @@ int main(int argc, char **argv) {
         naca_mesh_dims_for_cells(opt.cells, &ni, &nj);
       status = naca_mesh_generate(ni, nj, NACA_MESH_DEFAULT_RADIUS, &g);
     }
+    if (status == 0 && opt.shuffle >= 0)
+      status = naca_mesh_shuffle(&g, (unsigned long)opt.shuffle);
     header[0] = status == 0 ? 0 : 1;
     header[1] = g.nnode;
     header[2] = g.ncell;
@@ -304,6 +306,11 @@ int main(int argc, char **argv) {
   op_decl_const(1, "double", &mach);
   op_decl_const(1, "double", &alpha);
   op_decl_const(4, "double", qinf);
+
+  // --renumber: asked for before partitioning, applied to each rank's
+  // local mesh when op_partition has built it
+  if (opt.renumber)
+    op_renumber(pecell);
 
   op_printf("partitioning with %s: op_partition(\"%s\", \"%s\", cells, "
             "pecell, %s)\n",

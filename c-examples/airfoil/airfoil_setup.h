@@ -9,6 +9,10 @@
 //   --iters=N       number of time steps (default 1000)
 //   --out=FILE      write the final q (binary, op_print_dat_to_binfile layout)
 //   --diags=N       OP2 diagnostics level passed to op_init (default 0)
+//   --shuffle=SEED  renumber nodes, cells and edges randomly (the same mesh
+//                   with no locality in its numbering; naca_mesh_shuffle)
+//   --renumber      reorder the mesh for locality with op_renumber(pecell)
+//                   after the declarations (OP2 programs only)
 // Arguments containing "OP_" (OP_PART_SIZE=..., OP_BLOCK_SIZE=..., ...) and
 // "-gpudirect" belong to the OP2 runtime and are skipped here.
 #ifndef AIRFOIL_SETUP_H
@@ -32,6 +36,8 @@ struct AirfoilOptions {
   int iters = 1000;
   const char *out_file = nullptr;
   int diags = 0;
+  long shuffle = -1; // seed, or -1: the generator's numbering
+  bool renumber = false;
 };
 
 inline bool airfoil_is_runtime_arg(const char *a) {
@@ -75,9 +81,14 @@ inline AirfoilOptions airfoil_parse_args(int argc, char **argv) {
       o.out_file = v;
     else if ((v = airfoil_opt(a, "--diags")))
       o.diags = (int)airfoil_positive(v, "--diags");
+    else if ((v = airfoil_opt(a, "--shuffle")))
+      o.shuffle = airfoil_positive(v, "--shuffle");
+    else if (strcmp(a, "--renumber") == 0)
+      o.renumber = true;
     else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       printf("usage: %s [MESHFILE] [--cells=N | --ni=A --nj=B] [--iters=N] "
-             "[--out=FILE] [--diags=N] [OP2 runtime options]\n",
+             "[--out=FILE] [--diags=N] [--shuffle=SEED] [--renumber] "
+             "[OP2 runtime options]\n",
              argv[0]);
       exit(0);
     } else if (a[0] == '-') {
@@ -123,13 +134,17 @@ inline void airfoil_get_mesh(const AirfoilOptions &o, naca_mesh *m) {
   if (o.mesh_file != nullptr) {
     if (naca_mesh_read(o.mesh_file, m) != 0)
       exit(1);
-    return;
+  } else {
+    int ni = o.ni, nj = o.nj;
+    if (ni == 0)
+      naca_mesh_dims_for_cells(o.cells, &ni, &nj);
+    if (naca_mesh_generate(ni, nj, NACA_MESH_DEFAULT_RADIUS, m) != 0)
+      exit(1);
   }
-  int ni = o.ni, nj = o.nj;
-  if (ni == 0)
-    naca_mesh_dims_for_cells(o.cells, &ni, &nj);
-  if (naca_mesh_generate(ni, nj, NACA_MESH_DEFAULT_RADIUS, m) != 0)
+  if (o.shuffle >= 0 && naca_mesh_shuffle(m, (unsigned long)o.shuffle) != 0) {
+    fprintf(stderr, "out of memory shuffling the mesh\n");
     exit(1);
+  }
 }
 
 #endif

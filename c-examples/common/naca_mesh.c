@@ -124,6 +124,97 @@ static int mesh_alloc(naca_mesh *m, int nnode, int ncell, int nedge,
 }
 
 /* ------------------------------------------------------------------------ */
+/* shuffled numbering                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* xorshift64*: small, fast and the same everywhere */
+static unsigned long long shuffle_next(unsigned long long *s) {
+  *s ^= *s >> 12;
+  *s ^= *s << 25;
+  *s ^= *s >> 27;
+  return *s * 2685821657736338717ULL;
+}
+
+/* perm[old] = new, a uniform random permutation of 0..n-1 (Fisher-Yates) */
+static int *random_permutation(int n, unsigned long long *s) {
+  int *p = (int *)malloc(sizeof(int) * ((size_t)n + 1));
+  int i;
+  if (p == NULL)
+    return NULL;
+  for (i = 0; i < n; ++i)
+    p[i] = i;
+  for (i = n - 1; i > 0; --i) {
+    int j = (int)(shuffle_next(s) % (unsigned long long)(i + 1));
+    int t = p[i];
+    p[i] = p[j];
+    p[j] = t;
+  }
+  return p;
+}
+
+/* Rows of `rows` (n rows of `dim` ints) moved to their new positions, and
+ * every entry renamed by `to` (NULL: entries kept). */
+static void move_int_rows(int *rows, int n, int dim, const int *perm,
+                          const int *to, int *tmp) {
+  int i, k;
+  for (i = 0; i < n; ++i)
+    for (k = 0; k < dim; ++k) {
+      int v = rows[(size_t)dim * i + k];
+      tmp[(size_t)dim * perm[i] + k] = to != NULL ? to[v] : v;
+    }
+  memcpy(rows, tmp, sizeof(int) * (size_t)n * (size_t)dim);
+}
+
+int naca_mesh_shuffle(naca_mesh *m, unsigned long seed) {
+  unsigned long long s = 0x9E3779B97F4A7C15ULL ^ (unsigned long long)seed;
+  size_t most = (size_t)m->nnode * 2;
+  int *pn, *pc, *pe, *pb, *tmp;
+  double *xt;
+  int i;
+  if (s == 0)
+    s = 1;
+  if ((size_t)m->ncell * 4 > most)
+    most = (size_t)m->ncell * 4;
+  if ((size_t)m->nedge * 2 > most)
+    most = (size_t)m->nedge * 2;
+  if ((size_t)m->nbedge * 2 > most)
+    most = (size_t)m->nbedge * 2;
+  pn = random_permutation(m->nnode, &s);
+  pc = random_permutation(m->ncell, &s);
+  pe = random_permutation(m->nedge, &s);
+  pb = random_permutation(m->nbedge, &s);
+  tmp = (int *)malloc(sizeof(int) * (most + 1));
+  xt = (double *)malloc(sizeof(double) * (2 * (size_t)m->nnode + 1));
+  if (!pn || !pc || !pe || !pb || !tmp || !xt) {
+    free(pn);
+    free(pc);
+    free(pe);
+    free(pb);
+    free(tmp);
+    free(xt);
+    return -1;
+  }
+  for (i = 0; i < m->nnode; ++i) {
+    xt[2 * (size_t)pn[i]] = m->x[2 * (size_t)i];
+    xt[2 * (size_t)pn[i] + 1] = m->x[2 * (size_t)i + 1];
+  }
+  memcpy(m->x, xt, sizeof(double) * 2 * (size_t)m->nnode);
+  move_int_rows(m->cell, m->ncell, 4, pc, pn, tmp);
+  move_int_rows(m->edge, m->nedge, 2, pe, pn, tmp);
+  move_int_rows(m->ecell, m->nedge, 2, pe, pc, tmp);
+  move_int_rows(m->bedge, m->nbedge, 2, pb, pn, tmp);
+  move_int_rows(m->becell, m->nbedge, 1, pb, pc, tmp);
+  move_int_rows(m->bound, m->nbedge, 1, pb, NULL, tmp);
+  free(pn);
+  free(pc);
+  free(pe);
+  free(pb);
+  free(tmp);
+  free(xt);
+  return 0;
+}
+
+/* ------------------------------------------------------------------------ */
 /* sizing                                                                    */
 /* ------------------------------------------------------------------------ */
 

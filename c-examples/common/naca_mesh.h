@@ -72,6 +72,13 @@ int naca_mesh_write(const char *path, const naca_mesh *m);
  * `report` (may be NULL).  Returns the number of problems found. */
 int naca_mesh_check(const naca_mesh *m, FILE *report);
 
+/* Renumber every set (nodes, cells, edges, boundary edges) by a random
+ * permutation drawn from `seed` (the same seed gives the same mesh): the
+ * same mesh with a numbering that has no locality, for studying reordering
+ * (op_renumber).  Edge orientations are kept.  Returns 0 on success, -1 when
+ * out of memory (the mesh is then unchanged). */
+int naca_mesh_shuffle(naca_mesh *m, unsigned long seed);
+
 /* Release the arrays and zero the struct (safe on an empty struct). */
 void naca_mesh_free(naca_mesh *m);
 

@@ -456,6 +456,8 @@ pub(crate) unsafe fn decl_dat_impl(
             // SAFETY: OP2's contract: data holds set->size * dim elements; the
             // dat's buffer holds at least that many bytes.
             std::ptr::copy_nonoverlapping(data as *const u8, d.data.as_mut_ptr(), own);
+            // After op_renumber: the application's data is in the declared order.
+            st.dom.renumber_new_dat(id);
         }
         let p = st.mirror_dat(id, data as *mut c_void);
         if in_place {

@@ -22,7 +22,8 @@ fn out(s: &str) {
 fn dat_rows(st: &mut State, id: DatId, global: bool) -> Result<std::borrow::Cow<'_, [u8]>> {
     st.finish_exchanges()?;
     st.host_fresh("op_fetch_data", id)?;
-    if st.dist.kind() == DistKind::SingleNode {
+    let renumbered = st.dom.set_order(st.dom.dat(id).set).is_some();
+    if st.dist.kind() == DistKind::SingleNode && !renumbered {
         let d = st.dom.dat(id);
         let n = st.dom.set(d.set).size;
         return Ok(std::borrow::Cow::Borrowed(

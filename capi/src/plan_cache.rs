@@ -104,6 +104,9 @@ pub(crate) struct CPlans {
     pub(crate) structs: Vec<op_plan>,
     /// Plan index by the raw call (op_plan_get* called again by a loop).
     pub(crate) by_call: CallCache<usize>,
+    /// Plans before this index were built for a numbering of the mesh that
+    /// has changed since (partitioning, renumbering): never handed out again.
+    pub(crate) first_current: usize,
 }
 
 fn ptr_or_null<T>(v: &mut [T]) -> *mut T {
@@ -185,6 +188,17 @@ impl CPlan {
 }
 
 impl CPlans {
+    /// The current plan with this key, if one was built.
+    pub(crate) fn find(&self, key: &PlanKey) -> Option<usize> {
+        (self.first_current..self.plans.len()).find(|&i| self.plans[i].key == *key)
+    }
+
+    /// The mesh's numbering changed: no plan built so far is valid.
+    pub(crate) fn retire_all(&mut self) {
+        self.first_current = self.plans.len();
+        self.by_call.clear();
+    }
+
     pub(crate) fn publish(&mut self) {
         // SAFETY: OP_plans mirrors our Vec; updated under the state lock.
         unsafe {

@@ -345,7 +345,7 @@ unsafe fn plan_core(pc: PlanCall<'_>) -> *mut op_plan {
             Some(i) => (i, true),
             None => {
                 let key = pc.key(st)?;
-                let found = st.c_plans.plans.iter().position(|p| p.key == key);
+                let found = st.c_plans.find(&key);
                 let i = found.unwrap_or_else(|| new_c_plan(st, key, &pc));
                 let ck = CallKey::new(pc.name, pc.set, 0, pc.args);
                 st.c_plans.by_call.insert(hash, ck, i);

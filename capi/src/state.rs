@@ -200,6 +200,15 @@ impl State {
     /// After partitioning: every set, map and dat mirror from the model;
     /// plans of the old numbering dropped.
     pub(crate) fn refresh_after_partition(&mut self) {
+        self.refresh_mesh("op_partition");
+        // SAFETY: plain int global, API thread.
+        unsafe { globals::set(addr_of_mut!(globals::OP_is_partitioned), 1) };
+    }
+
+    /// The mesh moved (partitioning, renumbering): every mirror from the
+    /// model, plans and checked calls of the old numbering dropped, device
+    /// copies made again.
+    pub(crate) fn refresh_mesh(&mut self, call: &str) {
         for s in 0..self.dom.sets().len() {
             self.refresh_set(SetId(s));
         }
@@ -213,12 +222,11 @@ impl State {
             self.mirror_dirty(id);
         }
         self.loop_plans.clear();
+        self.c_plans.retire_all();
         self.bump_generation();
-        if let Err(e) = self.device_rebuild("op_partition") {
+        if let Err(e) = self.device_rebuild(call) {
             crate::guard::fatal(&e);
         }
-        // SAFETY: plain int global, API thread.
-        unsafe { globals::set(addr_of_mut!(globals::OP_is_partitioned), 1) };
     }
 
     /// A stable C copy of `s` owned by the state (type strings stored in

@@ -102,6 +102,9 @@ pub struct Domain {
     sets: Vec<Set>,
     maps: Vec<Map>,
     dats: Vec<Option<Dat>>,
+    /// Per set renumbered by `op_renumber` (by id): the declared position of
+    /// the element now at each position (see [`Domain::set_order`]).
+    orders: Vec<Option<Vec<u32>>>,
 }
 
 /// How map entries are given to `decl_map`.
@@ -270,6 +273,20 @@ impl Domain {
             check_map_range(&vals, dim, self.sets[to.0].size, base)
                 .map_err(|m| err(format!("{m} of to-set \"{}\"", self.sets[to.0].name)))?;
         }
+        // Declared after op_renumber: entries and rows in the declared
+        // numbering become the current one.
+        if let Some(order) = self.set_order(to) {
+            let inv = crate::renumber::inverse(order);
+            for v in &mut vals {
+                if *v >= 0 && (*v as usize) < inv.len() {
+                    *v = inv[*v as usize] as i32;
+                }
+            }
+        }
+        if let Some(order) = self.set_order(from) {
+            let order = order.to_vec();
+            crate::renumber::permute_rows(crate::renumber::i32_bytes(&mut vals), dim * 4, &order);
+        }
         self.maps.push(Map {
             name: name.to_string(),
             from,
@@ -427,6 +444,57 @@ impl Domain {
                 true
             }
             None => false,
+        }
+    }
+
+    /// Where `op_renumber` moved a set's elements: `order[p]` is the declared
+    /// position of the element now at position `p` (`None`: never renumbered).
+    pub fn set_order(&self, s: SetId) -> Option<&[u32]> {
+        self.orders.get(s.0).and_then(|o| o.as_deref())
+    }
+
+    /// Remember a renumbering just applied (composed with earlier ones), so
+    /// that data declared later and data fetched keep the declared order.
+    pub fn record_renumbering(&mut self, r: &crate::renumber::Renumbering) {
+        self.orders.resize(self.sets.len(), None);
+        for (s, o) in r.orders.iter().enumerate() {
+            let Some(o) = o else { continue };
+            let n = self.sets[s].size;
+            let prev = self.orders[s].take();
+            let decl = |p: usize| prev.as_ref().map_or(p as u32, |v| v[p]);
+            let mut total: Vec<u32> = o.iter().map(|&p| decl(p as usize)).collect();
+            total.extend((o.len()..n).map(decl));
+            self.orders[s] = Some(total);
+        }
+    }
+
+    /// A dat just filled with data in the declared order of a renumbered
+    /// set: its rows are moved to the current order.
+    pub fn renumber_new_dat(&mut self, id: DatId) {
+        let set = self.dat(id).set;
+        if let Some(order) = self.set_order(set).map(<[u32]>::to_vec) {
+            let d = self.dat_mut(id);
+            let eb = d.elem_bytes;
+            crate::renumber::permute_rows(d.data.as_mut_slice(), eb, &order);
+        }
+    }
+
+    /// The owned rows of a dat in the declared order (undoing `op_renumber`).
+    pub fn rows_in_declared_order(&self, id: DatId) -> Vec<u8> {
+        let d = self.dat(id);
+        let n = self.sets[d.set.0].size;
+        let eb = d.elem_bytes;
+        let data = &d.data.as_slice()[..n * eb];
+        match self.set_order(d.set) {
+            None => data.to_vec(),
+            Some(order) => {
+                let mut out = vec![0u8; n * eb];
+                for (p, &decl) in order.iter().enumerate().take(n) {
+                    let decl = decl as usize;
+                    out[decl * eb..(decl + 1) * eb].copy_from_slice(&data[p * eb..(p + 1) * eb]);
+                }
+                out
+            }
         }
     }
 

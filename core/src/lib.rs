@@ -20,6 +20,7 @@ pub mod partition;
 pub mod plan;
 pub mod profile;
 pub mod reduce;
+pub mod renumber;
 pub mod timing;
 pub mod types;
 

@@ -475,6 +475,22 @@ fn airfoil_case(np: usize, part: &str) {
     assert_airfoil_matches(&format!("{np} ranks, {part}"), &got);
 }
 
+/// op_renumber called before op_partition: each rank renumbers its local
+/// mesh when it is partitioned; the answers (in the declared order) stay.
+#[test]
+fn airfoil_mpi_renumbered_matches_sequential() {
+    for (np, part) in [(2, "PARMETIS"), (3, "GEOM")] {
+        let tag = format!("airfoil-np{np}-{part}-renumber");
+        let got = airfoil_run(np, part, &["--renumber"], &tag);
+        assert!(
+            got.stdout.contains("op_renumber: map \"pecell\""),
+            "{}",
+            got.stdout
+        );
+        assert_airfoil_matches(&format!("{np} ranks, {part}, renumbered"), &got);
+    }
+}
+
 #[test]
 fn airfoil_mpi_3_ranks_geom() {
     airfoil_case(3, "GEOM");

@@ -16,6 +16,7 @@ use super::{
 use crate::arg::{Access, ArgKind, ArgSpec};
 use crate::domain::{DatId, Domain, MapCheck, MapId, SetId};
 use crate::error::{Op2Error, Result};
+use crate::renumber::{self, RenumberReport};
 use crate::timing::TimingRow;
 use crate::types::ScalarType;
 use std::sync::Arc;
@@ -28,6 +29,8 @@ pub struct Distributed {
     /// Per set (by id), once partitioned.
     sets: Vec<DistSet>,
     partitioned: bool,
+    /// `op_renumber` called before partitioning: applied right after it.
+    pending_renumber: Option<MapId>,
     /// Halo bytes this rank sent, and the number of dat exchanges.
     halo_bytes: u64,
     halo_exchanges: u64,
@@ -55,6 +58,7 @@ impl Distributed {
             abort,
             sets: Vec::new(),
             partitioned: false,
+            pending_renumber: None,
             halo_bytes: 0,
             halo_exchanges: 0,
             partial: false,
@@ -77,7 +81,7 @@ impl Distributed {
         dom: &mut Domain,
         primary: Primary,
         report: Option<crate::MapId>,
-    ) -> Result<Option<String>> {
+    ) -> Result<Vec<String>> {
         if self.partitioned {
             return Err(Op2Error::new(
                 "op_partition",
@@ -90,8 +94,32 @@ impl Distributed {
         let p = driver::run(&*self.comm, dom, primary, self.kway, report)?;
         self.sets = p.sets;
         self.partitioned = true;
-        Ok(p.quality
-            .map(|q| format!("{q}, partitioning time {:.4} s", t0.elapsed().as_secs_f64())))
+        let mut notes: Vec<String> = p
+            .quality
+            .map(|q| {
+                format!(
+                    "op_partition: {q}, partitioning time {:.4} s",
+                    t0.elapsed().as_secs_f64()
+                )
+            })
+            .into_iter()
+            .collect();
+        if let Some(m) = self.pending_renumber.take() {
+            notes.push(self.renumber_local(dom, m)?.to_string());
+        }
+        Ok(notes)
+    }
+
+    /// Renumber this rank's core elements and keep the exchange lists and
+    /// the way back to the declared blocks pointing at the same elements.
+    fn renumber_local(&mut self, dom: &mut Domain, map: MapId) -> Result<RenumberReport> {
+        let (r, report) = renumber::renumber(dom, map, "op_renumber")?;
+        for (ds, order) in self.sets.iter_mut().zip(&r.orders) {
+            if let Some(order) = order {
+                renumber_dist_set(ds, order);
+            }
+        }
+        Ok(report)
     }
 
     /// OP2's partitioner names to a primary partition; messages for the
@@ -273,6 +301,27 @@ impl InFlight for Exchanges {
     }
 }
 
+/// A set's core elements moved (`order[new] = old`): its global ids, the
+/// owned positions it exports and sends back to the declared blocks follow
+/// them (halo positions do not move).
+fn renumber_dist_set(ds: &mut DistSet, order: &[u32]) {
+    let inv = renumber::inverse(order);
+    let moved = |i: &mut usize| {
+        if *i < inv.len() {
+            *i = inv[*i] as usize;
+        }
+    };
+    let ids = &mut ds.local.global_ids;
+    let old: Vec<usize> = ids[..order.len()].to_vec();
+    for (new, &o) in order.iter().enumerate() {
+        ids[new] = old[o as usize];
+    }
+    ds.local.export_exec.list.iter_mut().for_each(moved);
+    ds.local.export_nonexec.list.iter_mut().for_each(moved);
+    ds.back.send.list.iter_mut().for_each(moved);
+    ds.exchange = Arc::new(ExchangeLists::of(&ds.local));
+}
+
 /// Does a loop with these args write through a map (so the exec halo runs)?
 fn writes_through_map(args: &[ArgSpec]) -> bool {
     args.iter()
@@ -390,10 +439,16 @@ impl Distribution for Distributed {
         let mut messages = Vec::new();
         let primary = self.choose(dom, req, &mut messages);
         let report = if req.report { req.map } else { None };
-        if let Some(q) = self.run_partition(dom, primary, report)? {
-            messages.push(format!("op_partition: {q}"));
-        }
+        messages.extend(self.run_partition(dom, primary, report)?);
         Ok(PartitionOutcome { messages })
+    }
+
+    fn renumber(&mut self, dom: &mut Domain, map: MapId) -> Result<Option<RenumberReport>> {
+        if !self.partitioned {
+            self.pending_renumber = Some(map);
+            return Ok(None);
+        }
+        self.renumber_local(dom, map).map(Some)
     }
 
     fn is_partitioned(&self) -> bool {

@@ -26,6 +26,7 @@ pub use distributed::Distributed;
 use crate::arg::{Access, ArgSpec};
 use crate::domain::{DatId, Domain, MapCheck, MapId, SetId};
 use crate::error::Result;
+use crate::renumber::{self, RenumberReport};
 use crate::timing::TimingRow;
 use crate::types::ScalarType;
 use std::sync::Arc;
@@ -154,6 +155,13 @@ pub trait Distribution: Send {
     /// `op_partition`.
     fn partition(&mut self, dom: &mut Domain, req: &PartitionRequest) -> Result<PartitionOutcome>;
 
+    /// `op_renumber`: reorder the elements of the sets connected to `map`
+    /// for locality ([`crate::renumber`]), keeping `fetch_block` and
+    /// `gather_global` in the original order. `None`: the renumbering waits
+    /// for the local numbering (MPI before partitioning) and is applied
+    /// when the mesh is partitioned.
+    fn renumber(&mut self, dom: &mut Domain, map: MapId) -> Result<Option<RenumberReport>>;
+
     /// Has the mesh been partitioned (or, on one node, `op_partition` called)?
     fn is_partitioned(&self) -> bool;
 
@@ -219,9 +227,7 @@ impl SingleNode {
 }
 
 fn owned_rows(dom: &Domain, dat: DatId) -> Vec<u8> {
-    let d = dom.dat(dat);
-    let n = dom.set(d.set).size;
-    d.data.as_slice()[..n * d.elem_bytes].to_vec()
+    dom.rows_in_declared_order(dat)
 }
 
 impl Distribution for SingleNode {
@@ -278,6 +284,12 @@ impl Distribution for SingleNode {
     ) -> Result<PartitionOutcome> {
         self.partitioned = true;
         Ok(PartitionOutcome::default())
+    }
+
+    fn renumber(&mut self, dom: &mut Domain, map: MapId) -> Result<Option<RenumberReport>> {
+        let (r, report) = renumber::renumber(dom, map, "op_renumber")?;
+        dom.record_renumbering(&r);
+        Ok(Some(report))
     }
 
     fn is_partitioned(&self) -> bool {
