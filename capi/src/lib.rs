@@ -18,7 +18,8 @@
 //! * the API: `decl` (init/exit/declarations), `args` (op_arg constructors),
 //!   `plans` (plan functions), `profile`, `par_loop` (op_par_loop),
 //!   `fortran`, `dist_api` (op_partition, op_mpi_*), `output` (fetch, dumps,
-//!   timing), `runtime_hooks`, `cuda_api` (OP2's CUDA runtime interface).
+//!   timing), `runtime_hooks`, `cuda_api` (OP2's CUDA runtime interface),
+//!   `fallback` (translator-v2's fallback wrappers: OP_WHITELIST, OP_FALLBACK_MODE).
 #![allow(clippy::missing_safety_doc)]
 #![allow(clippy::too_many_arguments)]
 
@@ -30,6 +31,7 @@ pub mod decl;
 pub(crate) mod device;
 pub(crate) mod device_copies;
 pub mod dist_api;
+pub mod fallback;
 pub mod ffi;
 pub(crate) mod fingerprint;
 pub mod fortran;
