@@ -596,6 +596,17 @@ module OP2_Fortran_Declarations
       import :: c_bool
       logical(c_bool), value :: disable
     end subroutine op_disable_mpi_reductions_c
+    ! fallback wrappers of translator-v2's code (OP_WHITELIST, OP_FALLBACK_MODE)
+    function op_check_whitelist_c(name) bind(C, name='op_check_whitelist')
+      import :: c_char, c_bool
+      character(kind=c_char), dimension(*) :: name
+      logical(c_bool) :: op_check_whitelist_c
+    end function op_check_whitelist_c
+
+    subroutine op_check_fallback_mode_c(name) bind(C, name='op_check_fallback_mode')
+      import :: c_char
+      character(kind=c_char), dimension(*) :: name
+    end subroutine op_check_fallback_mode_c
 
     subroutine op_disable_device_execution_c(disable) bind(C, name='op_disable_device_execution')
       import :: c_bool
@@ -1472,6 +1483,20 @@ contains
     call op_disable_mpi_reductions_c(logical(disable, kind=c_bool))
   end subroutine op_disable_mpi_reductions
 
+  ! Should loop `name` run its main version (not its fallback)?
+  function op_check_whitelist(name) result(res)
+    character(kind=c_char, len=*), intent(in) :: name
+    logical(c_bool) :: res
+    res = op_check_whitelist_c(op2_c_string(name))
+  end function op_check_whitelist
+
+  ! Loop `name` runs its fallback: warn or stop as OP_FALLBACK_MODE says.
+  subroutine op_check_fallback_mode(name)
+    character(kind=c_char, len=*), intent(in) :: name
+    call op_check_fallback_mode_c(op2_c_string(name))
+  end subroutine op_check_fallback_mode
+
+  ! .true.: every loop runs its fallback (silently).
   subroutine op_disable_device_execution(disable)
     logical, value :: disable
     call op_disable_device_execution_c(logical(disable, kind=c_bool))

@@ -797,6 +797,25 @@ void op_partition_reverse(void);
 void op_partition_destroy(void);
 
 /**
+ * Should loop `name` run its main (parallel/device) version? False after
+ * `op_disable_device_execution(true)`; otherwise true when there is no
+ * whitelist or one of its expressions matches the whole name.
+ */
+bool op_check_whitelist(const char *name);
+
+/**
+ * Loop `name` is about to run its fallback: say so (`OP_FALLBACK_MODE=warn`)
+ * or stop the program (`error`); silent otherwise, and always silent after
+ * `op_disable_device_execution(true)`.
+ */
+void op_check_fallback_mode(const char *name);
+
+/**
+ * Send every loop to its fallback (`true`) or back to the whitelist rule.
+ */
+void op_disable_device_execution(bool disable);
+
+/**
  * A map handle that every op_arg_* call treats as OP_ID (NULL). The Fortran
  * module writes its `dim` (0 for OP_ID, -1 for OP_GBL).
  */

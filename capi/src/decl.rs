@@ -135,6 +135,7 @@ pub(crate) fn init_with_comm(
         // SAFETY: plain globals on the API thread.
         unsafe { globals::set(addr_of_mut!(OP_diags), diags) };
         apply_env_options();
+        crate::fallback::configure_from_env(call, print_out)?;
         apply_argv_options(argc, argv);
         let mut st = Box::new(State::new(parts.exec, parts.dist));
         if let Some(mem) = parts.device {

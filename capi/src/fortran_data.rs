@@ -1,8 +1,8 @@
 //! OP2's helpers for reaching data the library holds (used by large Fortran
 //! codes, and callable from C): data and map pointers, the set registry,
-//! global indices and copies of dats in the original order, the switches
-//! `op_disable_mpi_reductions` / `op_disable_device_execution`, and
-//! `compute_local_size` of OP2's `op_util.h`.
+//! global indices and copies of dats in the original order, the switch
+//! `op_disable_mpi_reductions` (`op_disable_device_execution` is in
+//! `fallback`), and `compute_local_size` of OP2's `op_util.h`.
 
 use crate::ffi::*;
 use crate::globals;
@@ -12,7 +12,6 @@ use op2_core::error::obj;
 use op2_core::{DatId, MapId, Op2Error, Result};
 use std::os::raw::{c_char, c_int, c_ulong, c_void};
 use std::ptr::{addr_of_mut, null_mut};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The dat filed under `p` (the array given to op_decl_dat, an overlay's
 /// index, or what op_reset_data_ptr filed it under).
@@ -361,21 +360,6 @@ pub extern "C" fn op_disable_mpi_reductions(disable: bool) {
             c_int::from(disable),
         )
     }
-}
-
-static DEVICE_EXECUTION_DISABLED: AtomicBool = AtomicBool::new(false);
-
-/// OP2's switch for code generated with host fallbacks: with `disable`
-/// true, `op_check_whitelist` answers false, so such loops run their host
-/// version. op2-rs's CPU libraries run every loop on the host anyway.
-#[no_mangle]
-pub extern "C" fn op_disable_device_execution(disable: bool) {
-    DEVICE_EXECUTION_DISABLED.store(disable, Ordering::Relaxed);
-}
-
-/// Has op_disable_device_execution(true) been called?
-pub fn device_execution_disabled() -> bool {
-    DEVICE_EXECUTION_DISABLED.load(Ordering::Relaxed)
 }
 
 /// OP2's block rule (`op_util.h`): how many of `global_size` elements rank

@@ -20,7 +20,8 @@
 //!   `fortran`, `dist_api` (op_partition, op_mpi_*), `output` (fetch, dumps,
 //!   timing), `runtime_hooks`, `cuda_api` (OP2's CUDA runtime interface),
 //!   `overlay` (dats sharing storage: overlays, OP_NO_REALLOC),
-//!   `fortran_data` (OP2's helpers for reaching library-held data).
+//!   `fortran_data` (OP2's helpers for reaching library-held data),
+//!   `fallback` (translator-v2's fallback wrappers: OP_WHITELIST, OP_FALLBACK_MODE).
 #![allow(clippy::missing_safety_doc)]
 #![allow(clippy::too_many_arguments)]
 
@@ -33,6 +34,7 @@ pub mod decl;
 pub(crate) mod device;
 pub(crate) mod device_copies;
 pub mod dist_api;
+pub mod fallback;
 pub mod ffi;
 pub(crate) mod fingerprint;
 pub mod fortran;
