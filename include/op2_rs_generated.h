@@ -453,6 +453,24 @@ void op_err_print(const char *msg, int argno, const char *name);
 void op_arg_check(op_set set, int argno, struct op_arg arg, int *ninds, const char *name);
 
 /**
+ * Per-kernel timings as CSV: every rank's and thread's figures, written by
+ * the root.
+ */
+void op_timings_to_csv(const char *file);
+
+/**
+ * First and second moment of `t` over the ranks (mean of t and of t²), on
+ * every rank (OP2 leaves them on the root only).
+ */
+void op_compute_moment(double t, double *m1, double *m2);
+
+/**
+ * Moments over `n` times on every rank together, optionally ignoring
+ * zeros; `m1`/`m2` are left unchanged when no time counts (as OP2).
+ */
+void op_compute_moment_across_times(const double *times, int n, bool ignore_zeros, double *m1, double *m2);
+
+/**
  * Device initialisation: done by op_init in the CUDA libraries (which
  * stop there when no device can be used), so there is nothing left to do.
  */
@@ -991,13 +1009,6 @@ void op_print_dat_to_txtfile2(int *dat, const char *file);
 void op_disable_mpi_reductions(bool disable);
 
 /**
- * OP2's switch for code generated with host fallbacks: with `disable`
- * true, `op_check_whitelist` answers false, so such loops run their host
- * version. op2-rs's CPU libraries run every loop on the host anyway.
- */
-void op_disable_device_execution(bool disable);
-
-/**
  * OP2's halo construction for its mesh tools: under MPI, a mesh not yet
  * partitioned gets its halos for the declared blocks (op2-rs builds halos
  * in op_partition, so afterwards there is nothing to do). One node: none.
@@ -1105,21 +1116,6 @@ void op_timing_output_core(void);
  * The timing table in OP2's file layout.
  */
 void op_timing_output_2_file(const char *file);
-
-/**
- * Per-kernel timings as CSV (one row per kernel; rank 0, thread 0).
- */
-void op_timings_to_csv(const char *file);
-
-/**
- * First and second moment of one value (across ranks under MPI).
- */
-void op_compute_moment(double t, double *m1, double *m2);
-
-/**
- * Moments over `n` times, optionally ignoring zeros.
- */
-void op_compute_moment_across_times(const double *times, int n, bool ignore_zeros, double *m1, double *m2);
 
 /**
  * Print a line (root only under MPI).

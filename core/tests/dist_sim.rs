@@ -5,7 +5,7 @@
 
 use op2_core::arg::{Access, ArgKind, ArgSpec};
 use op2_core::dist::driver;
-use op2_core::dist::sim::{run_ranks, SimComm};
+use op2_core::dist::sim::{run_ranks, SimComm, SimGrid};
 use op2_core::dist::{
     Collectives, Distributed, Distribution, GlobalArg, PartitionRequest, Primary,
 };
@@ -13,59 +13,10 @@ use op2_core::domain::MapCheck;
 use op2_core::partition::BlockDist;
 use op2_core::{DatId, Domain, MapId, ScalarType, SetId};
 
-/// A structured grid of `nx * ny` quad cells: nodes, cells and the interior
-/// edges (each between two cells), with cell->node (4), edge->node (2) and
-/// edge->cell (2) maps, in global numbering.
-struct Grid {
-    nnodes: usize,
-    ncells: usize,
-    cell_nodes: Vec<i32>,
-    edge_nodes: Vec<i32>,
-    edge_cells: Vec<i32>,
-    coords: Vec<f64>,
-}
+type Grid = SimGrid;
 
 fn grid(nx: usize, ny: usize) -> Grid {
-    let node = |i: usize, j: usize| (j * (nx + 1) + i) as i32;
-    let cell = |i: usize, j: usize| (j * nx + i) as i32;
-    let mut g = Grid {
-        nnodes: (nx + 1) * (ny + 1),
-        ncells: nx * ny,
-        cell_nodes: Vec::new(),
-        edge_nodes: Vec::new(),
-        edge_cells: Vec::new(),
-        coords: Vec::new(),
-    };
-    for j in 0..=ny {
-        for i in 0..=nx {
-            g.coords.extend([i as f64, j as f64 * 0.7]);
-        }
-    }
-    for j in 0..ny {
-        for i in 0..nx {
-            g.cell_nodes.extend([
-                node(i, j),
-                node(i + 1, j),
-                node(i + 1, j + 1),
-                node(i, j + 1),
-            ]);
-            if i + 1 < nx {
-                g.edge_nodes.extend([node(i + 1, j), node(i + 1, j + 1)]);
-                g.edge_cells.extend([cell(i, j), cell(i + 1, j)]);
-            }
-            if j + 1 < ny {
-                g.edge_nodes.extend([node(i, j + 1), node(i + 1, j + 1)]);
-                g.edge_cells.extend([cell(i, j), cell(i, j + 1)]);
-            }
-        }
-    }
-    g
-}
-
-impl Grid {
-    fn nedges(&self) -> usize {
-        self.edge_cells.len() / 2
-    }
+    SimGrid::new(nx, ny)
 }
 
 /// The handles of one rank's declared mesh.

@@ -34,6 +34,8 @@ struct Shared {
     mail: HashMap<(usize, usize, i32), VecDeque<Vec<u8>>>,
     /// Messages sent and bytes sent, by source rank (for scale studies).
     sent: Vec<(u64, u64)>,
+    /// Bytes received from other ranks, collectives and messages (scale studies).
+    received: Vec<u64>,
 }
 
 /// One simulated rank's communicator.
@@ -86,6 +88,12 @@ impl SimComm {
         self.world.lock().sent[self.rank]
     }
 
+    /// Bytes this rank has received from other ranks so far, through
+    /// collectives and messages: what its memory had to hold at some point.
+    pub fn received(&self) -> u64 {
+        self.world.lock().received[self.rank]
+    }
+
     /// Put this rank's contribution in its slot, wait for all, read every
     /// slot with `read`, then wait again so no slot is reused too early.
     fn collective<R>(&self, mine: Vec<Vec<u8>>, read: impl FnOnce(&Shared) -> R) -> Result<R> {
@@ -127,6 +135,7 @@ impl SimPending {
                             ),
                         ));
                     }
+                    g.received[self.rank] += m.len() as u64;
                     out.push(m);
                     break;
                 }
@@ -170,10 +179,20 @@ impl Collectives for SimComm {
     }
 
     fn allgatherv_bytes(&self, local: &[u8]) -> Result<(Vec<u8>, Vec<usize>)> {
-        self.collective(vec![local.to_vec()], |g| {
-            let counts = g.slots.iter().map(|s| s[0].len()).collect();
-            (g.slots.iter().flat_map(|s| s[0].clone()).collect(), counts)
-        })
+        let me = self.rank;
+        let (all, counts) = self.collective(vec![local.to_vec()], |g| {
+            let counts: Vec<usize> = g.slots.iter().map(|s| s[0].len()).collect();
+            (
+                g.slots
+                    .iter()
+                    .flat_map(|s| s[0].clone())
+                    .collect::<Vec<u8>>(),
+                counts,
+            )
+        })?;
+        let others: usize = counts.iter().sum::<usize>() - counts[me];
+        self.world.lock().received[me] += others as u64;
+        Ok((all, counts))
     }
 
     fn alltoallv_bytes(&self, send: &[Vec<u8>]) -> Result<Vec<Vec<u8>>> {
@@ -189,9 +208,17 @@ impl Collectives for SimComm {
             ));
         }
         let me = self.rank;
-        self.collective(send.to_vec(), |g| {
+        let got: Vec<Vec<u8>> = self.collective(send.to_vec(), |g| {
             g.slots.iter().map(|s| s[me].clone()).collect()
-        })
+        })?;
+        let others: usize = got
+            .iter()
+            .enumerate()
+            .filter(|(r, _)| *r != me)
+            .map(|(_, b)| b.len())
+            .sum();
+        self.world.lock().received[me] += others as u64;
+        Ok(got)
     }
 
     fn start_exchange(
@@ -233,6 +260,7 @@ pub fn run_ranks<R: Send>(n: usize, f: impl Fn(SimComm) -> R + Sync) -> Vec<R> {
             slots: vec![Vec::new(); n],
             mail: HashMap::new(),
             sent: vec![(0, 0); n],
+            received: vec![0; n],
         }),
         cv: Condvar::new(),
     });
@@ -374,5 +402,61 @@ mod tests {
             })
         });
         assert!(r.is_err());
+    }
+}
+
+/// A structured grid of `nx * ny` quad cells for simulated-rank studies:
+/// nodes, cells and the interior edges (each between two cells), with
+/// cell->node (4), edge->node (2) and edge->cell (2) maps in global
+/// numbering, and node coordinates (x, y).
+pub struct SimGrid {
+    pub nnodes: usize,
+    pub ncells: usize,
+    pub cell_nodes: Vec<i32>,
+    pub edge_nodes: Vec<i32>,
+    pub edge_cells: Vec<i32>,
+    pub coords: Vec<f64>,
+}
+
+impl SimGrid {
+    pub fn new(nx: usize, ny: usize) -> SimGrid {
+        let node = |i: usize, j: usize| (j * (nx + 1) + i) as i32;
+        let cell = |i: usize, j: usize| (j * nx + i) as i32;
+        let mut g = SimGrid {
+            nnodes: (nx + 1) * (ny + 1),
+            ncells: nx * ny,
+            cell_nodes: Vec::with_capacity(4 * nx * ny),
+            edge_nodes: Vec::with_capacity(4 * nx * ny),
+            edge_cells: Vec::with_capacity(4 * nx * ny),
+            coords: Vec::with_capacity(2 * (nx + 1) * (ny + 1)),
+        };
+        for j in 0..=ny {
+            for i in 0..=nx {
+                g.coords.extend([i as f64, j as f64 * 0.7]);
+            }
+        }
+        for j in 0..ny {
+            for i in 0..nx {
+                g.cell_nodes.extend([
+                    node(i, j),
+                    node(i + 1, j),
+                    node(i + 1, j + 1),
+                    node(i, j + 1),
+                ]);
+                if i + 1 < nx {
+                    g.edge_nodes.extend([node(i + 1, j), node(i + 1, j + 1)]);
+                    g.edge_cells.extend([cell(i, j), cell(i + 1, j)]);
+                }
+                if j + 1 < ny {
+                    g.edge_nodes.extend([node(i, j + 1), node(i + 1, j + 1)]);
+                    g.edge_cells.extend([cell(i, j), cell(i, j + 1)]);
+                }
+            }
+        }
+        g
+    }
+
+    pub fn nedges(&self) -> usize {
+        self.edge_cells.len() / 2
     }
 }
