@@ -295,6 +295,62 @@ pub fn run_ranks<R: Send>(n: usize, f: impl Fn(SimComm) -> R + Sync) -> Vec<R> {
         .collect()
 }
 
+/// A structured grid of `nx * ny` quad cells for simulated-rank studies:
+/// nodes, cells and the interior edges (each between two cells), with
+/// cell->node (4), edge->node (2) and edge->cell (2) maps in global
+/// numbering, and node coordinates (x, y).
+pub struct SimGrid {
+    pub nnodes: usize,
+    pub ncells: usize,
+    pub cell_nodes: Vec<i32>,
+    pub edge_nodes: Vec<i32>,
+    pub edge_cells: Vec<i32>,
+    pub coords: Vec<f64>,
+}
+
+impl SimGrid {
+    pub fn new(nx: usize, ny: usize) -> SimGrid {
+        let node = |i: usize, j: usize| (j * (nx + 1) + i) as i32;
+        let cell = |i: usize, j: usize| (j * nx + i) as i32;
+        let mut g = SimGrid {
+            nnodes: (nx + 1) * (ny + 1),
+            ncells: nx * ny,
+            cell_nodes: Vec::with_capacity(4 * nx * ny),
+            edge_nodes: Vec::with_capacity(4 * nx * ny),
+            edge_cells: Vec::with_capacity(4 * nx * ny),
+            coords: Vec::with_capacity(2 * (nx + 1) * (ny + 1)),
+        };
+        for j in 0..=ny {
+            for i in 0..=nx {
+                g.coords.extend([i as f64, j as f64 * 0.7]);
+            }
+        }
+        for j in 0..ny {
+            for i in 0..nx {
+                g.cell_nodes.extend([
+                    node(i, j),
+                    node(i + 1, j),
+                    node(i + 1, j + 1),
+                    node(i, j + 1),
+                ]);
+                if i + 1 < nx {
+                    g.edge_nodes.extend([node(i + 1, j), node(i + 1, j + 1)]);
+                    g.edge_cells.extend([cell(i, j), cell(i + 1, j)]);
+                }
+                if j + 1 < ny {
+                    g.edge_nodes.extend([node(i, j + 1), node(i + 1, j + 1)]);
+                    g.edge_cells.extend([cell(i, j), cell(i, j + 1)]);
+                }
+            }
+        }
+        g
+    }
+
+    pub fn nedges(&self) -> usize {
+        self.edge_cells.len() / 2
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -402,61 +458,5 @@ mod tests {
             })
         });
         assert!(r.is_err());
-    }
-}
-
-/// A structured grid of `nx * ny` quad cells for simulated-rank studies:
-/// nodes, cells and the interior edges (each between two cells), with
-/// cell->node (4), edge->node (2) and edge->cell (2) maps in global
-/// numbering, and node coordinates (x, y).
-pub struct SimGrid {
-    pub nnodes: usize,
-    pub ncells: usize,
-    pub cell_nodes: Vec<i32>,
-    pub edge_nodes: Vec<i32>,
-    pub edge_cells: Vec<i32>,
-    pub coords: Vec<f64>,
-}
-
-impl SimGrid {
-    pub fn new(nx: usize, ny: usize) -> SimGrid {
-        let node = |i: usize, j: usize| (j * (nx + 1) + i) as i32;
-        let cell = |i: usize, j: usize| (j * nx + i) as i32;
-        let mut g = SimGrid {
-            nnodes: (nx + 1) * (ny + 1),
-            ncells: nx * ny,
-            cell_nodes: Vec::with_capacity(4 * nx * ny),
-            edge_nodes: Vec::with_capacity(4 * nx * ny),
-            edge_cells: Vec::with_capacity(4 * nx * ny),
-            coords: Vec::with_capacity(2 * (nx + 1) * (ny + 1)),
-        };
-        for j in 0..=ny {
-            for i in 0..=nx {
-                g.coords.extend([i as f64, j as f64 * 0.7]);
-            }
-        }
-        for j in 0..ny {
-            for i in 0..nx {
-                g.cell_nodes.extend([
-                    node(i, j),
-                    node(i + 1, j),
-                    node(i + 1, j + 1),
-                    node(i, j + 1),
-                ]);
-                if i + 1 < nx {
-                    g.edge_nodes.extend([node(i + 1, j), node(i + 1, j + 1)]);
-                    g.edge_cells.extend([cell(i, j), cell(i + 1, j)]);
-                }
-                if j + 1 < ny {
-                    g.edge_nodes.extend([node(i, j + 1), node(i + 1, j + 1)]);
-                    g.edge_cells.extend([cell(i, j), cell(i, j + 1)]);
-                }
-            }
-        }
-        g
-    }
-
-    pub fn nedges(&self) -> usize {
-        self.edge_cells.len() / 2
     }
 }
