@@ -10,7 +10,9 @@
 //! so a failing test fails instead of hanging.
 
 use super::collective::{Collectives, PendingMessages};
+use crate::domain::{DatId, Domain, MapCheck};
 use crate::error::{Op2Error, Result};
+use crate::partition::BlockDist;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
@@ -348,6 +350,34 @@ impl SimGrid {
 
     pub fn nedges(&self) -> usize {
         self.edge_cells.len() / 2
+    }
+
+    /// Rank `rank`'s declared block of nodes, cells and edges (OP2's block
+    /// rule), the three maps in global indices and the node coordinates
+    /// (dat "x"), as an OP2 MPI program declares them before `op_partition`.
+    pub fn declare(&self, rank: usize, nranks: usize) -> Result<(Domain, DatId)> {
+        let mut dom = Domain::new();
+        let (rn, rc, re) = (
+            BlockDist::standard(self.nnodes, nranks).range(rank),
+            BlockDist::standard(self.ncells, nranks).range(rank),
+            BlockDist::standard(self.nedges(), nranks).range(rank),
+        );
+        let nodes = dom.decl_set(rn.len() as i64, "nodes")?;
+        let cells = dom.decl_set(rc.len() as i64, "cells")?;
+        let edges = dom.decl_set(re.len() as i64, "edges")?;
+        let d = MapCheck::Deferred;
+        let cn = &self.cell_nodes[rc.start * 4..rc.end * 4];
+        dom.decl_map(cells, nodes, 4, cn, 0, "cell_nodes", d)?;
+        let en = &self.edge_nodes[re.start * 2..re.end * 2];
+        dom.decl_map(edges, nodes, 2, en, 0, "edge_nodes", d)?;
+        let ec = &self.edge_cells[re.start * 2..re.end * 2];
+        dom.decl_map(edges, cells, 2, ec, 0, "edge_cells", d)?;
+        let xs: Vec<u8> = self.coords[rn.start * 2..rn.end * 2]
+            .iter()
+            .flat_map(|v| v.to_ne_bytes())
+            .collect();
+        let x = dom.decl_dat("op_decl_dat", nodes, 2, "double", 8, Some(&xs), "x", false)?;
+        Ok((dom, x))
     }
 }
 
