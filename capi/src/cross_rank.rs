@@ -9,16 +9,17 @@ use op2_core::{Op2Error, Result};
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_double, c_int};
 
-/// One kernel's record on one rank, as the CSV needs it.
+/// One kernel's record on one rank (the timing table and the CSV).
 #[derive(Debug, Clone, PartialEq)]
-struct KernelFigures {
-    name: String,
-    count: i64,
-    times: Vec<f64>,
-    plan_time: f64,
-    mpi_time: f64,
-    transfer: f64,
-    transfer2: f64,
+pub(crate) struct KernelFigures {
+    pub name: String,
+    pub count: i64,
+    /// Per thread (`OP_kernels[k].times`).
+    pub times: Vec<f64>,
+    pub plan_time: f64,
+    pub mpi_time: f64,
+    pub transfer: f64,
+    pub transfer2: f64,
 }
 
 impl KernelFigures {
@@ -64,7 +65,7 @@ impl KernelFigures {
 }
 
 /// This rank's kernels that ran, in `OP_kernels` order.
-fn local_figures(st: &mut State) -> Vec<KernelFigures> {
+pub(crate) fn local_figures(st: &mut State) -> Vec<KernelFigures> {
     let mut out = Vec::new();
     for r in st.kernels.recs.iter_mut() {
         if r.count <= 0 {

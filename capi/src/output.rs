@@ -377,38 +377,23 @@ pub extern "C" fn op_timing_realloc_manytime(k: c_int, ntimers: c_int) {
 
 /// Rows of the timing table from `OP_kernels`.
 pub(crate) fn timing_rows(st: &mut State) -> Vec<TimingRow> {
-    let mut rows = Vec::new();
-    for r in st.kernels.recs.iter_mut() {
-        if r.count == 0 {
-            continue;
-        }
-        // SAFETY: times has ntimes entries (allocated by Kernels::realloc).
-        let times = unsafe { std::slice::from_raw_parts_mut(r.times, r.ntimes.max(1) as usize) };
-        if times.len() == 1 && times[0] == 0.0 && r.time != 0.0 {
-            times[0] = r.time;
-        }
-        let (m, sd) = moments_ignoring_zeros(times);
-        let name = if r.name.is_null() {
-            "?".to_string()
-        } else {
-            // SAFETY: names are C strings set by us or the application.
-            unsafe { CStr::from_ptr(r.name) }
-                .to_string_lossy()
-                .into_owned()
-        };
-        rows.push(TimingRow {
-            name,
-            count: r.count as i64,
-            plan_time: r.plan_time as f64,
-            mpi_time: r.mpi_time,
-            mpi_std: 0.0,
-            time: m,
-            time_std: sd,
-            transfer: r.transfer as f64,
-            transfer2: r.transfer2 as f64,
-        });
-    }
-    rows
+    crate::cross_rank::local_figures(st)
+        .into_iter()
+        .map(|f| {
+            let (m, sd) = moments_ignoring_zeros(&f.times);
+            TimingRow {
+                name: f.name,
+                count: f.count,
+                plan_time: f.plan_time,
+                mpi_time: f.mpi_time,
+                mpi_std: 0.0,
+                time: m,
+                time_std: sd,
+                transfer: f.transfer,
+                transfer2: f.transfer2,
+            }
+        })
+        .collect()
 }
 
 /// Print the per-kernel timing table (every loop run through op_par_loop and
