@@ -44,7 +44,8 @@
 #                 the two libraries execute in a different order (omp: OP2's
 #                 op_seq.h runs sequentially, ours in threads; mpi/genmpi:
 #                 different partitions), every number within one unit of its
-#                 last printed digit or $TOL relative ("~"; aero: its
+#                 last printed digit or $TOL relative ($SP_TOL for the
+#                 single-precision apps) ("~"; aero: its
 #                 residual within $AERO_TOL, CG iteration counts free, as
 #                 OP2's own parallel builds differ from its sequential one)
 #       FAIL      OP2's build passes and ours does not compile/link, stops
@@ -65,6 +66,9 @@
 #   RANKS        ranks of mpi/genmpi runs [2]
 #   MPIRUN       [mpirun --allow-run-as-root --oversubscribe --bind-to none]
 #   TOL          relative tolerance of the "~" comparison [1e-9]
+#   SP_TOL       the same for the single-precision apps (*_sp) [1e-3: float
+#                sums in another order; OP2's own MPI airfoil_sp differs from
+#                its sequential one by 1.5e-4 after 1000 steps]
 #   AERO_TOL     relative tolerance of aero's residual in the "~" comparison [0.1]
 #   RUN_TIMEOUT  seconds per run [300]
 #   CARGO_BUILD  0: do not run cargo [1]
@@ -90,6 +94,7 @@ THREADS=${THREADS:-2}
 RANKS=${RANKS:-2}
 read -r -a MPIRUN <<< "${MPIRUN:-mpirun --allow-run-as-root --oversubscribe --bind-to none}"
 TOL=${TOL:-1e-9}
+SP_TOL=${SP_TOL:-1e-3}
 AERO_TOL=${AERO_TOL:-0.1}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
 CARGO_BUILD=${CARGO_BUILD:-1}
@@ -325,11 +330,11 @@ own_failure() {
   grep -E -m1 'ERROR|Failure|Mismatch|Node check failed|[Cc]heck FAILED| Test FAILED|Reduction application FAILED|reduction Failed' "$1"
 }
 
-# compare_tolerant REF TEST AERO: exit 0 when every line has the same words
-# and every number is within one unit of its last printed digit or TOL
+# compare_tolerant REF TEST AERO TOL: exit 0 when every line has the same
+# words and every number is within one unit of its last printed digit or TOL
 # relative; prints the largest relative difference
 compare_tolerant() {
-  awk -v tol="$TOL" -v atol="$AERO_TOL" -v aero="$3" '
+  awk -v tol="$4" -v atol="$AERO_TOL" -v aero="$3" '
     function isnum(s) { return s ~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eEdD][-+]?[0-9]+)?$/ }
     function ulp(s,   m, e, d) {   # one unit in the last printed digit of s
       m = s; e = 0
@@ -398,13 +403,14 @@ judge() { # judge: the verdict of the current case from both sides' builds and r
     verdict "$C_ID" PASS "= $n answer lines identical"
     return
   fi
-  local strict=1 aero=0 note
+  local strict=1 aero=0 tol=$TOL note
   case $C_KIND in omp | mpi | genmpi) strict=0 ;; esac
   case $C_ID in *aero*) aero=1 ;; esac
-  if [ $strict = 0 ] && note=$(compare_tolerant "$o/answers" "$r/answers" "$aero"); then
+  case $C_ID in *_sp.*) tol=$SP_TOL ;; esac
+  if [ $strict = 0 ] && note=$(compare_tolerant "$o/answers" "$r/answers" "$aero" "$tol"); then
     verdict "$C_ID" PASS "~ $n answer lines, order differs: $note"
   else
-    [ $strict = 1 ] && note=$(compare_tolerant "$o/answers" "$r/answers" "$aero")
+    [ $strict = 1 ] && note=$(compare_tolerant "$o/answers" "$r/answers" "$aero" "$tol")
     verdict "$C_ID" FAIL "answers differ ($(diff "$o/answers" "$r/answers" | grep -c '^[<>]') lines; $note)"
   fi
 }
