@@ -309,19 +309,27 @@ run_one() { # run_one SIDE -> $OUT/run/CASE.SIDE/{out,rc}
 # program's (MPI ranks print concurrently; jac's edge kernel prints in
 # execution order)
 answers() {
-  local sorted=0
-  case $C_KIND in mpi | genmpi) sorted=1 ;; esac
+  local sorted=0 solution_rows=""
+  # under MPI the solution rows are compared as a multiset (below): a
+  # pattern that matches nothing keeps them out of the line-by-line answers
+  case $C_KIND in mpi | genmpi) sorted=1; solution_rows="^never" ;; esac
   {
     grep -E -v '^edge [0-9]+, nodes' "$1" | grep -E \
       -e '^ *[0-9]+ +([-+]?[0-9.]+[eE][-+]?[0-9]+|-?nan)(, max err:.*| +max err:.*)? *$' \
       -e '^[0-9]+ [0-9]+ [-+0-9.eE]+ *$' \
-      -e 'u max/rms|Results check|^( *-?[0-9]+\.[0-9]{4})+ *$' \
+      -e 'u max/rms|Results check' -e "^( *-?[0-9]+\\.[0-9]{4})+ *\$$solution_rows" \
       -e 'number of (edges|cells)|[Rr]eduction: (cell|edge) count' \
       -e 'Test problem|[Pp]assed|PASSED|[Ff]ailed|FAILED|ERROR|Failure|Mismatch|Global number|^min: ' |
       if [ $sorted = 1 ]; then sort; else cat; fi
     # (under MPI the edge kernel prints rank-local element and node numbers,
     # which depend on the partition: not answers there)
     if [ $sorted = 0 ]; then grep -E '^edge [0-9]+, nodes' "$1" | sort; fi
+    # under MPI each rank prints the solution values it owns ("solution on
+    # rank N" rows): which rank holds which depends on the partition, so the
+    # answer is the multiset of values, one per line
+    if [ $sorted = 1 ]; then
+      grep -E '^( *-?[0-9]+\.[0-9]{4})+ *$' "$1" | tr -s ' ' '\n' | grep . | sort -g | sed 's/^/value /'
+    fi
   } | sed 's/[[:space:]]*$//'
 }
 
