@@ -197,6 +197,18 @@ fn scratch(tag: &str) -> PathBuf {
 
 /// `timeout T mpirun -np N exe args` in `cwd`.
 fn mpirun_in(exe: &Path, np: usize, args: &[&str], cwd: &Path, timeout: u32) -> Run {
+    mpirun_env(exe, np, args, cwd, timeout, &[])
+}
+
+/// [`mpirun_in`] with environment variables for every rank.
+fn mpirun_env(
+    exe: &Path,
+    np: usize,
+    args: &[&str],
+    cwd: &Path,
+    timeout: u32,
+    env: &[(&str, &str)],
+) -> Run {
     std::fs::create_dir_all(cwd).unwrap();
     let out = Command::new("timeout")
         .args(["-k", "5", &timeout.to_string(), "mpirun"])
@@ -211,6 +223,7 @@ fn mpirun_in(exe: &Path, np: usize, args: &[&str], cwd: &Path, timeout: u32) -> 
         .args(args)
         .current_dir(cwd)
         .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        .envs(env.iter().copied())
         .output()
         .expect("run timeout/mpirun");
     let r = Run {
@@ -908,29 +921,20 @@ fn profile_csv_and_moments_combine_every_rank() {
         let dir = scratch(&format!("mpi_output_{np}"));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let out = Command::new("timeout")
-            .args([
-                "-k",
-                "5",
-                "120",
-                "mpirun",
-                "--allow-run-as-root",
-                "--oversubscribe",
-            ])
-            .args(["--bind-to", "none", "-np", &np.to_string()])
-            .args(["-x", "OP_PROFILE_JSON_OUTPUT=profile.json"])
-            .arg(&exe)
-            .current_dir(&dir)
-            .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
-            .output()
-            .expect("run mpirun");
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            out.status.success() && stdout.contains("PASSED"),
-            "np {np}: {:?}\n{stdout}\n{stderr}",
-            out.status
+        let r = mpirun_env(
+            &exe,
+            np,
+            &[],
+            &dir,
+            120,
+            &[("OP_PROFILE_JSON_OUTPUT", "profile.json")],
         );
+        assert!(
+            r.status == Some(0) && r.stdout.contains("PASSED"),
+            "np {np}:\n{}",
+            ctx(&r)
+        );
+        let stdout = &r.stdout;
         // one row per rank for the loop, rank order, nranks column, 3 calls
         let rows = csv_rows(&read_text(&dir.join("timings.csv")), "scale");
         let thread0: Vec<_> = rows.iter().filter(|r| r.1 == 0).collect();
