@@ -1038,3 +1038,54 @@ fn partial_exchange_sends_less_and_answers_the_same() {
         ctx(&r)
     );
 }
+
+// ---------------------------------------------------------------------------
+// OP2's helpers for library-held data
+// ---------------------------------------------------------------------------
+
+// OP2's helpers for library-held data under MPI (libop2_mpi.a, 2 and 3
+// ranks): tests/c/mpi_data.cpp checks op_get_g_index, op_force_part,
+// op_mpi_get_data / op_fetch_data_file_char (the declared blocks in the
+// original order), op_mpi_reset_halos (NaN import halos, refreshed by the
+// next exchange), op_disable_mpi_reductions (rank-local sums),
+// op_get/put_dat_mpi, op_halo_create and an overlay after partitioning,
+// against values computed from the global numbering.
+fn mpi_data() -> PathBuf {
+    mpi_build("mpi_data", &["tests/c/mpi_data.cpp"], &[], false)
+}
+
+const DATA_HELPER_CHECKS: &[&str] = &[
+    "sizes",
+    "g_index",
+    "reset_halos_nan",
+    "halo_refreshed",
+    "mpi_get_data",
+    "disable_mpi_reductions",
+    "get_put_dat_mpi",
+    "overlay_after_partition",
+];
+
+#[test]
+fn data_helpers_after_op_partition() {
+    let mut expected = DATA_HELPER_CHECKS.to_vec();
+    expected.push("force_part");
+    for np in [2, 3] {
+        let r = mpirun(&mpi_data(), np, &[], &format!("mpi-data-part{np}"));
+        assert_all_pass(&r, &expected);
+    }
+}
+
+#[test]
+fn halo_create_partitions_by_blocks() {
+    let mut expected = DATA_HELPER_CHECKS.to_vec();
+    expected.push("halo_create");
+    for np in [2, 3] {
+        let r = mpirun(
+            &mpi_data(),
+            np,
+            &["halo-create"],
+            &format!("mpi-data-halo{np}"),
+        );
+        assert_all_pass(&r, &expected);
+    }
+}

@@ -2,7 +2,7 @@
 //! reaching library-held data, on the single-node libraries:
 //! tests/c/overlay.cpp compares each against values computed in the program
 //! (PASS/FAIL lines), with and without OP_NO_REALLOC; bad calls stop with
-//! one named error. The MPI side is in tests/tests/mpi_data.rs.
+//! one named error. The MPI side is in tests/tests/mpi.rs (data_helpers_*).
 
 mod common;
 
