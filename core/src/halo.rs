@@ -92,7 +92,7 @@ impl Default for HaloList {
 
 impl HaloList {
     /// From `(rank, local index)` pairs grouped by ascending rank.
-    fn from_sorted(pairs: impl IntoIterator<Item = (usize, usize)>) -> HaloList {
+    pub(crate) fn from_sorted(pairs: impl IntoIterator<Item = (usize, usize)>) -> HaloList {
         let mut h = HaloList::default();
         for (r, i) in pairs {
             if h.ranks.last() != Some(&r) {

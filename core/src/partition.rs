@@ -5,7 +5,7 @@
 //!   [`block`], [`block_size`]);
 //! * geometric partitioners of a primary set: recursive coordinate bisection
 //!   ([`rcb`]), inertial bisection ([`inertial`]) and a balanced random
-//!   partition ([`random`]);
+//!   partition ([`random`], element by element: [`random_part`]);
 //! * the derivation of every other set's partition from the primary set's,
 //!   through the maps ([`derive()`]);
 //! * the graphs a k-way partitioner (METIS, in the MPI crate) is fed
@@ -244,18 +244,45 @@ impl SplitMix64 {
     }
 }
 
-/// A balanced random partition of `n` elements: the round-robin assignment
-/// `e % nparts`, shuffled (Fisher–Yates) with a [`SplitMix64`] seeded by
-/// `seed`. Part sizes differ by at most one.
+/// A balanced random partition of `n` elements: element `g` goes to part
+/// `perm(g) % nparts`, where `perm` is a pseudo-random permutation of
+/// `[0, n)` drawn from `seed` ([`random_part`]). Part sizes are those of
+/// [`block_size`] (they differ by at most one).
 pub fn random(n: usize, nparts: usize, seed: u64) -> Vec<i32> {
     assert!(nparts > 0, "random: nparts must be positive");
-    let mut p: Vec<i32> = (0..n).map(|e| (e % nparts) as i32).collect();
-    let mut rng = SplitMix64::new(seed);
-    for i in (1..n).rev() {
-        let j = rng.below(i as u64 + 1) as usize;
-        p.swap(i, j);
+    (0..n).map(|g| random_part(n, nparts, seed, g)).collect()
+}
+
+/// The part of element `g` in [`random`]`(n, nparts, seed)`, computed alone
+/// (O(1) expected time and memory): a distributed partitioner evaluates it for
+/// the elements it holds without the others.
+pub fn random_part(n: usize, nparts: usize, seed: u64, g: usize) -> i32 {
+    debug_assert!(g < n && nparts > 0);
+    (permute(n as u64, seed, g as u64) % nparts as u64) as i32
+}
+
+/// A bijection of `[0, n)`: a four-round Feistel network on the smallest
+/// even number of bits covering `n`, walked until it lands inside `[0, n)`
+/// (cycle walking keeps it a bijection; fewer than four steps on average).
+fn permute(n: u64, seed: u64, x: u64) -> u64 {
+    let bits = (64 - n.saturating_sub(1).leading_zeros())
+        .max(2)
+        .div_ceil(2);
+    let mask = (1u64 << bits) - 1;
+    let round = |r: u64, v: u64| SplitMix64::new(seed ^ (r << 56) ^ v).next_u64() & mask;
+    let mut x = x;
+    loop {
+        let (mut l, mut r) = (x >> bits, x & mask);
+        for k in 0..4 {
+            let t = l ^ round(k, r);
+            l = r;
+            r = t;
+        }
+        x = (l << bits) | r;
+        if x < n {
+            return x;
+        }
     }
-    p
 }
 
 // ---------------------------------------------------------------------------
@@ -435,17 +462,24 @@ fn principal_axis(coords: &[f64], dim: usize, idx: &[u32]) -> (Vec<f64>, Vec<f64
             cov[i * dim + j] = cov[j * dim + i];
         }
     }
+    (mean, dominant_axis(&cov, dim))
+}
+
+/// The unit dominant eigenvector of a symmetric `dim x dim` matrix (row
+/// major), by power iteration from every coordinate axis (largest Rayleigh
+/// quotient kept, first on ties; the first axis for a zero matrix).
+pub(crate) fn dominant_axis(cov: &[f64], dim: usize) -> Vec<f64> {
     let mut best = unit(dim, 0);
     let mut best_rq = f64::NEG_INFINITY;
     for start in 0..dim {
-        let q = power_iteration(&cov, dim, unit(dim, start));
-        let rq = rayleigh(&cov, dim, &q);
+        let q = power_iteration(cov, dim, unit(dim, start));
+        let rq = rayleigh(cov, dim, &q);
         if rq > best_rq {
             best_rq = rq;
             best = q;
         }
     }
-    (mean, best)
+    best
 }
 
 fn unit(dim: usize, axis: usize) -> Vec<f64> {

@@ -10,8 +10,12 @@
 //! thread that calls the OP2 API (halo exchanges are finished by the
 //! executor on that thread), so `MPI_THREAD_FUNNELED` suffices.
 
+pub mod ptscotch;
+
 use mpi::ffi;
-use op2_core::dist::{AbortHandle, Collectives, Distributed, Distribution, PendingMessages};
+use op2_core::dist::{
+    AbortHandle, Collectives, DistGraphPartitioner, Distributed, Distribution, PendingMessages,
+};
 use op2_core::{Op2Error, Result};
 use std::os::raw::{c_char, c_int, c_void};
 use std::sync::Arc;
@@ -443,12 +447,26 @@ pub fn kway(xadj: &[i32], adjncy: &[i32], nparts: usize) -> std::result::Result<
 /// The distribution of `libop2_mpi`: OP2's MPI semantics over a duplicate
 /// of `MPI_COMM_WORLD` (or of the application's communicator, a Fortran
 /// handle), METIS for OP2's k-way partitioner names, MPI_Abort on fatal errors.
+///
+/// Partitioning runs without the global mesh (`op2_core::dist::scalable`);
+/// OP2's k-way names use PT-Scotch on several ranks when the machine has it
+/// ([`ptscotch`]), METIS otherwise (on rank 0 when there are several).
+/// `OP2_PARTITION=replicated` selects the earlier phases that hold the mesh
+/// metadata on every rank (a reference for comparisons).
 pub fn distribution(fortran_comm: Option<c_int>) -> Result<Box<dyn Distribution>> {
     let comm = MpiComm::new(fortran_comm)?;
     let abort = comm.abort_handle();
-    Ok(Box::new(Distributed::new(
-        Box::new(comm),
-        Some(kway),
-        Some(abort),
-    )))
+    let raw = comm.comm;
+    let scotch = if comm.size > 1 {
+        ptscotch::load(raw).ok().flatten()
+    } else {
+        None
+    };
+    let replicated =
+        std::env::var("OP2_PARTITION").is_ok_and(|v| v.eq_ignore_ascii_case("replicated"));
+    Ok(Box::new(
+        Distributed::new(Box::new(comm), Some(kway), Some(abort))
+            .with_graph_partitioner(scotch.map(|p| Box::new(p) as Box<dyn DistGraphPartitioner>))
+            .with_replicated_partitioning(replicated),
+    ))
 }

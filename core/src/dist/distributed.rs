@@ -8,7 +8,9 @@
 //! across ranks.
 
 use super::collective::{self, Collectives, PendingMessages};
+use super::directory::{DistGraphPartitioner, GatheredKway};
 use super::driver::{self, DistSet, ExchangeLists};
+use super::scalable;
 use super::{
     AbortHandle, DistKind, Distribution, GlobalArg, GraphPartitioner, InFlight, LoopExtent,
     PartitionOutcome, PartitionRequest, Primary,
@@ -25,6 +27,12 @@ use std::sync::Arc;
 pub struct Distributed {
     comm: Box<dyn Collectives>,
     kway: Option<GraphPartitioner>,
+    /// A graph partitioner over the distributed graph (PT-Scotch) for
+    /// several ranks; without one, `kway` runs on rank 0 ([`GatheredKway`]).
+    dist_kway: Option<Box<dyn DistGraphPartitioner>>,
+    /// Partition with the replicated phases ([`driver`]: the mesh metadata
+    /// on every rank) instead of the distributed ones ([`scalable`]).
+    replicated: bool,
     abort: Option<AbortHandle>,
     /// Per set (by id), once partitioned.
     sets: Vec<DistSet>,
@@ -55,6 +63,8 @@ impl Distributed {
         Distributed {
             comm,
             kway,
+            dist_kway: None,
+            replicated: false,
             abort,
             sets: Vec::new(),
             partitioned: false,
@@ -64,6 +74,19 @@ impl Distributed {
             partial: false,
             partial_lists: std::collections::HashMap::new(),
         }
+    }
+
+    /// Use `p` for OP2's k-way names on several ranks.
+    pub fn with_graph_partitioner(mut self, p: Option<Box<dyn DistGraphPartitioner>>) -> Self {
+        self.dist_kway = p;
+        self
+    }
+
+    /// Partition with the replicated phases (every rank holds the mesh
+    /// metadata: the reference, and what op2-rs did before 2026-11-25).
+    pub fn with_replicated_partitioning(mut self, on: bool) -> Self {
+        self.replicated = on;
+        self
     }
 
     /// The communicator (tests, scale studies).
@@ -91,7 +114,18 @@ impl Distributed {
         }
         let t0 = std::time::Instant::now();
         self.partial_lists.clear();
-        let p = driver::run(&*self.comm, dom, primary, self.kway, report)?;
+        let p = if self.replicated {
+            driver::run(&*self.comm, dom, primary, self.kway, report)?
+        } else {
+            let gathered = self.kway.map(GatheredKway);
+            let kway: Option<&dyn DistGraphPartitioner> = match (&self.dist_kway, &gathered) {
+                (Some(d), _) if self.comm.size() > 1 => Some(&**d),
+                (_, Some(g)) => Some(g),
+                (Some(d), None) => Some(&**d),
+                (None, None) => None,
+            };
+            scalable::run(&*self.comm, dom, primary, kway, report)?
+        };
         self.sets = p.sets;
         self.partitioned = true;
         let mut notes: Vec<String> = p
@@ -154,12 +188,12 @@ impl Distributed {
                 _ => fallback("EXTERNAL needs an int dat of dim 1 holding ranks".into()),
             },
             ("PARMETIS" | "PTSCOTCH" | "KAHIP", "KWAY" | "GEOMKWAY") => {
-                match (req.map, self.kway) {
+                match (req.map, self.kway.is_some() || self.dist_kway.is_some()) {
                     // All three names get the library's graph k-way partitioner;
                     // the graph is the map's to-set, adjacent through the map.
-                    (Some(m), Some(_)) => Primary::Kway { map: m },
+                    (Some(m), true) => Primary::Kway { map: m },
                     (None, _) => fallback(format!("{lib}/{routine} needs a map")),
-                    (Some(_), None) => fallback(format!(
+                    (Some(_), false) => fallback(format!(
                         "{lib}/{routine}: no graph partitioner in this library"
                     )),
                 }

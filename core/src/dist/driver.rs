@@ -410,6 +410,18 @@ pub fn migrate(
     let migrations: Vec<Migration> = (0..dom.sets().len())
         .map(|s| migration(&meta.blocks[s], &parts[s], rank, &mesh.sets[s]))
         .collect();
+    migrate_dats(c, dom, &migrations, mesh)?;
+    Ok(migrations)
+}
+
+/// Every dat's rows to their owners along its set's migration, then its
+/// halos filled (one exchange per dat).
+pub fn migrate_dats(
+    c: &dyn Collectives,
+    dom: &mut Domain,
+    migrations: &[Migration],
+    mesh: &LocalMesh,
+) -> Result<()> {
     let lists: Vec<ExchangeLists> = mesh.sets.iter().map(ExchangeLists::of).collect();
     let dats: Vec<DatId> = dom.dats().map(|(id, _)| id).collect();
     for id in dats {
@@ -423,6 +435,7 @@ pub fn migrate(
             }
         }
         let recv = c.alltoallv_bytes(&send)?;
+        drop(send);
         let mut buf = AlignedBuf::zeroed(mesh.sets[s].total_size() * eb);
         let b = buf.as_mut_slice();
         for (r, rows) in mig.recv.neighbours() {
@@ -430,12 +443,13 @@ pub fn migrate(
                 b[l * eb..(l + 1) * eb].copy_from_slice(&recv[r][k * eb..(k + 1) * eb]);
             }
         }
+        drop(recv);
         lists[s].exchange(c, b, eb, id.0 as i32)?;
         let d = dom.dat_mut(id);
         d.data = buf;
         d.halo_dirty = false;
     }
-    Ok(migrations)
+    Ok(())
 }
 
 /// Phase 6: the local sets (sizes) and maps (local indices) into the domain.

@@ -15,12 +15,17 @@
 //!
 //! [`Dat::halo_dirty`]: crate::domain::Dat::halo_dirty
 
+pub mod bisect;
 pub mod collective;
+pub mod directory;
 pub mod distributed;
 pub mod driver;
+pub mod force;
+pub mod scalable;
 pub mod sim;
 
 pub use collective::{Collectives, PendingMessages};
+pub use directory::{DistGraphPartitioner, GatheredKway};
 pub use distributed::Distributed;
 
 use crate::arg::{Access, ArgSpec};

@@ -1,0 +1,779 @@
+//! `op_partition` without the global mesh: the phases of [`super::driver`]
+//! with every global array replaced by the [`directory`]. No rank ever holds
+//! a whole set, map or partition vector; memory and message volume per rank
+//! are O(declared block + owned elements + halo).
+//!
+//! 1. [`declared_blocks`] and [`check_maps`]: every set's declared sizes (an
+//!    allgather of a few integers); map entries checked where declared.
+//! 2. [`primary_partition`]: the part of each element of this rank's declared
+//!    block of the primary set: blocks, random ([`partition::random_part`]),
+//!    external (the dat itself), geometric ([`super::bisect`], distributed
+//!    recursive bisection) or graph k-way over the distributed graph
+//!    ([`directory::adjacency`] and a [`DistGraphPartitioner`]: PT-Scotch in
+//!    `libop2_mpi`).
+//! 3. [`derive_sets`]: OP2's derivation rules, each map evaluated where its
+//!    rows are declared, asking the directory for the parts of their targets
+//!    (or sending `(target, part)` votes to the targets' directory ranks).
+//! 4. [`gather_owned`]: every element, with its map rows, moves to its owner.
+//! 5. [`build_halos`]: owners of the targets of owned rows (directory), core
+//!    and boundary, exec halos sent by their owners with their rows, non-exec
+//!    halos found locally and announced to their owners.
+//! 6. the dats' rows migrate ([`driver::migrate_dats`]) and the local sets
+//!    and maps are installed ([`driver::install`]).
+//!
+//! Every phase gives exactly what the replicated phases give (the same
+//! partition for a deterministic partitioner, the same local numbering and
+//! lists, the same migration): `tests` checks that on simulated ranks.
+
+use super::directory::{self, agree, exchange, lookup, DistGraphPartitioner};
+use super::driver::{self, DistSet, ExchangeLists, Partitioned};
+use super::{Collectives, Primary};
+use crate::domain::{Domain, MapId};
+use crate::error::{obj, Op2Error, Result};
+use crate::halo::{HaloList, LocalMap, LocalMesh, LocalSet, Migration};
+use crate::partition::{self, BlockDist};
+use crate::types::ScalarType;
+use std::sync::Arc;
+
+const CALL: &str = "op_partition";
+/// The seed of OP2's `RANDOM` partitioner here (same as the replicated driver).
+const RANDOM_SEED: u64 = 0x6f70_3272;
+
+/// Phase 1: every set's declared distribution, and the size limit.
+pub fn declared_blocks(c: &dyn Collectives, dom: &Domain) -> Result<Vec<BlockDist>> {
+    let local: Vec<u64> = dom.sets().iter().map(|s| s.size as u64).collect();
+    let (all, _) = super::collective::allgatherv(c, &local)?;
+    let nsets = local.len();
+    let blocks: Vec<BlockDist> = (0..nsets)
+        .map(|s| {
+            let sizes: Vec<usize> = (0..c.size()).map(|r| all[r * nsets + s] as usize).collect();
+            BlockDist::from_sizes(&sizes)
+        })
+        .collect();
+    for (s, b) in blocks.iter().enumerate() {
+        directory::check_size(CALL, &dom.sets()[s].name, b.global_size())?;
+    }
+    Ok(blocks)
+}
+
+/// Phase 1b: every map entry inside its to-set. The first bad entry in map
+/// order, then global entry order, is reported on every rank, with the
+/// replicated driver's words.
+pub fn check_maps(c: &dyn Collectives, dom: &Domain, blocks: &[BlockDist]) -> Result<()> {
+    let rank = c.rank();
+    let mut bad = [i64::MAX; 3];
+    for (i, m) in dom.maps().iter().enumerate() {
+        let nto = blocks[m.to.0].global_size();
+        if let Some(p) = m.values.iter().position(|&v| v < 0 || v as usize >= nto) {
+            let start = blocks[m.from.0].range(rank).start * m.dim;
+            bad = [i as i64, (start + p) as i64, i64::from(m.values[p])];
+            break;
+        }
+    }
+    let (all, _) = super::collective::allgatherv(c, &bad)?;
+    let Some(first) = all.chunks_exact(3).min_by_key(|b| (b[0], b[1])) else {
+        return Ok(());
+    };
+    if first[0] == i64::MAX {
+        return Ok(());
+    }
+    let m = &dom.maps()[first[0] as usize];
+    Err(Op2Error::new(
+        CALL,
+        obj("map", &m.name),
+        format!(
+            "global map entries: entry {} (= {}) outside the to-set [0, {})",
+            first[1],
+            first[2],
+            blocks[m.to.0].global_size()
+        ),
+    ))
+}
+
+/// Phase 2: the primary set, and the part of each element of this rank's
+/// declared block of it.
+pub fn primary_partition(
+    c: &dyn Collectives,
+    dom: &Domain,
+    blocks: &[BlockDist],
+    primary: Primary,
+    kway: Option<&dyn DistGraphPartitioner>,
+) -> Result<(usize, Vec<i32>)> {
+    let (rank, nranks) = (c.rank(), c.size());
+    let mine = |s: usize| blocks[s].range(rank);
+    Ok(match primary {
+        Primary::Block => match blocks.first() {
+            Some(b) => (0, vec![rank as i32; b.range(rank).len()]),
+            None => (0, Vec::new()),
+        },
+        Primary::Random { set } => {
+            let n = blocks[set.0].global_size();
+            let p = mine(set.0)
+                .map(|g| partition::random_part(n, nranks, RANDOM_SEED, g))
+                .collect();
+            (set.0, p)
+        }
+        Primary::Geom { coords, inertial } => {
+            let d = dom.dat(coords);
+            let checked = if d.scalar == ScalarType::F64 {
+                Ok(())
+            } else {
+                Err(Op2Error::new(
+                    CALL,
+                    obj("dat", &d.name),
+                    "coordinates must be a double dat",
+                ))
+            };
+            agree(c, checked)?;
+            let n = dom.set(d.set).size;
+            let x: Vec<f64> = super::collective::from_bytes(&d.data.as_slice()[..n * d.elem_bytes]);
+            let start = mine(d.set.0).start;
+            (
+                d.set.0,
+                super::bisect::partition(c, &x, d.dim, start, inertial)?,
+            )
+        }
+        Primary::External { parts } => (parts_set(dom, parts), external(c, dom, parts)?),
+        Primary::Kway { map } => {
+            let m = dom.map(map);
+            let f = agree(
+                c,
+                kway.ok_or_else(|| {
+                    Op2Error::new(
+                        CALL,
+                        obj("map", &m.name),
+                        "no graph partitioner in this library",
+                    )
+                }),
+            )?;
+            let to = m.to.0;
+            let csr = directory::adjacency(c, &blocks[to], &m.values, m.dim)?;
+            let p = f.partition(c, blocks[to].offsets(), &csr, nranks);
+            let p = p.and_then(|p| valid_parts(p, mine(to).len(), nranks));
+            let p = p.map_err(|e| {
+                Op2Error::new(
+                    CALL,
+                    obj("map", &m.name),
+                    format!("k-way graph partitioning ({}) failed: {e}", f.name()),
+                )
+            });
+            (to, agree(c, p)?)
+        }
+    })
+}
+
+fn parts_set(dom: &Domain, parts: crate::domain::DatId) -> usize {
+    dom.dat(parts).set.0
+}
+
+/// EXTERNAL: the ranks in the dat, checked on every rank.
+fn external(c: &dyn Collectives, dom: &Domain, parts: crate::domain::DatId) -> Result<Vec<i32>> {
+    let d = dom.dat(parts);
+    let n = dom.set(d.set).size;
+    let local: Vec<i32> = super::collective::from_bytes(&d.data.as_slice()[..n * d.elem_bytes]);
+    let nranks = c.size();
+    let checked = match local.iter().find(|&&r| r < 0 || r as usize >= nranks) {
+        Some(bad) => Err(Op2Error::new(
+            CALL,
+            obj("dat", &d.name),
+            format!("rank {bad} is outside [0, {nranks})"),
+        )),
+        None => Ok(local),
+    };
+    agree(c, checked)
+}
+
+fn valid_parts(p: Vec<i32>, n: usize, nparts: usize) -> std::result::Result<Vec<i32>, String> {
+    if p.len() != n {
+        return Err(format!("{} parts for {n} vertices", p.len()));
+    }
+    if let Some(bad) = p.iter().find(|&&x| x < 0 || x as usize >= nparts) {
+        return Err(format!("part {bad} outside [0, {nparts})"));
+    }
+    Ok(p)
+}
+
+/// Phase 3: every set's parts (of this rank's declared block) from the
+/// primary set's, with OP2's rules in the replicated order
+/// ([`partition::derive`]); sets no map reaches keep their declared blocks.
+pub fn derive_sets(
+    c: &dyn Collectives,
+    dom: &Domain,
+    blocks: &[BlockDist],
+    pset: usize,
+    ppart: Vec<i32>,
+) -> Result<Vec<Vec<i32>>> {
+    let nsets = dom.sets().len();
+    if nsets == 0 {
+        return Ok(Vec::new());
+    }
+    let maps = dom.maps();
+    let mut parts: Vec<Option<Vec<i32>>> = vec![None; nsets];
+    parts[pset] = Some(ppart);
+    let mut retired = vec![false; maps.len()];
+    loop {
+        let mut best: Option<(u8, usize)> = None;
+        for (i, m) in maps.iter().enumerate() {
+            if retired[i] {
+                continue;
+            }
+            let cost = match (parts[m.from.0].is_some(), parts[m.to.0].is_some()) {
+                (true, false) => 2,
+                (false, true) => u8::from(m.dim != 1),
+                _ => continue,
+            };
+            if best.is_none_or(|(c, _)| cost < c) {
+                best = Some((cost, i));
+            }
+        }
+        let Some((cost, i)) = best else { break };
+        retired[i] = true;
+        let m = &maps[i];
+        let (f, t) = (m.from.0, m.to.0);
+        if cost == 2 {
+            let src = parts[f].as_deref().unwrap_or_default();
+            parts[t] = from_sources(c, &blocks[t], &m.values, m.dim, src)?;
+        } else {
+            let tgt = parts[t].as_deref().unwrap_or_default();
+            parts[f] = Some(from_targets(c, &blocks[t], &m.values, m.dim, tgt)?);
+        }
+    }
+    let rank = c.rank();
+    Ok(parts
+        .into_iter()
+        .enumerate()
+        .map(|(s, p)| p.unwrap_or_else(|| vec![rank as i32; blocks[s].range(rank).len()]))
+        .collect())
+}
+
+/// Each declared row takes the most frequent part among its targets (first
+/// in the row on ties), the parts asked from the to-set's directory.
+fn from_targets(
+    c: &dyn Collectives,
+    bt: &BlockDist,
+    rows: &[i32],
+    dim: usize,
+    tparts: &[i32],
+) -> Result<Vec<i32>> {
+    let q: Vec<u32> = rows.iter().map(|&t| t as u32).collect();
+    let tp = lookup(c, bt, tparts, &q)?;
+    Ok(tp
+        .chunks_exact(dim)
+        .map(|row| {
+            let mut best = row[0];
+            let mut best_n = 0;
+            for &p in row {
+                let n = row.iter().filter(|&&x| x == p).count();
+                if n > best_n {
+                    best = p;
+                    best_n = n;
+                }
+            }
+            best
+        })
+        .collect())
+}
+
+/// Each to-element takes the most frequent part among the map entries
+/// referencing it (smallest part on ties): every declared entry sends its
+/// row's part to the target's directory rank. `None` on every rank when some
+/// to-element is not referenced.
+fn from_sources(
+    c: &dyn Collectives,
+    bt: &BlockDist,
+    rows: &[i32],
+    dim: usize,
+    sparts: &[i32],
+) -> Result<Option<Vec<i32>>> {
+    let mut send = vec![Vec::<u32>::new(); c.size()];
+    for (k, &t) in rows.iter().enumerate() {
+        send[bt.owner(t as usize)].extend([t as u32, sparts[k / dim] as u32]);
+    }
+    let got = exchange(c, send)?;
+    let mut votes: Vec<u64> = got
+        .iter()
+        .flat_map(|v| v.chunks_exact(2))
+        .map(|p| (u64::from(p[0]) << 32) | u64::from(p[1]))
+        .collect();
+    drop(got);
+    votes.sort_unstable();
+    let range = bt.range(c.rank());
+    let mut out = vec![-1i32; range.len()];
+    let mut i = 0;
+    while i < votes.len() {
+        let t = (votes[i] >> 32) as usize;
+        let (mut best, mut best_n) = (0u32, 0usize);
+        while i < votes.len() && (votes[i] >> 32) as usize == t {
+            let v = votes[i];
+            let mut n = 0;
+            while i < votes.len() && votes[i] == v {
+                n += 1;
+                i += 1;
+            }
+            if n > best_n {
+                best = v as u32;
+                best_n = n;
+            }
+        }
+        out[t - range.start] = best as i32;
+    }
+    let missing = out.iter().any(|&p| p < 0);
+    Ok(if directory::any(c, missing)? {
+        None
+    } else {
+        Some(out)
+    })
+}
+
+/// Phase 4's result on this rank: per set its owned global ids (ascending),
+/// per map the rows of its from-set's owned elements (same order).
+pub struct Owned {
+    pub gids: Vec<Vec<u32>>,
+    pub rows: Vec<Vec<i32>>,
+}
+
+/// Phase 4: every declared element, with its map rows, to its new owner.
+pub fn gather_owned(
+    c: &dyn Collectives,
+    dom: &Domain,
+    blocks: &[BlockDist],
+    parts: &[Vec<i32>],
+) -> Result<Owned> {
+    let rank = c.rank();
+    let (nranks, nsets) = (c.size(), dom.sets().len());
+    let mut gids = Vec::with_capacity(nsets);
+    let mut rows: Vec<Vec<i32>> = vec![Vec::new(); dom.maps().len()];
+    for (s, part) in parts.iter().enumerate() {
+        let start = blocks[s].range(rank).start;
+        let mut send = vec![Vec::<u32>::new(); nranks];
+        for (i, &p) in part.iter().enumerate() {
+            send[p as usize].push((start + i) as u32);
+        }
+        let got = exchange(c, send)?;
+        // (gid, source, position in its message), in global id order
+        let mut order: Vec<(u32, u32, u32)> = got
+            .iter()
+            .enumerate()
+            .flat_map(|(src, v)| {
+                v.iter()
+                    .enumerate()
+                    .map(move |(k, &g)| (g, src as u32, k as u32))
+            })
+            .collect();
+        order.sort_unstable();
+        for (mi, m) in dom.maps().iter().enumerate() {
+            if m.from.0 != s {
+                continue;
+            }
+            let dim = m.dim;
+            let mut send = vec![Vec::<i32>::new(); nranks];
+            for (i, &p) in part.iter().enumerate() {
+                send[p as usize].extend_from_slice(&m.values[i * dim..(i + 1) * dim]);
+            }
+            let got = exchange(c, send)?;
+            let mut out = Vec::with_capacity(order.len() * dim);
+            for &(_, src, k) in &order {
+                let k = k as usize;
+                out.extend_from_slice(&got[src as usize][k * dim..(k + 1) * dim]);
+            }
+            rows[mi] = out;
+        }
+        gids.push(order.into_iter().map(|(g, _, _)| g).collect());
+    }
+    Ok(Owned { gids, rows })
+}
+
+/// Global id → local index of one set's local elements (sorted pairs,
+/// binary search: O(local) memory).
+struct GidIndex {
+    gids: Vec<u32>,
+    local: Vec<u32>,
+}
+
+impl GidIndex {
+    fn new(global_ids: &[usize]) -> GidIndex {
+        let mut pairs: Vec<(u32, u32)> = global_ids
+            .iter()
+            .enumerate()
+            .map(|(l, &g)| (g as u32, l as u32))
+            .collect();
+        pairs.sort_unstable();
+        GidIndex {
+            gids: pairs.iter().map(|p| p.0).collect(),
+            local: pairs.iter().map(|p| p.1).collect(),
+        }
+    }
+
+    #[inline]
+    fn get(&self, g: u32) -> Option<u32> {
+        self.gids.binary_search(&g).ok().map(|i| self.local[i])
+    }
+}
+
+/// Rows (and the owners of their entries) of the elements a rank executes
+/// for one map: owned elements in local order, then the exec halo.
+struct ExecRows {
+    rows: Vec<i32>,
+    owners: Vec<i32>,
+}
+
+/// Phase 5: local numbering, halo lists and local maps of this rank.
+pub fn build_halos(
+    c: &dyn Collectives,
+    dom: &Domain,
+    blocks: &[BlockDist],
+    parts: &[Vec<i32>],
+    owned: Owned,
+) -> Result<LocalMesh> {
+    let (rank, nranks) = (c.rank(), c.size());
+    let maps = dom.maps();
+    // owners of the targets of owned rows
+    let mut towner = Vec::with_capacity(maps.len());
+    for (mi, m) in maps.iter().enumerate() {
+        let q: Vec<u32> = owned.rows[mi].iter().map(|&t| t as u32).collect();
+        towner.push(lookup(c, &blocks[m.to.0], &parts[m.to.0], &q)?);
+    }
+    let mut sets = Vec::with_capacity(owned.gids.len());
+    let mut exec: Vec<ExecRows> = Vec::with_capacity(maps.len());
+    for (s, gids) in owned.gids.iter().enumerate() {
+        let from: Vec<usize> = (0..maps.len()).filter(|&m| maps[m].from.0 == s).collect();
+        let hr = halo_ranks(rank, gids.len(), &from, dom, &towner);
+        let (ls, rows) = owned_and_exec(c, gids, &hr, &from, dom, &owned.rows, &towner)?;
+        sets.push(ls);
+        exec.extend(rows);
+    }
+    // exec rows are pushed per set in map order; put them in map order
+    let exec = in_map_order(dom, exec);
+    for t in 0..sets.len() {
+        add_nonexec(t, dom, &mut sets, &exec)?;
+    }
+    announce_nonexec(c, &mut sets)?;
+    let indexes: Vec<GidIndex> = sets.iter().map(|s| GidIndex::new(&s.global_ids)).collect();
+    let mut lmaps = Vec::with_capacity(maps.len());
+    for (mi, m) in maps.iter().enumerate() {
+        let (f, t) = (m.from.0, m.to.0);
+        let values = exec[mi]
+            .rows
+            .iter()
+            .map(|&g| {
+                indexes[t].get(g as u32).map(|l| l as i32).ok_or_else(|| {
+                    Op2Error::new(
+                        CALL,
+                        obj("map", &m.name),
+                        "internal: a target of an executed element is not local",
+                    )
+                })
+            })
+            .collect::<Result<Vec<i32>>>()?;
+        debug_assert_eq!(values.len(), (sets[f].size + sets[f].exec_size) * m.dim);
+        lmaps.push(LocalMap {
+            from: f,
+            to: t,
+            dim: m.dim,
+            values,
+        });
+    }
+    Ok(LocalMesh {
+        rank,
+        nranks,
+        sets,
+        maps: lmaps,
+    })
+}
+
+/// Per owned element (global id order), the ranks other than this one that
+/// own one of its targets through the maps `from` (sorted, CSR).
+fn halo_ranks(
+    rank: usize,
+    n: usize,
+    from: &[usize],
+    dom: &Domain,
+    towner: &[Vec<i32>],
+) -> (Vec<usize>, Vec<u32>) {
+    let mut off = Vec::with_capacity(n + 1);
+    let mut ranks = Vec::new();
+    off.push(0);
+    let mut buf = Vec::new();
+    for e in 0..n {
+        buf.clear();
+        for &m in from {
+            let dim = dom.maps()[m].dim;
+            for &o in &towner[m][e * dim..(e + 1) * dim] {
+                if o as usize != rank {
+                    buf.push(o as u32);
+                }
+            }
+        }
+        buf.sort_unstable();
+        buf.dedup();
+        ranks.extend_from_slice(&buf);
+        off.push(ranks.len());
+    }
+    (off, ranks)
+}
+
+/// A set's owned elements (core, then boundary) and exec halo, received
+/// from the owners with their rows; the executed rows of each map `from` it.
+fn owned_and_exec(
+    c: &dyn Collectives,
+    gids: &[u32],
+    hr: &(Vec<usize>, Vec<u32>),
+    from: &[usize],
+    dom: &Domain,
+    rows: &[Vec<i32>],
+    towner: &[Vec<i32>],
+) -> Result<(LocalSet, Vec<ExecRows>)> {
+    let h = |e: usize| &hr.1[hr.0[e]..hr.0[e + 1]];
+    let (core, bnd): (Vec<u32>, Vec<u32>) =
+        (0..gids.len() as u32).partition(|&e| h(e as usize).is_empty());
+    let (core_size, size) = (core.len(), core.len() + bnd.len());
+    let nranks = c.size();
+    // exec halo: every boundary element to the ranks in its halo list
+    let mut send_g = vec![Vec::<u32>::new(); nranks];
+    let mut export = Vec::new();
+    for (i, &e) in bnd.iter().enumerate() {
+        for &p in h(e as usize) {
+            send_g[p as usize].push(gids[e as usize]);
+            export.push((p as usize, core_size + i));
+        }
+    }
+    export.sort_by_key(|&(p, _)| p);
+    let recv_g = exchange(c, send_g)?;
+    let import = HaloList::from_sorted(
+        recv_g
+            .iter()
+            .enumerate()
+            .flat_map(|(o, v)| std::iter::repeat_n(o, v.len()))
+            .enumerate()
+            .map(|(k, o)| (o, size + k)),
+    );
+    let order: Vec<u32> = core.iter().chain(&bnd).copied().collect();
+    let mut global_ids: Vec<usize> = order.iter().map(|&e| gids[e as usize] as usize).collect();
+    global_ids.extend(recv_g.iter().flatten().map(|&g| g as usize));
+    let mut per_map = Vec::with_capacity(from.len());
+    for &m in from {
+        let dim = dom.maps()[m].dim;
+        let pick = |src: &[i32]| -> Vec<Vec<i32>> {
+            let mut send = vec![Vec::new(); nranks];
+            for &e in &bnd {
+                for &p in h(e as usize) {
+                    send[p as usize]
+                        .extend_from_slice(&src[e as usize * dim..(e as usize + 1) * dim]);
+                }
+            }
+            send
+        };
+        let local = |src: &[i32]| -> Vec<i32> {
+            let mut v = Vec::with_capacity((order.len()) * dim);
+            for &e in &order {
+                v.extend_from_slice(&src[e as usize * dim..(e as usize + 1) * dim]);
+            }
+            v
+        };
+        let mut r = local(&rows[m]);
+        r.extend(exchange(c, pick(&rows[m]))?.into_iter().flatten());
+        let mut o = local(&towner[m]);
+        o.extend(exchange(c, pick(&towner[m]))?.into_iter().flatten());
+        per_map.push(ExecRows { rows: r, owners: o });
+    }
+    let exec_size = global_ids.len() - size;
+    let ls = LocalSet {
+        global_ids,
+        core_size,
+        size,
+        exec_size,
+        nonexec_size: 0,
+        import_exec: import,
+        export_exec: HaloList::from_sorted(export),
+        import_nonexec: HaloList::default(),
+        export_nonexec: HaloList::default(),
+    };
+    Ok((ls, per_map))
+}
+
+/// Exec rows were produced set by set (maps from each set in map order);
+/// this reorders them by map index.
+fn in_map_order(dom: &Domain, by_set: Vec<ExecRows>) -> Vec<ExecRows> {
+    let maps = dom.maps();
+    let mut keys: Vec<usize> = Vec::with_capacity(maps.len());
+    for s in 0..dom.sets().len() {
+        keys.extend((0..maps.len()).filter(|&m| maps[m].from.0 == s));
+    }
+    let mut slots: Vec<Option<ExecRows>> = (0..maps.len()).map(|_| None).collect();
+    for (m, rows) in keys.into_iter().zip(by_set) {
+        slots[m] = Some(rows);
+    }
+    slots
+        .into_iter()
+        .map(|r| r.expect("every map has rows"))
+        .collect()
+}
+
+/// Set `t`'s non-exec halo: targets of executed rows (every map to `t`)
+/// that are not owned or exec halo here, ordered by (owner, global id).
+fn add_nonexec(t: usize, dom: &Domain, sets: &mut [LocalSet], exec: &[ExecRows]) -> Result<()> {
+    let index = GidIndex::new(&sets[t].global_ids);
+    let mut cand: Vec<(u32, u32)> = Vec::new();
+    for (m, map) in dom.maps().iter().enumerate() {
+        if map.to.0 != t {
+            continue;
+        }
+        for (&g, &o) in exec[m].rows.iter().zip(&exec[m].owners) {
+            if index.get(g as u32).is_none() {
+                cand.push((o as u32, g as u32));
+            }
+        }
+    }
+    cand.sort_unstable();
+    cand.dedup();
+    let ts = &mut sets[t];
+    let base = ts.size + ts.exec_size;
+    ts.global_ids.extend(cand.iter().map(|&(_, g)| g as usize));
+    ts.nonexec_size = cand.len();
+    ts.import_nonexec = HaloList::from_sorted(
+        cand.iter()
+            .enumerate()
+            .map(|(i, &(o, _))| (o as usize, base + i)),
+    );
+    Ok(())
+}
+
+/// Every rank tells the owners which of their elements it reads as non-exec
+/// halo; the owners list them (in global id order) as non-exec exports.
+fn announce_nonexec(c: &dyn Collectives, sets: &mut [LocalSet]) -> Result<()> {
+    for ls in sets.iter_mut() {
+        let mut send = vec![Vec::<u32>::new(); c.size()];
+        for (o, rows) in ls.import_nonexec.neighbours() {
+            send[o] = rows.iter().map(|&l| ls.global_ids[l] as u32).collect();
+        }
+        let got = exchange(c, send)?;
+        let owned = GidIndex::new(&ls.global_ids[..ls.size]);
+        let mut pairs = Vec::new();
+        for (p, gids) in got.iter().enumerate() {
+            for &g in gids {
+                let l = owned.get(g).ok_or_else(|| {
+                    Op2Error::new(
+                        CALL,
+                        "",
+                        format!(
+                            "rank {p} reads element {g} as halo from a rank that does not own it"
+                        ),
+                    )
+                })?;
+                pairs.push((p, l as usize));
+            }
+        }
+        ls.export_nonexec = HaloList::from_sorted(pairs);
+    }
+    Ok(())
+}
+
+/// The migration of one set: this rank's declared rows to their owners, and
+/// the owned rows from their declaring ranks ([`crate::halo::migration`]
+/// without the global partition vector).
+pub fn migration(b: &BlockDist, mine: &[i32], local: &LocalSet) -> Migration {
+    let mut send: Vec<(usize, usize)> = mine
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| (p as usize, i))
+        .collect();
+    send.sort_by_key(|&(p, _)| p);
+    let mut recv: Vec<(usize, usize, usize)> = local
+        .owned()
+        .iter()
+        .enumerate()
+        .map(|(l, &g)| (b.owner(g), g, l))
+        .collect();
+    recv.sort_unstable();
+    Migration {
+        send: HaloList::from_sorted(send),
+        recv: HaloList::from_sorted(recv.into_iter().map(|(q, _, l)| (q, l))),
+    }
+}
+
+/// The partition quality line of the replicated driver, computed on the
+/// distributed graph: edge cut of the map's to-set graph and imbalance.
+pub fn quality(
+    c: &dyn Collectives,
+    dom: &Domain,
+    blocks: &[BlockDist],
+    parts: &[Vec<i32>],
+    map: MapId,
+) -> Result<String> {
+    let m = dom.map(map);
+    let to = m.to.0;
+    let nranks = c.size();
+    let csr = directory::adjacency(c, &blocks[to], &m.values, m.dim)?;
+    let q: Vec<u32> = csr.adjncy.iter().map(|&v| v as u32).collect();
+    let np = lookup(c, &blocks[to], &parts[to], &q)?;
+    let mine = &parts[to];
+    let mut cut = 0u64;
+    for (v, &pv) in mine.iter().enumerate() {
+        let (a, b) = (csr.xadj[v] as usize, csr.xadj[v + 1] as usize);
+        cut += np[a..b].iter().filter(|&&p| p != pv).count() as u64;
+    }
+    let cut = directory::sum(c, cut)? / 2;
+    let mut sizes = vec![0u64; nranks];
+    for &p in mine {
+        sizes[p as usize] += 1;
+    }
+    let sizes = directory::sum_vec(c, &sizes)?;
+    let total: u64 = sizes.iter().sum();
+    let imbalance = if total == 0 {
+        1.0
+    } else {
+        *sizes.iter().max().unwrap_or(&0) as f64 * nranks as f64 / total as f64
+    };
+    Ok(format!(
+        "set \"{}\": {} parts, edge cut {} (graph through map \"{}\"), imbalance {:.3}",
+        dom.sets()[to].name,
+        nranks,
+        cut,
+        m.name,
+        imbalance
+    ))
+}
+
+/// All phases: partition `dom` over the ranks of `c` without the global
+/// mesh (collective). Same result as [`driver::run`] for the same primary
+/// partition.
+pub fn run(
+    c: &dyn Collectives,
+    dom: &mut Domain,
+    primary: Primary,
+    kway: Option<&dyn DistGraphPartitioner>,
+    report: Option<MapId>,
+) -> Result<Partitioned> {
+    let blocks = declared_blocks(c, dom)?;
+    check_maps(c, dom, &blocks)?;
+    let (pset, mut ppart) = primary_partition(c, dom, &blocks, primary, kway)?;
+    super::force::force_parts(c, dom, &blocks, pset, &mut ppart)?;
+    let parts = derive_sets(c, dom, &blocks, pset, ppart)?;
+    let quality = match report {
+        Some(m) => Some(quality(c, dom, &blocks, &parts, m)?),
+        None => None,
+    };
+    let owned = gather_owned(c, dom, &blocks, &parts)?;
+    let mesh = build_halos(c, dom, &blocks, &parts, owned)?;
+    let migrations: Vec<Migration> = mesh
+        .sets
+        .iter()
+        .enumerate()
+        .map(|(s, ls)| migration(&blocks[s], &parts[s], ls))
+        .collect();
+    drop(parts);
+    driver::migrate_dats(c, dom, &migrations, &mesh)?;
+    let locals = driver::install(dom, mesh);
+    let sets = locals
+        .into_iter()
+        .zip(blocks)
+        .zip(migrations)
+        .map(|((local, block), m)| DistSet {
+            exchange: Arc::new(ExchangeLists::of(&local)),
+            block,
+            local,
+            back: m.inverse(),
+        })
+        .collect();
+    Ok(Partitioned { sets, quality })
+}
