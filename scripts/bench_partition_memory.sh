@@ -5,7 +5,7 @@
 # several mesh sizes, with the distributed partitioning (default) and the
 # replicated one (OP2_PARTITION=replicated) side by side.
 #
-#   CARGO_BUILD=0 scripts/bench_partition_memory.sh [CELLS...]
+#   CARGO_BUILD=0 [MODES=distributed] scripts/bench_partition_memory.sh [CELLS...]
 #
 # Prints one table row per (mesh, ranks, mode): max and mean over ranks of
 # the peak resident set (VmHWM, MiB), the per-rank maximum as a share of the
@@ -41,7 +41,7 @@ printf '|---:|---:|---|---:|---:|---:|---:|---:|\n'
 for cells in "${CELLS[@]}"; do
   mesh="$W/mesh_$cells.h5"
   [ -f "$mesh" ] || "$W/mesh2hdf5" --cells="$cells" -o "$mesh" >/dev/null
-  for mode in distributed replicated; do
+  for mode in ${MODES:-distributed replicated}; do
     one=""
     for np in 1 2 3 4; do
       log="$W/run_${cells}_${mode}_$np.log"

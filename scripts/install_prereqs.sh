@@ -20,6 +20,9 @@ ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 || missing="$missing libclang
 command -v h5dump >/dev/null || missing="$missing hdf5-tools"
 ls /usr/lib/*/hdf5/serial/libhdf5.so >/dev/null 2>&1 || missing="$missing libhdf5-dev"
 ls /usr/lib/*/hdf5/openmpi/libhdf5.so >/dev/null 2>&1 || missing="$missing libhdf5-openmpi-dev"
+# PT-Scotch, loaded at run time by libop2_mpi for OP2's k-way names (the
+# -dev package gives the unversioned libptscotch.so it looks for)
+ls /usr/lib/*/libptscotch.so >/dev/null 2>&1 || missing="$missing libptscotch-dev"
 fi
 if [ -z "$missing" ]; then
     echo "install_prereqs: everything is installed"

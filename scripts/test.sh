@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n==> %s\n' "$*"; }
 
-step "ensure tools (scripts/install_prereqs.sh: OpenMPI, libclang, HDF5, gfortran, cmake, pkg-config)"
+step "ensure tools (scripts/install_prereqs.sh: OpenMPI, libclang, HDF5, PT-Scotch, gfortran, cmake, pkg-config)"
 scripts/install_prereqs.sh
 
 step "cargo fmt --check"

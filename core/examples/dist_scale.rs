@@ -4,11 +4,12 @@
 //! per rank, what a rank received from the others while partitioning, and
 //! what one halo refresh of an 8-byte dat on every set sends.
 //!
-//!   cargo run --release -p op2-core --example dist_scale -- [CELLS] [RANKS...]
-//!   (defaults: 250000 cells; 4 16 64 256 ranks)
+//!   cargo run --release -p op2-core --example dist_scale -- [--replicated] [CELLS] [RANKS...]
+//!   (defaults: 250000 cells; 4 16 64 256 ranks; the distributed phases,
+//!   `dist::scalable`, or with --replicated the replicated ones, `dist::driver`)
 
 use op2_core::dist::sim::{run_ranks, SimGrid};
-use op2_core::dist::{driver, Collectives, Primary};
+use op2_core::dist::{driver, scalable, Collectives, Primary};
 use std::time::Instant;
 
 struct Row {
@@ -21,8 +22,10 @@ struct Row {
 }
 
 fn main() {
+    let replicated = std::env::args().any(|a| a == "--replicated");
     let args: Vec<usize> = std::env::args()
         .skip(1)
+        .filter(|a| a != "--replicated")
         .map(|a| a.parse().expect("numbers: CELLS RANKS..."))
         .collect();
     let cells = args.first().copied().unwrap_or(250_000);
@@ -37,7 +40,12 @@ fn main() {
     let mesh_bytes = 4 * (g.cell_nodes.len() + g.edge_nodes.len() + g.edge_cells.len()) as u64
         + 8 * g.coords.len() as u64;
     println!(
-        "grid {nx} x {ny}: {} cells, {} nodes, {} edges; maps + coordinates {:.1} MB",
+        "{} phases; grid {nx} x {ny}: {} cells, {} nodes, {} edges; maps + coordinates {:.1} MB",
+        if replicated {
+            "replicated"
+        } else {
+            "distributed"
+        },
         g.ncells,
         g.nnodes,
         g.nedges(),
@@ -48,16 +56,15 @@ fn main() {
         let rows = run_ranks(n, |c| {
             let (mut dom, x) = g.declare(c.rank(), c.size()).unwrap();
             let t0 = Instant::now();
-            let p = driver::run(
-                &c,
-                &mut dom,
-                Primary::Geom {
-                    coords: x,
-                    inertial: false,
-                },
-                None,
-                None,
-            )
+            let primary = Primary::Geom {
+                coords: x,
+                inertial: false,
+            };
+            let p = if replicated {
+                driver::run(&c, &mut dom, primary, None, None)
+            } else {
+                scalable::run(&c, &mut dom, primary, None, None)
+            }
             .unwrap();
             c.barrier().unwrap();
             let secs = t0.elapsed().as_secs_f64();

@@ -1089,3 +1089,53 @@ fn halo_create_partitions_by_blocks() {
         assert_all_pass(&r, &expected);
     }
 }
+
+/// The k-way names on several ranks use PT-Scotch over the distributed graph
+/// where the machine has libptscotch (scripts/install_prereqs.sh installs
+/// it), METIS on rank 0 when it is turned off; the replicated phases
+/// (OP2_PARTITION=replicated) and the distributed ones give the same
+/// partition for the same partitioner (GEOM: recursive bisection), hence the
+/// same answers and edge cut. Every run matches the sequential library.
+#[test]
+fn partitioners_and_phases_under_mpi() {
+    let run = |part: &str, tag: &str, env: &[(&str, &str)]| {
+        let dir = scratch(tag);
+        let _ = std::fs::remove_dir_all(&dir);
+        let part_arg = format!("--part={part}");
+        let args = [
+            CELLS,
+            ITERS,
+            "--out=q.bin",
+            "--rms=rms.txt",
+            "--diags=1",
+            &part_arg,
+        ];
+        let r = mpirun_env(&airfoil_mpi(), 3, &args, &dir, TIMEOUT_SECS, env);
+        let res = collect(&r, &dir, true);
+        assert_airfoil_matches(tag, &res);
+        let line = r
+            .stdout
+            .lines()
+            .find(|l| l.contains("op_partition: set \"cells\""))
+            .unwrap_or_else(|| panic!("{tag}: no quality line\n{}", ctx(&r)))
+            .to_string();
+        (line, res)
+    };
+    let (scotch, _) = run("PTSCOTCH", "part-ptscotch", &[]);
+    assert!(
+        scotch.contains("(distributed phases, k-way partitioner PT-Scotch)"),
+        "{scotch}"
+    );
+    let (metis, _) = run("PTSCOTCH", "part-metis", &[("OP2_PTSCOTCH_LIB", "none")]);
+    assert!(
+        metis.contains("k-way partitioner METIS on rank 0"),
+        "{metis}"
+    );
+    let (dist, a) = run("GEOM", "part-geom-dist", &[]);
+    let (repl, b) = run("GEOM", "part-geom-repl", &[("OP2_PARTITION", "replicated")]);
+    assert!(repl.contains("(replicated phases)"), "{repl}");
+    let cut = |l: &str| l.split(", partitioning time").next().unwrap().to_string();
+    assert_eq!(cut(&dist), cut(&repl));
+    assert_eq!(a.q, b.q, "same partition, same answers to the bit");
+    assert_eq!(a.rms, b.rms);
+}

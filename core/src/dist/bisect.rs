@@ -20,7 +20,7 @@ use crate::partition::dominant_axis;
 type Point = Vec<f64>;
 
 /// Candidates below this many (over all ranks) are gathered and sorted.
-const GATHER: u64 = 2048;
+const GATHER: u64 = 256;
 
 /// A point's sort key: an order-preserving integer of its key (`f64`
 /// `total_cmp` order), then its global id.
@@ -55,7 +55,7 @@ pub fn partition(
             members[g as usize].push((keys[e], (start + e) as u32));
         }
         let counts: Vec<u64> = members.iter().map(|m| m.len() as u64).collect();
-        let totals = directory::sum_vec(c, &counts)?;
+        let totals = directory::sparse_sum(c, &counts)?;
         let want: Vec<u64> = groups
             .iter()
             .zip(&totals)
@@ -112,10 +112,20 @@ fn level_keys(
                 b[dim + d] = b[dim + d].min(-pt(e)[d]);
             }
         }
-        let all = allgatherv(c, &bounds)?.0;
+        // only the groups with local points travel: (group, bounds)
+        let w = 2 * dim;
+        let mut mine = Vec::new();
+        for (g, gb) in bounds.chunks_exact(w).enumerate() {
+            if gb.iter().any(|v| v.is_finite()) {
+                mine.push(g as f64);
+                mine.extend_from_slice(gb);
+            }
+        }
+        let all = allgatherv(c, &mine)?.0;
         let mut b = vec![f64::INFINITY; bounds.len()];
-        for chunk in all.chunks_exact(bounds.len().max(1)) {
-            for (o, v) in b.iter_mut().zip(chunk) {
+        for rec in all.chunks_exact(w + 1) {
+            let g = rec[0] as usize;
+            for (o, v) in b[g * w..(g + 1) * w].iter_mut().zip(&rec[1..]) {
                 *o = o.min(*v);
             }
         }
@@ -218,7 +228,7 @@ fn select(c: &dyn Collectives, mut cand: Vec<Vec<Key>>, want: &[u64]) -> Result<
         let counts: Vec<u64> = (0..ng)
             .map(|g| if done[g] { 0 } else { cand[g].len() as u64 })
             .collect();
-        let totals = directory::sum_vec(c, &counts)?;
+        let totals = directory::sparse_sum(c, &counts)?;
         if (0..ng).all(|g| done[g]) {
             return Ok(out);
         }
@@ -261,27 +271,27 @@ fn pivot_round(
     out: &mut [Option<Key>],
 ) -> Result<()> {
     let ng = cand.len();
-    let mut prop = vec![0u64; ng * 3];
+    // (group, candidates, median key, median id) of the groups with local candidates
+    let mut prop = Vec::new();
     for g in 0..ng {
         if done[g] || cand[g].is_empty() {
             continue;
         }
         let mid = cand[g].len() / 2;
         let (_, &mut m, _) = cand[g].select_nth_unstable(mid);
-        prop[g * 3..g * 3 + 3].copy_from_slice(&[cand[g].len() as u64, m.0, u64::from(m.1)]);
+        prop.extend([g as u64, cand[g].len() as u64, m.0, u64::from(m.1)]);
     }
     let all = allgatherv(c, &prop)?.0;
+    let mut props: Vec<Vec<(Key, u64)>> = vec![Vec::new(); ng];
+    for t in all.chunks_exact(4) {
+        props[t[0] as usize].push(((t[2], t[3] as u32), t[1]));
+    }
     let mut pivot: Vec<Option<Key>> = vec![None; ng];
     for (g, p) in pivot.iter_mut().enumerate() {
         if done[g] {
             continue;
         }
-        let mut ps: Vec<(Key, u64)> = all
-            .chunks_exact(ng * 3)
-            .map(|r| &r[g * 3..g * 3 + 3])
-            .filter(|t| t[0] > 0)
-            .map(|t| ((t[1], t[2] as u32), t[0]))
-            .collect();
+        let mut ps = std::mem::take(&mut props[g]);
         ps.sort_unstable();
         let half = ps.iter().map(|p| p.1).sum::<u64>().div_ceil(2);
         let mut acc = 0;
@@ -299,7 +309,7 @@ fn pivot_round(
             None => 0,
         })
         .collect();
-    let le = directory::sum_vec(c, &le)?;
+    let le = directory::sparse_sum(c, &le)?;
     for g in 0..ng {
         let Some(p) = pivot[g] else { continue };
         if below[g] + le[g] == want[g] {

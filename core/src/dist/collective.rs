@@ -56,7 +56,12 @@ pub trait Collectives: Send {
 }
 
 /// Plain values that travel as their native bytes.
-pub trait Pod: Copy + Default + Send + 'static {
+///
+/// # Safety
+/// Implementors are primitive integers or floats: no padding, and every bit
+/// pattern of `SIZE` bytes is a valid value ([`to_bytes`] and [`from_bytes`]
+/// copy them as memory).
+pub unsafe trait Pod: Copy + Default + Send + 'static {
     const SIZE: usize;
     fn write(self, out: &mut Vec<u8>);
     fn read(b: &[u8]) -> Self;
@@ -64,7 +69,8 @@ pub trait Pod: Copy + Default + Send + 'static {
 
 macro_rules! pod {
     ($($t:ty),*) => {$(
-        impl Pod for $t {
+        // SAFETY: a primitive number (see the trait).
+        unsafe impl Pod for $t {
             const SIZE: usize = std::mem::size_of::<$t>();
             fn write(self, out: &mut Vec<u8>) {
                 out.extend_from_slice(&self.to_ne_bytes());
@@ -79,16 +85,22 @@ pod!(u8, i32, u32, i64, u64, f64, f32, usize);
 
 /// Native bytes of a slice of values.
 pub fn to_bytes<T: Pod>(v: &[T]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(v.len() * T::SIZE);
-    for &x in v {
-        x.write(&mut out);
-    }
-    out
+    // SAFETY: `T: Pod` has no padding, so all `size_of_val(v)` bytes of the
+    // slice are initialised and may be read as `u8`.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
+        .to_vec()
 }
 
 /// Values from native bytes (the length must be a multiple of the size).
 pub fn from_bytes<T: Pod>(b: &[u8]) -> Vec<T> {
-    b.chunks_exact(T::SIZE).map(T::read).collect()
+    let n = b.len() / T::SIZE;
+    let mut out = vec![T::default(); n];
+    // SAFETY: `out` holds `n * SIZE` bytes, `b` at least as many, they do not
+    // overlap, and any bytes form a valid `T: Pod`.
+    unsafe {
+        std::ptr::copy_nonoverlapping(b.as_ptr(), out.as_mut_ptr().cast::<u8>(), n * T::SIZE);
+    }
+    out
 }
 
 /// Every rank's values, concatenated in rank order, and each rank's count.

@@ -52,6 +52,7 @@ pub fn lookup<T: Pod>(
         .iter()
         .map(|qs| qs.iter().map(|&g| table[g as usize - start]).collect())
         .collect();
+    drop(asked);
     // Owners grow with the global id, so the answers, concatenated in rank
     // order, follow `uniq`.
     let flat: Vec<T> = exchange(c, answers)?.into_iter().flatten().collect();
@@ -103,6 +104,24 @@ pub fn sum_vec(c: &dyn Collectives, v: &[u64]) -> Result<Vec<u64>> {
         for (o, x) in out.iter_mut().zip(chunk) {
             *o += x;
         }
+    }
+    Ok(out)
+}
+
+/// [`sum_vec`] for mostly-zero vectors: each rank sends only its non-zero
+/// entries (index, value), so a vector of one entry per group costs
+/// O(groups this rank touches x ranks), not O(groups x ranks).
+pub fn sparse_sum(c: &dyn Collectives, v: &[u64]) -> Result<Vec<u64>> {
+    let mine: Vec<u64> = v
+        .iter()
+        .enumerate()
+        .filter(|(_, &x)| x != 0)
+        .flat_map(|(i, &x)| [i as u64, x])
+        .collect();
+    let (all, _) = collective::allgatherv(c, &mine)?;
+    let mut out = vec![0u64; v.len()];
+    for p in all.chunks_exact(2) {
+        out[p[0] as usize] += p[1];
     }
     Ok(out)
 }

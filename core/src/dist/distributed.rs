@@ -114,16 +114,26 @@ impl Distributed {
         }
         let t0 = std::time::Instant::now();
         self.partial_lists.clear();
-        let p = if self.replicated {
+        // One rank holds the whole mesh anyway: the replicated phases (dense
+        // tables, threads where the library has them) give the same result
+        // as the distributed ones, faster.
+        let mut how = if self.replicated || self.comm.size() == 1 {
+            "replicated phases"
+        } else {
+            "distributed phases"
+        }
+        .to_string();
+        let p = if self.replicated || self.comm.size() == 1 {
             driver::run(&*self.comm, dom, primary, self.kway, report)?
         } else {
             let gathered = self.kway.map(GatheredKway);
-            let kway: Option<&dyn DistGraphPartitioner> = match (&self.dist_kway, &gathered) {
-                (Some(d), _) if self.comm.size() > 1 => Some(&**d),
-                (_, Some(g)) => Some(g),
-                (Some(d), None) => Some(&**d),
-                (None, None) => None,
+            let kway: Option<&dyn DistGraphPartitioner> = match &self.dist_kway {
+                Some(d) => Some(&**d),
+                None => gathered.as_ref().map(|g| g as &dyn DistGraphPartitioner),
             };
+            if let (Primary::Kway { .. }, Some(k)) = (primary, kway) {
+                how = format!("{how}, k-way partitioner {}", k.name());
+            }
             scalable::run(&*self.comm, dom, primary, kway, report)?
         };
         self.sets = p.sets;
@@ -132,7 +142,7 @@ impl Distributed {
             .quality
             .map(|q| {
                 format!(
-                    "op_partition: {q}, partitioning time {:.4} s",
+                    "op_partition: {q}, partitioning time {:.4} s ({how})",
                     t0.elapsed().as_secs_f64()
                 )
             })

@@ -423,22 +423,23 @@ pub fn build_halos(
     dom: &Domain,
     blocks: &[BlockDist],
     parts: &[Vec<i32>],
-    owned: Owned,
+    mut owned: Owned,
 ) -> Result<LocalMesh> {
     let (rank, nranks) = (c.rank(), c.size());
     let maps = dom.maps();
-    // owners of the targets of owned rows
-    let mut towner = Vec::with_capacity(maps.len());
-    for (mi, m) in maps.iter().enumerate() {
-        let q: Vec<u32> = owned.rows[mi].iter().map(|&t| t as u32).collect();
-        towner.push(lookup(c, &blocks[m.to.0], &parts[m.to.0], &q)?);
-    }
+    let mut towner: Vec<Vec<i32>> = vec![Vec::new(); maps.len()];
     let mut sets = Vec::with_capacity(owned.gids.len());
     let mut exec: Vec<ExecRows> = Vec::with_capacity(maps.len());
     for (s, gids) in owned.gids.iter().enumerate() {
         let from: Vec<usize> = (0..maps.len()).filter(|&m| maps[m].from.0 == s).collect();
+        // owners of the targets of this set's owned rows
+        for &mi in &from {
+            let t = maps[mi].to.0;
+            let q: Vec<u32> = owned.rows[mi].iter().map(|&v| v as u32).collect();
+            towner[mi] = lookup(c, &blocks[t], &parts[t], &q)?;
+        }
         let hr = halo_ranks(rank, gids.len(), &from, dom, &towner);
-        let (ls, rows) = owned_and_exec(c, gids, &hr, &from, dom, &owned.rows, &towner)?;
+        let (ls, rows) = owned_and_exec(c, gids, &hr, &from, dom, &mut owned.rows, &mut towner)?;
         sets.push(ls);
         exec.extend(rows);
     }
@@ -520,8 +521,8 @@ fn owned_and_exec(
     hr: &(Vec<usize>, Vec<u32>),
     from: &[usize],
     dom: &Domain,
-    rows: &[Vec<i32>],
-    towner: &[Vec<i32>],
+    rows: &mut [Vec<i32>],
+    towner: &mut [Vec<i32>],
 ) -> Result<(LocalSet, Vec<ExecRows>)> {
     let h = |e: usize| &hr.1[hr.0[e]..hr.0[e + 1]];
     let (core, bnd): (Vec<u32>, Vec<u32>) =
@@ -574,6 +575,9 @@ fn owned_and_exec(
         r.extend(exchange(c, pick(&rows[m]))?.into_iter().flatten());
         let mut o = local(&towner[m]);
         o.extend(exchange(c, pick(&towner[m]))?.into_iter().flatten());
+        // the owned-order copies replace them (memory: O(local) once)
+        rows[m] = Vec::new();
+        towner[m] = Vec::new();
         per_map.push(ExecRows { rows: r, owners: o });
     }
     let exec_size = global_ids.len() - size;
