@@ -538,30 +538,22 @@ impl Migration {
     }
 }
 
-/// The [`Migration`] of rank `rank` for one set: `initial` is the declared
-/// distribution, `part` the new owner of every global element, `local` this
-/// rank's set after partitioning (its owned elements are those with
-/// `part == rank`).
-pub fn migration(initial: &BlockDist, part: &[i32], rank: usize, local: &LocalSet) -> Migration {
-    assert_eq!(
-        part.len(),
-        initial.global_size(),
-        "migration: partition and distribution sizes differ"
-    );
-    let range = initial.range(rank);
-    let mut send: Vec<(usize, usize)> = range
-        .clone()
-        .map(|g| (part[g] as usize, g - range.start))
+/// The [`Migration`] of one rank for one set: `initial` is the declared
+/// distribution, `mine` the new owner of each element of this rank's
+/// declared block (`initial.range(rank)`), `local` this rank's set after
+/// partitioning (its owned elements come from their declaring ranks).
+pub fn migration(initial: &BlockDist, mine: &[i32], local: &LocalSet) -> Migration {
+    let mut send: Vec<(usize, usize)> = mine
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| (p as usize, i))
         .collect();
     send.sort_by_key(|&(p, _)| p);
     let mut recv: Vec<(usize, usize, usize)> = local
         .owned()
         .iter()
         .enumerate()
-        .map(|(l, &g)| {
-            debug_assert_eq!(part[g] as usize, rank);
-            (initial.owner(g), g, l)
-        })
+        .map(|(l, &g)| (initial.owner(g), g, l))
         .collect();
     recv.sort_unstable();
     Migration {

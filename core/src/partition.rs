@@ -674,23 +674,11 @@ pub fn derive(
     let mut retired = vec![false; maps.len()];
 
     loop {
-        let mut best: Option<(u8, usize)> = None;
-        for (i, m) in maps.iter().enumerate() {
-            if retired[i] {
-                continue;
-            }
-            let from_done = parts[m.from].is_some();
-            let to_done = parts[m.to].is_some();
-            let cost = match (from_done, to_done) {
-                (true, false) => 2,
-                (false, true) => u8::from(m.dim != 1),
-                _ => continue,
-            };
-            if best.is_none_or(|(c, _)| cost < c) {
-                best = Some((cost, i));
-            }
-        }
-        let Some((cost, i)) = best else { break };
+        let done: Vec<bool> = parts.iter().map(Option::is_some).collect();
+        let shapes = maps.iter().map(|m| (m.from, m.to, m.dim));
+        let Some((cost, i)) = next_derivation(shapes, &done, &retired) else {
+            break;
+        };
         retired[i] = true;
         let m = &maps[i];
         if cost == 2 {
@@ -725,6 +713,71 @@ pub fn derive(
     })
 }
 
+/// The next map [`derive()`] uses: the cheapest map not yet `retired`
+/// between a partitioned (`done`) and an unpartitioned set, lowest index on
+/// ties, with its cost (0: dim-1 map to a done set, 1: larger map to a done
+/// set, 2: map from a done set). `maps` gives each map's (from, to, dim).
+pub fn next_derivation(
+    maps: impl Iterator<Item = (usize, usize, usize)>,
+    done: &[bool],
+    retired: &[bool],
+) -> Option<(u8, usize)> {
+    let mut best: Option<(u8, usize)> = None;
+    for (i, (from, to, dim)) in maps.enumerate() {
+        if retired[i] {
+            continue;
+        }
+        let cost = match (done[from], done[to]) {
+            (true, false) => 2,
+            (false, true) => u8::from(dim != 1),
+            _ => continue,
+        };
+        if best.is_none_or(|(c, _)| cost < c) {
+            best = Some((cost, i));
+        }
+    }
+    best
+}
+
+/// The most frequent of `part(0..n)` (a row's target parts, `n > 0`), first
+/// in the row on ties (OP2's `find_mode`).
+pub fn row_mode(n: usize, part: impl Fn(usize) -> i32) -> i32 {
+    let mut best = part(0);
+    let mut best_n = 0;
+    for j in 0..n {
+        let p = part(j);
+        let count = (0..n).filter(|&k| part(k) == p).count();
+        if count > best_n {
+            best = p;
+            best_n = count;
+        }
+    }
+    best
+}
+
+/// Votes `(target << 32) | part`, sorted: for each target that has votes,
+/// `put(target, most frequent part)`, the smallest part on ties.
+pub fn vote_modes(votes: &[u64], mut put: impl FnMut(usize, i32)) {
+    let mut i = 0;
+    while i < votes.len() {
+        let t = (votes[i] >> 32) as usize;
+        let (mut best, mut best_n) = (0u32, 0usize);
+        while i < votes.len() && (votes[i] >> 32) as usize == t {
+            let v = votes[i];
+            let mut n = 0;
+            while i < votes.len() && votes[i] == v {
+                n += 1;
+                i += 1;
+            }
+            if n > best_n {
+                best = v as u32;
+                best_n = n;
+            }
+        }
+        put(t, best as i32);
+    }
+}
+
 fn check_parts(part: &[i32], n: usize, nparts: usize, call: &str) -> Result<()> {
     if nparts == 0 {
         return Err(Op2Error::new(call, "", "no parts"));
@@ -748,20 +801,9 @@ fn check_parts(part: &[i32], n: usize, nparts: usize, call: &str) -> Result<()> 
 
 /// Mode of the target parts per row, first in the row on ties.
 fn from_targets(m: &GlobalMap<'_>, tgt: &[i32]) -> Vec<i32> {
-    let dim = m.dim;
     par::map_range(m.rows(), 1024, |e| {
         let row = m.row(e);
-        let mut best = tgt[row[0] as usize];
-        let mut best_n = 0;
-        for j in 0..dim {
-            let p = tgt[row[j] as usize];
-            let n = row.iter().filter(|&&t| tgt[t as usize] == p).count();
-            if n > best_n {
-                best = p;
-                best_n = n;
-            }
-        }
-        best
+        row_mode(m.dim, |j| tgt[row[j] as usize])
     })
 }
 
@@ -775,25 +817,7 @@ fn from_sources(m: &GlobalMap<'_>, src: &[i32], nto: usize) -> Option<Vec<i32>> 
     });
     par::sort_unstable(&mut pairs);
     let mut out = vec![-1i32; nto];
-    let mut i = 0;
-    while i < pairs.len() {
-        let t = (pairs[i] >> 32) as usize;
-        let mut best = 0u32;
-        let mut best_n = 0usize;
-        while i < pairs.len() && (pairs[i] >> 32) as usize == t {
-            let p = pairs[i] as u32;
-            let mut n = 0;
-            while i < pairs.len() && pairs[i] == ((t as u64) << 32 | p as u64) {
-                n += 1;
-                i += 1;
-            }
-            if n > best_n {
-                best = p;
-                best_n = n;
-            }
-        }
-        out[t] = best as i32;
-    }
+    vote_modes(&pairs, |t, p| out[t] = p);
     if out.iter().any(|&p| p < 0) {
         None
     } else {

@@ -508,7 +508,7 @@ fn check_migration(mesh: &Mesh, owners: &[Vec<i32>], locals: &[LocalMesh], decl:
             .map(|r| global[dist.range(r)].to_vec())
             .collect();
         let migs: Vec<Migration> = (0..nranks)
-            .map(|r| migration(dist, &owners[s], r, &locals[r].sets[s]))
+            .map(|r| migration(dist, &owners[s][dist.range(r)], &locals[r].sets[s]))
             .collect();
         // forward
         let mut owned: Vec<Vec<f64>> = locals

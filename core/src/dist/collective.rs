@@ -63,8 +63,6 @@ pub trait Collectives: Send {
 /// copy them as memory).
 pub unsafe trait Pod: Copy + Default + Send + 'static {
     const SIZE: usize;
-    fn write(self, out: &mut Vec<u8>);
-    fn read(b: &[u8]) -> Self;
 }
 
 macro_rules! pod {
@@ -72,12 +70,6 @@ macro_rules! pod {
         // SAFETY: a primitive number (see the trait).
         unsafe impl Pod for $t {
             const SIZE: usize = std::mem::size_of::<$t>();
-            fn write(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_ne_bytes());
-            }
-            fn read(b: &[u8]) -> Self {
-                <$t>::from_ne_bytes(b.try_into().expect("one value"))
-            }
         }
     )*};
 }

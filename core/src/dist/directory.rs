@@ -150,15 +150,8 @@ pub fn adjacency(c: &dyn Collectives, b: &BlockDist, rows: &[i32], dim: usize) -
             }
         }
     }
-    let got = exchange(c, send)?;
     let range = b.range(c.rank());
-    let mut pairs: Vec<u64> = got
-        .iter()
-        .flat_map(|v| v.chunks_exact(2))
-        .map(|p| (u64::from(p[0]) << 32) | u64::from(p[1]))
-        .collect();
-    drop(got);
-    pairs.sort_unstable();
+    let mut pairs = sorted_pairs(exchange(c, send)?);
     pairs.dedup();
     let mut xadj = vec![0i32; range.len() + 1];
     for &p in &pairs {
@@ -169,6 +162,19 @@ pub fn adjacency(c: &dyn Collectives, b: &BlockDist, rows: &[i32], dim: usize) -
     }
     let adjncy = pairs.iter().map(|&p| p as u32 as i32).collect();
     Ok(Csr { xadj, adjncy })
+}
+
+/// Received `(a, b)` pairs of `u32` (flattened, from every rank) as sorted
+/// `(a << 32) | b` keys.
+pub fn sorted_pairs(got: Vec<Vec<u32>>) -> Vec<u64> {
+    let mut pairs: Vec<u64> = got
+        .iter()
+        .flat_map(|v| v.chunks_exact(2))
+        .map(|p| (u64::from(p[0]) << 32) | u64::from(p[1]))
+        .collect();
+    drop(got);
+    pairs.sort_unstable();
+    pairs
 }
 
 /// A k-way graph partitioner for a graph distributed over the ranks by

@@ -117,13 +117,13 @@ impl Distributed {
         // One rank holds the whole mesh anyway: the replicated phases (dense
         // tables, threads where the library has them) give the same result
         // as the distributed ones, faster.
-        let mut how = if self.replicated || self.comm.size() == 1 {
+        let replicated = self.replicated || self.comm.size() == 1;
+        let mut how = String::from(if replicated {
             "replicated phases"
         } else {
             "distributed phases"
-        }
-        .to_string();
-        let p = if self.replicated || self.comm.size() == 1 {
+        });
+        let p = if replicated {
             driver::run(&*self.comm, dom, primary, self.kway, report)?
         } else {
             let gathered = self.kway.map(GatheredKway);

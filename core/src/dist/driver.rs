@@ -242,8 +242,34 @@ pub fn gather_metadata(c: &dyn Collectives, dom: &Domain) -> Result<Metadata> {
     Ok(meta)
 }
 
+/// GEOM/INERTIAL coordinates must be doubles.
+pub(crate) fn check_coords(dom: &Domain, coords: DatId) -> Result<()> {
+    let d = dom.dat(coords);
+    if d.scalar != ScalarType::F64 {
+        return Err(Op2Error::new(
+            CALL,
+            obj("dat", &d.name),
+            "coordinates must be a double dat",
+        ));
+    }
+    Ok(())
+}
+
+/// EXTERNAL: this rank's target ranks from the dat, each in `[0, nranks)`.
+pub(crate) fn external_ranks(dom: &Domain, parts: DatId, nranks: usize) -> Result<Vec<i32>> {
+    let local = local_values::<i32>(dom, parts);
+    if let Some(bad) = local.iter().find(|&&r| r < 0 || r as usize >= nranks) {
+        return Err(Op2Error::new(
+            CALL,
+            obj("dat", &dom.dat(parts).name),
+            format!("rank {bad} is outside [0, {nranks})"),
+        ));
+    }
+    Ok(local)
+}
+
 /// This rank's rows of a dat as values of `T` (its declared elements).
-fn local_values<T: collective::Pod>(dom: &Domain, dat: DatId) -> Vec<T> {
+pub(crate) fn local_values<T: collective::Pod>(dom: &Domain, dat: DatId) -> Vec<T> {
     let d = dom.dat(dat);
     let n = dom.set(d.set).size;
     collective::from_bytes(&d.data.as_slice()[..n * d.elem_bytes])
@@ -266,14 +292,8 @@ pub fn primary_partition(
         ),
         Primary::Random { set } => (set.0, partition::random(sizes[set.0], nranks, 0x6f70_3272)),
         Primary::Geom { coords, inertial } => {
+            check_coords(dom, coords)?;
             let d = dom.dat(coords);
-            if d.scalar != ScalarType::F64 {
-                return Err(Op2Error::new(
-                    CALL,
-                    obj("dat", &d.name),
-                    "coordinates must be a double dat",
-                ));
-            }
             let (set, dim) = (d.set, d.dim);
             let all: Vec<f64> = allgatherv(c, &local_values::<f64>(dom, coords))?.0;
             let p = if inertial {
@@ -284,16 +304,8 @@ pub fn primary_partition(
             (set.0, p)
         }
         Primary::External { parts } => {
-            let d = dom.dat(parts);
-            let local = local_values::<i32>(dom, parts);
-            if let Some(bad) = local.iter().find(|&&r| r < 0 || r as usize >= nranks) {
-                return Err(Op2Error::new(
-                    CALL,
-                    obj("dat", &d.name),
-                    format!("rank {bad} is outside [0, {nranks})"),
-                ));
-            }
-            (d.set.0, allgatherv(c, &local)?.0)
+            let local = external_ranks(dom, parts, nranks)?;
+            (dom.dat(parts).set.0, allgatherv(c, &local)?.0)
         }
         Primary::Kway { map } => {
             let f = kway.ok_or_else(|| {
@@ -375,14 +387,20 @@ pub fn quality(
     let m = dom.map(map);
     let to = m.to.0;
     let g = partition::adjacency(&meta.global_maps(dom)[map.0], meta.sizes()[to]).ok()?;
-    Some(format!(
-        "set \"{}\": {} parts, edge cut {} (graph through map \"{}\"), imbalance {:.3}",
-        dom.set(SetId(to)).name,
+    Some(quality_line(
+        &dom.set(SetId(to)).name,
         nranks,
         partition::edge_cut(&g.xadj, &g.adjncy, &parts[to]),
-        m.name,
-        partition::imbalance(&parts[to], nranks)
+        &m.name,
+        partition::imbalance(&parts[to], nranks),
     ))
+}
+
+/// The partition quality line the user sees (OP_diags > 0).
+pub fn quality_line(set: &str, nparts: usize, cut: usize, map: &str, imbalance: f64) -> String {
+    format!(
+        "set \"{set}\": {nparts} parts, edge cut {cut} (graph through map \"{map}\"), imbalance {imbalance:.3}"
+    )
 }
 
 /// Phase 4: this rank's local numbering, local maps and halo lists.
@@ -408,7 +426,10 @@ pub fn migrate(
 ) -> Result<Vec<Migration>> {
     let rank = c.rank();
     let migrations: Vec<Migration> = (0..dom.sets().len())
-        .map(|s| migration(&meta.blocks[s], &parts[s], rank, &mesh.sets[s]))
+        .map(|s| {
+            let b = &meta.blocks[s];
+            migration(b, &parts[s][b.range(rank)], &mesh.sets[s])
+        })
         .collect();
     migrate_dats(c, dom, &migrations, mesh)?;
     Ok(migrations)
@@ -538,9 +559,22 @@ pub fn run(
     let mesh = build_local(dom, &meta, &parts, rank, nranks)?;
     let migrations = migrate(c, dom, &meta, &parts, &mesh)?;
     let locals = install(dom, mesh);
-    let sets = locals
+    Ok(Partitioned {
+        sets: dist_sets(locals, meta.blocks, migrations),
+        quality,
+    })
+}
+
+/// Each set's distribution for the rest of the run, from its local set,
+/// declared blocks and migration (phase 6's output).
+pub fn dist_sets(
+    locals: Vec<LocalSet>,
+    blocks: Vec<BlockDist>,
+    migrations: Vec<Migration>,
+) -> Vec<DistSet> {
+    locals
         .into_iter()
-        .zip(meta.blocks)
+        .zip(blocks)
         .zip(migrations)
         .map(|((local, block), m)| DistSet {
             exchange: Arc::new(ExchangeLists::of(&local)),
@@ -548,8 +582,7 @@ pub fn run(
             local,
             back: m.inverse(),
         })
-        .collect();
-    Ok(Partitioned { sets, quality })
+        .collect()
 }
 
 #[cfg(test)]

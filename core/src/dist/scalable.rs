@@ -26,14 +26,12 @@
 //! lists, the same migration): `tests` checks that on simulated ranks.
 
 use super::directory::{self, agree, exchange, lookup, DistGraphPartitioner};
-use super::driver::{self, DistSet, ExchangeLists, Partitioned};
+use super::driver::{self, Partitioned};
 use super::{Collectives, Primary};
 use crate::domain::{Domain, MapId};
 use crate::error::{obj, Op2Error, Result};
-use crate::halo::{HaloList, LocalMap, LocalMesh, LocalSet, Migration};
+use crate::halo::{migration, HaloList, LocalMap, LocalMesh, LocalSet, Migration};
 use crate::partition::{self, BlockDist};
-use crate::types::ScalarType;
-use std::sync::Arc;
 
 const CALL: &str = "op_partition";
 /// The seed of OP2's `RANDOM` partitioner here (same as the replicated driver).
@@ -114,26 +112,17 @@ pub fn primary_partition(
             (set.0, p)
         }
         Primary::Geom { coords, inertial } => {
+            agree(c, driver::check_coords(dom, coords))?;
             let d = dom.dat(coords);
-            let checked = if d.scalar == ScalarType::F64 {
-                Ok(())
-            } else {
-                Err(Op2Error::new(
-                    CALL,
-                    obj("dat", &d.name),
-                    "coordinates must be a double dat",
-                ))
-            };
-            agree(c, checked)?;
-            let n = dom.set(d.set).size;
-            let x: Vec<f64> = super::collective::from_bytes(&d.data.as_slice()[..n * d.elem_bytes]);
+            let x: Vec<f64> = driver::local_values(dom, coords);
             let start = mine(d.set.0).start;
-            (
-                d.set.0,
-                super::bisect::partition(c, &x, d.dim, start, inertial)?,
-            )
+            let p = super::bisect::partition(c, &x, d.dim, start, inertial)?;
+            (d.set.0, p)
         }
-        Primary::External { parts } => (parts_set(dom, parts), external(c, dom, parts)?),
+        Primary::External { parts } => (
+            dom.dat(parts).set.0,
+            agree(c, driver::external_ranks(dom, parts, nranks))?,
+        ),
         Primary::Kway { map } => {
             let m = dom.map(map);
             let f = agree(
@@ -160,27 +149,6 @@ pub fn primary_partition(
             (to, agree(c, p)?)
         }
     })
-}
-
-fn parts_set(dom: &Domain, parts: crate::domain::DatId) -> usize {
-    dom.dat(parts).set.0
-}
-
-/// EXTERNAL: the ranks in the dat, checked on every rank.
-fn external(c: &dyn Collectives, dom: &Domain, parts: crate::domain::DatId) -> Result<Vec<i32>> {
-    let d = dom.dat(parts);
-    let n = dom.set(d.set).size;
-    let local: Vec<i32> = super::collective::from_bytes(&d.data.as_slice()[..n * d.elem_bytes]);
-    let nranks = c.size();
-    let checked = match local.iter().find(|&&r| r < 0 || r as usize >= nranks) {
-        Some(bad) => Err(Op2Error::new(
-            CALL,
-            obj("dat", &d.name),
-            format!("rank {bad} is outside [0, {nranks})"),
-        )),
-        None => Ok(local),
-    };
-    agree(c, checked)
 }
 
 fn valid_parts(p: Vec<i32>, n: usize, nparts: usize) -> std::result::Result<Vec<i32>, String> {
@@ -212,21 +180,11 @@ pub fn derive_sets(
     parts[pset] = Some(ppart);
     let mut retired = vec![false; maps.len()];
     loop {
-        let mut best: Option<(u8, usize)> = None;
-        for (i, m) in maps.iter().enumerate() {
-            if retired[i] {
-                continue;
-            }
-            let cost = match (parts[m.from.0].is_some(), parts[m.to.0].is_some()) {
-                (true, false) => 2,
-                (false, true) => u8::from(m.dim != 1),
-                _ => continue,
-            };
-            if best.is_none_or(|(c, _)| cost < c) {
-                best = Some((cost, i));
-            }
-        }
-        let Some((cost, i)) = best else { break };
+        let done: Vec<bool> = parts.iter().map(Option::is_some).collect();
+        let shapes = maps.iter().map(|m| (m.from.0, m.to.0, m.dim));
+        let Some((cost, i)) = partition::next_derivation(shapes, &done, &retired) else {
+            break;
+        };
         retired[i] = true;
         let m = &maps[i];
         let (f, t) = (m.from.0, m.to.0);
@@ -259,18 +217,7 @@ fn from_targets(
     let tp = lookup(c, bt, tparts, &q)?;
     Ok(tp
         .chunks_exact(dim)
-        .map(|row| {
-            let mut best = row[0];
-            let mut best_n = 0;
-            for &p in row {
-                let n = row.iter().filter(|&&x| x == p).count();
-                if n > best_n {
-                    best = p;
-                    best_n = n;
-                }
-            }
-            best
-        })
+        .map(|row| partition::row_mode(dim, |j| row[j]))
         .collect())
 }
 
@@ -289,34 +236,10 @@ fn from_sources(
     for (k, &t) in rows.iter().enumerate() {
         send[bt.owner(t as usize)].extend([t as u32, sparts[k / dim] as u32]);
     }
-    let got = exchange(c, send)?;
-    let mut votes: Vec<u64> = got
-        .iter()
-        .flat_map(|v| v.chunks_exact(2))
-        .map(|p| (u64::from(p[0]) << 32) | u64::from(p[1]))
-        .collect();
-    drop(got);
-    votes.sort_unstable();
+    let votes = directory::sorted_pairs(exchange(c, send)?);
     let range = bt.range(c.rank());
     let mut out = vec![-1i32; range.len()];
-    let mut i = 0;
-    while i < votes.len() {
-        let t = (votes[i] >> 32) as usize;
-        let (mut best, mut best_n) = (0u32, 0usize);
-        while i < votes.len() && (votes[i] >> 32) as usize == t {
-            let v = votes[i];
-            let mut n = 0;
-            while i < votes.len() && votes[i] == v {
-                n += 1;
-                i += 1;
-            }
-            if n > best_n {
-                best = v as u32;
-                best_n = n;
-            }
-        }
-        out[t - range.start] = best as i32;
-    }
+    partition::vote_modes(&votes, |t, p| out[t - range.start] = p);
     let missing = out.iter().any(|&p| p < 0);
     Ok(if directory::any(c, missing)? {
         None
@@ -429,7 +352,7 @@ pub fn build_halos(
     let maps = dom.maps();
     let mut towner: Vec<Vec<i32>> = vec![Vec::new(); maps.len()];
     let mut sets = Vec::with_capacity(owned.gids.len());
-    let mut exec: Vec<ExecRows> = Vec::with_capacity(maps.len());
+    let mut exec: Vec<Option<ExecRows>> = (0..maps.len()).map(|_| None).collect();
     for (s, gids) in owned.gids.iter().enumerate() {
         let from: Vec<usize> = (0..maps.len()).filter(|&m| maps[m].from.0 == s).collect();
         // owners of the targets of this set's owned rows
@@ -441,12 +364,16 @@ pub fn build_halos(
         let hr = halo_ranks(rank, gids.len(), &from, dom, &towner);
         let (ls, rows) = owned_and_exec(c, gids, &hr, &from, dom, &mut owned.rows, &mut towner)?;
         sets.push(ls);
-        exec.extend(rows);
+        for (&m, r) in from.iter().zip(rows) {
+            exec[m] = Some(r);
+        }
     }
-    // exec rows are pushed per set in map order; put them in map order
-    let exec = in_map_order(dom, exec);
+    let exec: Vec<ExecRows> = exec
+        .into_iter()
+        .map(|r| r.expect("every map has a from-set"))
+        .collect();
     for t in 0..sets.len() {
-        add_nonexec(t, dom, &mut sets, &exec)?;
+        add_nonexec(t, dom, &mut sets, &exec);
     }
     announce_nonexec(c, &mut sets)?;
     let indexes: Vec<GidIndex> = sets.iter().map(|s| GidIndex::new(&s.global_ids)).collect();
@@ -595,27 +522,9 @@ fn owned_and_exec(
     Ok((ls, per_map))
 }
 
-/// Exec rows were produced set by set (maps from each set in map order);
-/// this reorders them by map index.
-fn in_map_order(dom: &Domain, by_set: Vec<ExecRows>) -> Vec<ExecRows> {
-    let maps = dom.maps();
-    let mut keys: Vec<usize> = Vec::with_capacity(maps.len());
-    for s in 0..dom.sets().len() {
-        keys.extend((0..maps.len()).filter(|&m| maps[m].from.0 == s));
-    }
-    let mut slots: Vec<Option<ExecRows>> = (0..maps.len()).map(|_| None).collect();
-    for (m, rows) in keys.into_iter().zip(by_set) {
-        slots[m] = Some(rows);
-    }
-    slots
-        .into_iter()
-        .map(|r| r.expect("every map has rows"))
-        .collect()
-}
-
 /// Set `t`'s non-exec halo: targets of executed rows (every map to `t`)
 /// that are not owned or exec halo here, ordered by (owner, global id).
-fn add_nonexec(t: usize, dom: &Domain, sets: &mut [LocalSet], exec: &[ExecRows]) -> Result<()> {
+fn add_nonexec(t: usize, dom: &Domain, sets: &mut [LocalSet], exec: &[ExecRows]) {
     let index = GidIndex::new(&sets[t].global_ids);
     let mut cand: Vec<(u32, u32)> = Vec::new();
     for (m, map) in dom.maps().iter().enumerate() {
@@ -639,7 +548,6 @@ fn add_nonexec(t: usize, dom: &Domain, sets: &mut [LocalSet], exec: &[ExecRows])
             .enumerate()
             .map(|(i, &(o, _))| (o as usize, base + i)),
     );
-    Ok(())
 }
 
 /// Every rank tells the owners which of their elements it reads as non-exec
@@ -670,29 +578,6 @@ fn announce_nonexec(c: &dyn Collectives, sets: &mut [LocalSet]) -> Result<()> {
         ls.export_nonexec = HaloList::from_sorted(pairs);
     }
     Ok(())
-}
-
-/// The migration of one set: this rank's declared rows to their owners, and
-/// the owned rows from their declaring ranks ([`crate::halo::migration`]
-/// without the global partition vector).
-pub fn migration(b: &BlockDist, mine: &[i32], local: &LocalSet) -> Migration {
-    let mut send: Vec<(usize, usize)> = mine
-        .iter()
-        .enumerate()
-        .map(|(i, &p)| (p as usize, i))
-        .collect();
-    send.sort_by_key(|&(p, _)| p);
-    let mut recv: Vec<(usize, usize, usize)> = local
-        .owned()
-        .iter()
-        .enumerate()
-        .map(|(l, &g)| (b.owner(g), g, l))
-        .collect();
-    recv.sort_unstable();
-    Migration {
-        send: HaloList::from_sorted(send),
-        recv: HaloList::from_sorted(recv.into_iter().map(|(q, _, l)| (q, l))),
-    }
 }
 
 /// The partition quality line of the replicated driver, computed on the
@@ -728,13 +613,12 @@ pub fn quality(
     } else {
         *sizes.iter().max().unwrap_or(&0) as f64 * nranks as f64 / total as f64
     };
-    Ok(format!(
-        "set \"{}\": {} parts, edge cut {} (graph through map \"{}\"), imbalance {:.3}",
-        dom.sets()[to].name,
+    Ok(driver::quality_line(
+        &dom.sets()[to].name,
         nranks,
-        cut,
-        m.name,
-        imbalance
+        cut as usize,
+        &m.name,
+        imbalance,
     ))
 }
 
@@ -768,16 +652,8 @@ pub fn run(
     drop(parts);
     driver::migrate_dats(c, dom, &migrations, &mesh)?;
     let locals = driver::install(dom, mesh);
-    let sets = locals
-        .into_iter()
-        .zip(blocks)
-        .zip(migrations)
-        .map(|((local, block), m)| DistSet {
-            exchange: Arc::new(ExchangeLists::of(&local)),
-            block,
-            local,
-            back: m.inverse(),
-        })
-        .collect();
-    Ok(Partitioned { sets, quality })
+    Ok(Partitioned {
+        sets: driver::dist_sets(locals, blocks, migrations),
+        quality,
+    })
 }
