@@ -212,18 +212,23 @@ impl ExchangeLists {
     }
 }
 
-/// Phase 1: every set's declared sizes and every map's global entries,
-/// checked against the global set sizes.
-pub fn gather_metadata(c: &dyn Collectives, dom: &Domain) -> Result<Metadata> {
+/// Every set's declared distribution (an allgather of the local sizes).
+pub fn gather_blocks(c: &dyn Collectives, dom: &Domain) -> Result<Vec<BlockDist>> {
     let local_sizes: Vec<u64> = dom.sets().iter().map(|s| s.size as u64).collect();
     let (all, _) = allgatherv(c, &local_sizes)?;
     let nsets = local_sizes.len();
-    let blocks: Vec<BlockDist> = (0..nsets)
+    Ok((0..nsets)
         .map(|s| {
             let sizes: Vec<usize> = (0..c.size()).map(|r| all[r * nsets + s] as usize).collect();
             BlockDist::from_sizes(&sizes)
         })
-        .collect();
+        .collect())
+}
+
+/// Phase 1: every set's declared sizes and every map's global entries,
+/// checked against the global set sizes.
+pub fn gather_metadata(c: &dyn Collectives, dom: &Domain) -> Result<Metadata> {
+    let blocks = gather_blocks(c, dom)?;
     let mut map_values = Vec::with_capacity(dom.maps().len());
     for m in dom.maps() {
         map_values.push(allgatherv(c, &m.values)?.0);

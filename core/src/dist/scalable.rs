@@ -39,15 +39,7 @@ const RANDOM_SEED: u64 = 0x6f70_3272;
 
 /// Phase 1: every set's declared distribution, and the size limit.
 pub fn declared_blocks(c: &dyn Collectives, dom: &Domain) -> Result<Vec<BlockDist>> {
-    let local: Vec<u64> = dom.sets().iter().map(|s| s.size as u64).collect();
-    let (all, _) = super::collective::allgatherv(c, &local)?;
-    let nsets = local.len();
-    let blocks: Vec<BlockDist> = (0..nsets)
-        .map(|s| {
-            let sizes: Vec<usize> = (0..c.size()).map(|r| all[r * nsets + s] as usize).collect();
-            BlockDist::from_sizes(&sizes)
-        })
-        .collect();
+    let blocks = driver::gather_blocks(c, dom)?;
     for (s, b) in blocks.iter().enumerate() {
         directory::check_size(CALL, &dom.sets()[s].name, b.global_size())?;
     }
