@@ -445,3 +445,77 @@ fn dump_and_fetch_write_device_values() {
         );
     }
 }
+
+/// c-examples/mpi/partition_quality.cpp against libop2_mpi.a.
+fn partition_quality() -> PathBuf {
+    let exe = out_dir().join("partition_quality");
+    ok_build(
+        "partition_quality.cpp",
+        Command::new("mpicxx")
+            .args([
+                "-DOMPI_SKIP_MPICXX",
+                "-std=c++17",
+                "-O2",
+                "-Wall",
+                "-Wextra",
+            ])
+            .arg(format!("-I{}", root().join("include").display()))
+            .arg(root().join("c-examples/mpi/partition_quality.cpp"))
+            .arg(lib_dir().join("libop2_mpi.a"))
+            .arg(format!("-L{PARALLEL_HDF5}"))
+            .args(["-lhdf5", "-lpthread", "-ldl", "-lm", "-o"])
+            .arg(&exe),
+    );
+    exe
+}
+
+/// The benchmark program behind BENCHMARKS.md's partition-quality table
+/// (scripts/bench_partition_quality.sh) counts the cut edges with a loop of
+/// its own: its count must be the library's (the OP_diags quality line), for
+/// the distributed k-way, geometric and replicated phases, and its cells
+/// must add up to the file's.
+#[test]
+fn partition_quality_program_agrees_with_the_library() {
+    let dir = out_dir().join("runs/hdf5-mpi-quality");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mesh2hdf5 = serial_tool("mesh2hdf5", "c-examples/hdf5/mesh2hdf5.cpp");
+    run_in(&mesh2hdf5, &["--cells=3000", "-o", "gen.h5"], &dir, &[]).ok();
+    let exe = partition_quality();
+    let field = |l: &str, key: &str| -> String {
+        let mut w = l.split_whitespace().skip_while(|w| *w != key);
+        w.nth(1)
+            .unwrap_or_default()
+            .trim_end_matches(',')
+            .to_string()
+    };
+    for (name, env) in [
+        ("PTSCOTCH", ("OP2_PARTITION", "")),
+        ("GEOM", ("OP2_PARTITION", "")),
+        ("PTSCOTCH", ("OP2_PARTITION", "replicated")),
+    ] {
+        let r = mpirun_env(&exe, 3, &["gen.h5", name, "KWAY", "1"], &dir, &[env]);
+        r.ok();
+        let ours = r
+            .stdout
+            .lines()
+            .find(|l| l.starts_with("quality:"))
+            .unwrap_or_else(|| panic!("{name}: no quality line\n{}", r.stdout));
+        let lib = r
+            .stdout
+            .lines()
+            .find(|l| l.contains("op_partition: set \"cells\""))
+            .unwrap_or_else(|| panic!("{name}: no OP_diags line\n{}", r.stdout));
+        let cut = field(ours, "edge_cut");
+        assert!(cut.parse::<u32>().is_ok_and(|c| c > 0), "{ours}");
+        assert_eq!(cut, field(lib, "cut"), "{name} {env:?}:\n{ours}\n{lib}");
+        let phases = if env.1.is_empty() {
+            "distributed"
+        } else {
+            "replicated"
+        };
+        assert!(lib.contains(&format!("({phases} phases")), "{lib}");
+        assert_eq!(field(ours, "ranks"), "3", "{ours}");
+        assert_eq!(field(ours, "cells"), "3042", "{ours}");
+    }
+}

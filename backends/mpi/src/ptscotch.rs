@@ -9,6 +9,10 @@
 //! application runs on, [`load`] returns `None` and the k-way names fall
 //! back to METIS on rank 0 (`GatheredKway`). `OP2_PTSCOTCH_LIB` names the
 //! library file; `OP2_PTSCOTCH_LIB=none` turns PT-Scotch off.
+//!
+//! The partition is the same on every run with the same ranks and mesh
+//! (Scotch 7's deterministic context; `OP2_PTSCOTCH_DETERMINISTIC=0` lets
+//! its threads race, as OP2 does).
 
 use mpi::ffi;
 use op2_core::dist::{Collectives, DistGraphPartitioner};
@@ -44,7 +48,27 @@ struct Api {
     strat_init: unsafe extern "C" fn(*mut c_void) -> c_int,
     strat_exit: unsafe extern "C" fn(*mut c_void),
     random_reset: unsafe extern "C" fn(),
+    /// Scotch 7's execution contexts, where the library has them.
+    context: Option<ContextApi>,
 }
+
+/// Scotch 7 runs its threaded phases nondeterministically unless a context
+/// with `SCOTCH_OPTIONNUMDETERMINISTIC` is bound to the graph: Debian's
+/// build gives a different edge cut from run to run without it, and under
+/// MPI a different partition changes the order of cross-rank sums.
+struct ContextApi {
+    alloc: unsafe extern "C" fn() -> *mut c_void,
+    init: unsafe extern "C" fn(*mut c_void) -> c_int,
+    exit: unsafe extern "C" fn(*mut c_void),
+    option_set_num: unsafe extern "C" fn(*mut c_void, c_int, Num) -> c_int,
+    random_reset: unsafe extern "C" fn(*mut c_void),
+    bind_dgraph: unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_void) -> c_int,
+}
+
+/// `SCOTCH_OPTIONNUMDETERMINISTIC` and `SCOTCH_OPTIONNUMRANDOMFIXEDSEED`
+/// (scotch.h of Scotch 7).
+const OPTION_DETERMINISTIC: c_int = 0;
+const OPTION_RANDOM_FIXED_SEED: c_int = 1;
 
 /// PT-Scotch over the library's communicator.
 pub struct PtScotch {
@@ -156,9 +180,95 @@ fn resolve(h: *mut c_void, comm: ffi::MPI_Comm) -> Result<PtScotch, String> {
                 strat_init: as_fn(get(c"SCOTCH_stratInit")?),
                 strat_exit: as_fn(get(c"SCOTCH_stratExit")?),
                 random_reset: as_fn(get(c"SCOTCH_randomReset")?),
+                context: context_api(&get),
             },
             comm,
         })
+    }
+}
+
+/// Whether to ask Scotch 7 for a deterministic partition: always unless
+/// `OP2_PTSCOTCH_DETERMINISTIC=0` (OP2's behaviour: its threads may find a
+/// slightly smaller edge cut, different on every run).
+fn deterministic() -> bool {
+    std::env::var("OP2_PTSCOTCH_DETERMINISTIC").map_or(true, |v| v.trim() != "0")
+}
+
+/// The context entry points, or `None` for a Scotch before 7.
+fn context_api(get: &dyn Fn(&CStr) -> Result<*mut c_void, String>) -> Option<ContextApi> {
+    // SAFETY: each symbol is the Scotch 7 function of that name, whose C
+    // signature (scotch.h / ptscotch.h, SCOTCH_Num = int) the field spells.
+    unsafe {
+        Some(ContextApi {
+            alloc: as_fn(get(c"SCOTCH_contextAlloc").ok()?),
+            init: as_fn(get(c"SCOTCH_contextInit").ok()?),
+            exit: as_fn(get(c"SCOTCH_contextExit").ok()?),
+            option_set_num: as_fn(get(c"SCOTCH_contextOptionSetNum").ok()?),
+            random_reset: as_fn(get(c"SCOTCH_contextRandomReset").ok()?),
+            bind_dgraph: as_fn(get(c"SCOTCH_contextBindDgraph").ok()?),
+        })
+    }
+}
+
+impl PtScotch {
+    /// `SCOTCH_dgraphPart` of `g`, through a context bound to it that asks
+    /// for deterministic threads and a fixed random seed where Scotch has
+    /// contexts (7 and later) and `OP2_PTSCOTCH_DETERMINISTIC` is not `0`;
+    /// otherwise after resetting the random generator (Scotch before 7 has
+    /// no threaded phases; with 7, the partition then varies from run to
+    /// run, as under OP2).
+    ///
+    /// # Safety
+    /// `g` is a built distributed graph, `s` an initialised strategy and
+    /// `part` has room for the graph's local vertices.
+    unsafe fn part_deterministic(
+        &self,
+        g: *mut c_void,
+        nparts: Num,
+        s: *mut c_void,
+        part: *mut Num,
+    ) -> c_int {
+        let a = &self.api;
+        let Some(c) = a.context.as_ref().filter(|_| deterministic()) else {
+            // SAFETY: the caller's contract.
+            unsafe {
+                (a.random_reset)();
+                return (a.dgraph_part)(g, nparts, s, part);
+            }
+        };
+        // SAFETY: the context and the bound graph are allocated here and
+        // freed on every path; the bound graph is exited before the context
+        // and before `g` (which it shares); the rest is the caller's contract.
+        unsafe {
+            let ctx = (c.alloc)();
+            let bound = (a.dgraph_alloc)();
+            let mut rc = if ctx.is_null() || bound.is_null() {
+                1
+            } else {
+                (c.init)(ctx)
+            };
+            if rc == 0 {
+                rc = (c.option_set_num)(ctx, OPTION_DETERMINISTIC, 1);
+                if rc == 0 {
+                    rc = (c.option_set_num)(ctx, OPTION_RANDOM_FIXED_SEED, 1);
+                }
+                if rc == 0 {
+                    (c.random_reset)(ctx);
+                    rc = (c.bind_dgraph)(ctx, g, bound);
+                    if rc == 0 {
+                        rc = (a.dgraph_part)(bound, nparts, s, part);
+                        (a.dgraph_exit)(bound);
+                    }
+                }
+                (c.exit)(ctx);
+            }
+            for p in [bound, ctx] {
+                if !p.is_null() {
+                    (a.mem_free)(p);
+                }
+            }
+            rc
+        }
     }
 }
 
@@ -213,8 +323,7 @@ impl DistGraphPartitioner for PtScotch {
                 );
                 let rs = (a.strat_init)(s);
                 if rc == 0 && rs == 0 {
-                    (a.random_reset)();
-                    rc = (a.dgraph_part)(g, nparts as Num, s, part.as_mut_ptr());
+                    rc = self.part_deterministic(g, nparts as Num, s, part.as_mut_ptr());
                 }
                 if rs == 0 {
                     (a.strat_exit)(s);
