@@ -187,6 +187,19 @@ fn resolve(h: *mut c_void, comm: ffi::MPI_Comm) -> Result<PtScotch, String> {
     }
 }
 
+/// Scotch frees its working memory (hundreds of MB on large graphs) in
+/// many small blocks that glibc keeps in the process's heap: resident, and
+/// reused only by small allocations, so the large arrays of the phases after
+/// partitioning came on top of it (2.9M cells on 2 ranks: 180 MB more peak
+/// per rank). Hand the free pages back to the system.
+fn give_back_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory of the allocator.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// Whether to ask Scotch 7 for a deterministic partition: always unless
 /// `OP2_PTSCOTCH_DETERMINISTIC=0` (OP2's behaviour: its threads may find a
 /// slightly smaller edge cut, different on every run).
@@ -337,6 +350,7 @@ impl DistGraphPartitioner for PtScotch {
             }
         }
         part.truncate(n);
+        give_back_heap();
         Ok(part)
     }
 }

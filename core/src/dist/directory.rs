@@ -18,15 +18,52 @@ use super::GraphPartitioner;
 use crate::error::{Op2Error, Result};
 use crate::partition::{BlockDist, Csr};
 
-/// Send `send[r]` to rank `r` (typed `alltoallv`; `send.len() == c.size()`);
+/// The message tag of [`exchange`]'s point-to-point messages: the largest
+/// tag every MPI library allows (halo exchanges tag with the dat's index).
+const EXCHANGE_TAG: i32 = 32767;
+
+/// Send `send[r]` to rank `r` (typed all-to-all; `send.len() == c.size()`);
 /// what every rank sent here, by source rank.
+///
+/// The phases move vectors as large as the local mesh through this, so it
+/// keeps one copy of the data in flight, not the three of an `alltoallv`
+/// over concatenated buffers: counts go by `alltoallv`, then each non-empty
+/// vector travels as its own message (converted to bytes one destination at
+/// a time, the typed vector dropped as it goes; received buffers converted
+/// and dropped one source at a time); this rank's own part never leaves.
 pub fn exchange<T: Pod>(c: &dyn Collectives, send: Vec<Vec<T>>) -> Result<Vec<Vec<T>>> {
-    let bytes: Vec<Vec<u8>> = send.iter().map(|v| collective::to_bytes(v)).collect();
-    drop(send);
-    Ok(c.alltoallv_bytes(&bytes)?
+    let (me, n) = (c.rank(), c.size());
+    let counts: Vec<Vec<u8>> = send
         .iter()
-        .map(|b| collective::from_bytes(b))
-        .collect())
+        .map(|v| (v.len() as u64).to_le_bytes().to_vec())
+        .collect();
+    let rcounts: Vec<usize> = c
+        .alltoallv_bytes(&counts)?
+        .iter()
+        .map(|b| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&b[..8]);
+            u64::from_le_bytes(w) as usize
+        })
+        .collect();
+    let mut out: Vec<Vec<T>> = (0..n).map(|_| Vec::new()).collect();
+    let mut sends = Vec::new();
+    for (r, v) in send.into_iter().enumerate() {
+        if r == me {
+            out[r] = v;
+        } else if !v.is_empty() {
+            sends.push((r, collective::to_bytes(&v)));
+        }
+    }
+    let recvs: Vec<(usize, usize)> = (0..n)
+        .filter(|&r| r != me && rcounts[r] > 0)
+        .map(|r| (r, rcounts[r] * T::SIZE))
+        .collect();
+    let got = c.start_exchange(sends, &recvs, EXCHANGE_TAG)?.wait()?;
+    for (&(r, _), b) in recvs.iter().zip(got) {
+        out[r] = collective::from_bytes(&b);
+    }
+    Ok(out)
 }
 
 /// The values `table` (this rank's directory entries: one per element of its

@@ -325,11 +325,10 @@ impl GidIndex {
     }
 }
 
-/// Rows (and the owners of their entries) of the elements a rank executes
-/// for one map: owned elements in local order, then the exec halo.
+/// Rows of the elements a rank executes for one map: owned elements in
+/// local order, then the exec halo.
 struct ExecRows {
     rows: Vec<i32>,
-    owners: Vec<i32>,
 }
 
 /// Phase 5: local numbering, halo lists and local maps of this rank.
@@ -354,7 +353,10 @@ pub fn build_halos(
             towner[mi] = lookup(c, &blocks[t], &parts[t], &q)?;
         }
         let hr = halo_ranks(rank, gids.len(), &from, dom, &towner);
-        let (ls, rows) = owned_and_exec(c, gids, &hr, &from, dom, &mut owned.rows, &mut towner)?;
+        for &mi in &from {
+            towner[mi] = Vec::new();
+        }
+        let (ls, rows) = owned_and_exec(c, gids, &hr, &from, dom, &mut owned.rows)?;
         sets.push(ls);
         for (&m, r) in from.iter().zip(rows) {
             exec[m] = Some(r);
@@ -365,7 +367,7 @@ pub fn build_halos(
         .map(|r| r.expect("every map has a from-set"))
         .collect();
     for t in 0..sets.len() {
-        add_nonexec(t, dom, &mut sets, &exec);
+        add_nonexec(c, t, dom, &blocks[t], &parts[t], &mut sets, &exec)?;
     }
     announce_nonexec(c, &mut sets)?;
     let indexes: Vec<GidIndex> = sets.iter().map(|s| GidIndex::new(&s.global_ids)).collect();
@@ -441,7 +443,6 @@ fn owned_and_exec(
     from: &[usize],
     dom: &Domain,
     rows: &mut [Vec<i32>],
-    towner: &mut [Vec<i32>],
 ) -> Result<(LocalSet, Vec<ExecRows>)> {
     let h = |e: usize| &hr.1[hr.0[e]..hr.0[e + 1]];
     let (core, bnd): (Vec<u32>, Vec<u32>) =
@@ -492,12 +493,9 @@ fn owned_and_exec(
         };
         let mut r = local(&rows[m]);
         r.extend(exchange(c, pick(&rows[m]))?.into_iter().flatten());
-        let mut o = local(&towner[m]);
-        o.extend(exchange(c, pick(&towner[m]))?.into_iter().flatten());
-        // the owned-order copies replace them (memory: O(local) once)
+        // the owned-order copy replaces it (memory: O(local) once)
         rows[m] = Vec::new();
-        towner[m] = Vec::new();
-        per_map.push(ExecRows { rows: r, owners: o });
+        per_map.push(ExecRows { rows: r });
     }
     let exec_size = global_ids.len() - size;
     let ls = LocalSet {
@@ -516,21 +514,39 @@ fn owned_and_exec(
 
 /// Set `t`'s non-exec halo: targets of executed rows (every map to `t`)
 /// that are not owned or exec halo here, ordered by (owner, global id).
-fn add_nonexec(t: usize, dom: &Domain, sets: &mut [LocalSet], exec: &[ExecRows]) {
+/// Their owners come from the directory (`part`, set `t`'s partition of
+/// this rank's block, distributed as `b`): a few elements per rank, where
+/// carrying an owner along every executed row would cost as much as the
+/// local maps. Collective.
+fn add_nonexec(
+    c: &dyn Collectives,
+    t: usize,
+    dom: &Domain,
+    b: &BlockDist,
+    part: &[i32],
+    sets: &mut [LocalSet],
+    exec: &[ExecRows],
+) -> Result<()> {
     let index = GidIndex::new(&sets[t].global_ids);
-    let mut cand: Vec<(u32, u32)> = Vec::new();
+    let mut far: Vec<u32> = Vec::new();
     for (m, map) in dom.maps().iter().enumerate() {
         if map.to.0 != t {
             continue;
         }
-        for (&g, &o) in exec[m].rows.iter().zip(&exec[m].owners) {
-            if index.get(g as u32).is_none() {
-                cand.push((o as u32, g as u32));
-            }
-        }
+        far.extend(
+            exec[m]
+                .rows
+                .iter()
+                .map(|&g| g as u32)
+                .filter(|&g| index.get(g).is_none()),
+        );
     }
+    drop(index);
+    far.sort_unstable();
+    far.dedup();
+    let owners = lookup(c, b, part, &far)?;
+    let mut cand: Vec<(u32, u32)> = owners.iter().map(|&o| o as u32).zip(far).collect();
     cand.sort_unstable();
-    cand.dedup();
     let ts = &mut sets[t];
     let base = ts.size + ts.exec_size;
     ts.global_ids.extend(cand.iter().map(|&(_, g)| g as usize));
@@ -540,6 +556,7 @@ fn add_nonexec(t: usize, dom: &Domain, sets: &mut [LocalSet], exec: &[ExecRows])
             .enumerate()
             .map(|(i, &(o, _))| (o as usize, base + i)),
     );
+    Ok(())
 }
 
 /// Every rank tells the owners which of their elements it reads as non-exec
