@@ -460,8 +460,9 @@ pub fn migrate_dats(
                 send[r].extend_from_slice(&old[i * eb..(i + 1) * eb]);
             }
         }
-        let recv = c.alltoallv_bytes(&send)?;
-        drop(send);
+        // one copy in flight (see `directory::exchange`): dats are the
+        // largest arrays that move
+        let recv = super::directory::exchange(c, send)?;
         let mut buf = AlignedBuf::zeroed(mesh.sets[s].total_size() * eb);
         let b = buf.as_mut_slice();
         for (r, rows) in mig.recv.neighbours() {
