@@ -27,6 +27,21 @@ fn ok_build(what: &str, cmd: &mut Command) {
     );
 }
 
+/// mpicxx with the warning flags every program here is built with and our
+/// include directory.
+fn mpicxx() -> Command {
+    let mut cmd = Command::new("mpicxx");
+    cmd.args([
+        "-DOMPI_SKIP_MPICXX",
+        "-std=c++17",
+        "-O2",
+        "-Wall",
+        "-Wextra",
+    ])
+    .arg(format!("-I{}", root().join("include").display()));
+    cmd
+}
+
 /// airfoil_hdf5_mpi against libop2_mpi.a and the HDF5 in `hdf5_dir`.
 fn airfoil_hdf5_mpi(hdf5_dir: &str, tag: &str) -> PathBuf {
     airfoil_hdf5_mpi_linked(hdf5_dir, tag, false)
@@ -37,20 +52,12 @@ fn airfoil_hdf5_mpi(hdf5_dir: &str, tag: &str) -> PathBuf {
 fn airfoil_hdf5_mpi_linked(hdf5_dir: &str, tag: &str, shared: bool) -> PathBuf {
     let exe = out_dir().join(format!("airfoil_hdf5_mpi-{tag}"));
     let c = root().join("c-examples");
-    let mut cmd = Command::new("mpicxx");
-    cmd.args([
-        "-DOMPI_SKIP_MPICXX",
-        "-std=c++17",
-        "-O2",
-        "-Wall",
-        "-Wextra",
-    ])
-    .args(["-ffp-contract=off"])
-    .arg(format!("-I{}", root().join("include").display()))
-    .arg(format!("-I{}", c.join("common").display()))
-    .arg(format!("-I{}", c.join("airfoil").display()))
-    .arg(c.join("hdf5/airfoil_hdf5_mpi.cpp"))
-    .arg(c.join("common/naca_mesh.c"));
+    let mut cmd = mpicxx();
+    cmd.args(["-ffp-contract=off"])
+        .arg(format!("-I{}", c.join("common").display()))
+        .arg(format!("-I{}", c.join("airfoil").display()))
+        .arg(c.join("hdf5/airfoil_hdf5_mpi.cpp"))
+        .arg(c.join("common/naca_mesh.c"));
     if shared {
         cmd.arg(format!("-L{}", lib_dir().display()))
             .arg(format!("-Wl,-rpath,{}", lib_dir().display()))
@@ -254,15 +261,7 @@ fn mpi_programs_without_hdf5_need_no_hdf5() {
     );
     ok_build(
         "airfoil_mpi",
-        Command::new("mpicxx")
-            .args([
-                "-DOMPI_SKIP_MPICXX",
-                "-std=c++17",
-                "-O2",
-                "-Wall",
-                "-Wextra",
-            ])
-            .arg(format!("-I{}", root().join("include").display()))
+        mpicxx()
             .arg(format!("-I{}", c.join("common").display()))
             .arg(format!("-I{}", c.join("airfoil").display()))
             .arg(c.join("airfoil/airfoil_mpi.cpp"))
@@ -451,15 +450,7 @@ fn partition_quality() -> PathBuf {
     let exe = out_dir().join("partition_quality");
     ok_build(
         "partition_quality.cpp",
-        Command::new("mpicxx")
-            .args([
-                "-DOMPI_SKIP_MPICXX",
-                "-std=c++17",
-                "-O2",
-                "-Wall",
-                "-Wextra",
-            ])
-            .arg(format!("-I{}", root().join("include").display()))
+        mpicxx()
             .arg(root().join("c-examples/mpi/partition_quality.cpp"))
             .arg(lib_dir().join("libop2_mpi.a"))
             .arg(format!("-L{PARALLEL_HDF5}"))
