@@ -7,7 +7,7 @@
 //! the *directory* of those elements: it keeps per-element facts about them
 //! (the new owner after partitioning, the graph rows of a k-way partition)
 //! and answers for them. A question about a remote element is one
-//! `alltoallv` of requests to the directory ranks and one of answers
+//! [`exchange`] of requests to the directory ranks and one of answers
 //! ([`lookup`]). Memory per rank is O(its block + the questions it asks).
 //!
 //! Global ids travel as `u32` (the partitioning phases refuse sets of
@@ -26,9 +26,10 @@ const EXCHANGE_TAG: i32 = 32767;
 /// what every rank sent here, by source rank.
 ///
 /// The phases move vectors as large as the local mesh through this, so it
-/// keeps one copy of the data in flight, not the three of an `alltoallv`
-/// over concatenated buffers: counts go by `alltoallv`, then each non-empty
-/// vector travels as its own message (converted to bytes one destination at
+/// keeps one copy of the data in flight, not the several (bytes, flat send,
+/// flat receive, split, typed) of an `alltoallv` over concatenated
+/// buffers: counts go by `alltoallv`, then each non-empty vector travels as
+/// its own message (converted to bytes one destination at
 /// a time, the typed vector dropped as it goes; received buffers converted
 /// and dropped one source at a time); this rank's own part never leaves.
 pub fn exchange<T: Pod>(c: &dyn Collectives, send: Vec<Vec<T>>) -> Result<Vec<Vec<T>>> {
