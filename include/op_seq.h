@@ -23,18 +23,36 @@
  * runs over them in a loop the compiler can vectorise.
  *
  * Configuration (define before including):
- *   OP2_RS_SIMD        0: no SIMD path; 1: SIMD path for loops with no
- *                      increments through a map (the same results as the
- *                      scalar path); 2: also for loops with OP_INC through a
- *                      map (increments are summed per element from zero and
- *                      added back in element order: results can differ in the
- *                      last bit from the scalar path when a kernel increments
- *                      the same value twice). Default: 1 when math functions
- *                      need not set errno (-fno-math-errno, -ffast-math), else
- *                      0: with errno, a call such as sqrt in a kernel keeps the
- *                      compiler from vectorising the lanes, and staging them
- *                      then only costs time (about 10% in airfoil's adt_calc).
- *   OP2_RS_SIMD_LANES  elements per SIMD block (default 64)
+ *   OP2_RS_SIMD        which loops take SIMD blocks:
+ *                      0: none;
+ *                      1: loops of direct dats and globals only (nothing to
+ *                         gather);
+ *                      2: also loops that read dats through maps (gathered
+ *                         into the block's arrays);
+ *                      3: also loops that increment dats through maps
+ *                         (increments summed per element from -0.0, added
+ *                         back in element order: the scalar path's bits
+ *                         unless a kernel increments the same value twice).
+ *                      Default: 3 with AVX-512; else 2 when math functions
+ *                      need not set errno (-fno-math-errno, -ffast-math);
+ *                      else 1. With errno, a call such as sqrt keeps the
+ *                      compiler from vectorising the lanes, so gathering
+ *                      only costs time (about 10% in airfoil's adt_calc);
+ *                      without AVX-512, staging increments costs more than
+ *                      the narrower vectors win (airfoil's res_calc: 1.3x
+ *                      slower with SSE2, 1.9x with AVX2; 1.25x faster with
+ *                      AVX-512). See BENCHMARKS.md.
+ *   OP2_RS_SIMD_LANES  elements per SIMD block (default 16: in airfoil's
+ *                      res_calc 16 and 24 beat 8, 32 and 64 by 5-25%)
+ *   OP2_RS_SIMD_SUMS   1: in SIMD blocks a global OP_INC is summed per lane
+ *                      and the lanes' sums added in lane order at the end of
+ *                      the range: no chain of dependent additions, but the
+ *                      last bits can differ from the in-order sum of the
+ *                      scalar path (airfoil's update: 1.2-1.3x faster).
+ *                      Results stay the same for every thread count. 0: in
+ *                      order, the scalar path's bits. Default: 1 when the
+ *                      compiler may reassociate (-ffast-math,
+ *                      -fassociative-math), else 0.
  *   OP2_RS_COUNT_PATHS (tests) count in op2_rs::path_count[3] the ranges run
  *                      by the generic path, the ranges run by the specialised
  *                      path, and the SIMD blocks among them
@@ -118,14 +136,23 @@ static int op2_stride = 1;
 #include <vector>
 
 #ifndef OP2_RS_SIMD
-#if defined(__NO_MATH_ERRNO__) || defined(__FAST_MATH__)
-#define OP2_RS_SIMD 1
+#if defined(__AVX512F__)
+#define OP2_RS_SIMD 3
+#elif defined(__NO_MATH_ERRNO__) || defined(__FAST_MATH__)
+#define OP2_RS_SIMD 2
 #else
-#define OP2_RS_SIMD 0
+#define OP2_RS_SIMD 1
 #endif
 #endif
 #ifndef OP2_RS_SIMD_LANES
-#define OP2_RS_SIMD_LANES 64
+#define OP2_RS_SIMD_LANES 16
+#endif
+#ifndef OP2_RS_SIMD_SUMS
+#if defined(__ASSOCIATIVE_MATH__)
+#define OP2_RS_SIMD_SUMS 1
+#else
+#define OP2_RS_SIMD_SUMS 0
+#endif
 #endif
 
 #if defined(__GNUC__)
@@ -695,13 +722,16 @@ template <class Info, std::size_t I, typename T> struct lane_role {
   static constexpr int K = vec ? -d.idx : 1;
   static constexpr bool staged = d.kind == OP2_VIEW_KIND_INDIRECT || vec;
   static constexpr bool inc = staged && d.acc == OP_INC;
+  /* a global OP_INC summed per lane over the range (OP2_RS_SIMD_SUMS) */
+  static constexpr bool lane_sum =
+      OP2_RS_SIMD_SUMS && d.kind == OP2_VIEW_KIND_GLOBAL && d.acc == OP_INC && d.dim > 0;
   /* values staged per element */
-  static constexpr int width = staged ? K * d.dim : 0;
+  static constexpr int width = staged ? K * d.dim : lane_sum ? d.dim : 0;
   static constexpr bool ok =
       d.dim > 0 && d.acc != kUnknown &&
       ((d.kind == OP2_VIEW_KIND_DIRECT && simd_type<T>() && d.acc <= OP_INC) ||
        (staged && (vec ? std::is_pointer<T>::value : simd_type<T>()) && simd_type<E>() &&
-        (d.acc == OP_READ || (d.acc == OP_INC && OP2_RS_SIMD >= 2))) ||
+        ((d.acc == OP_READ && OP2_RS_SIMD >= 2) || (d.acc == OP_INC && OP2_RS_SIMD >= 3))) ||
        (d.kind == OP2_VIEW_KIND_GLOBAL && D::local && simd_type<T>() &&
         (d.acc == OP_READ || d.acc == OP_INC || d.acc == OP_MIN || d.acc == OP_MAX)));
 };
@@ -717,21 +747,65 @@ constexpr bool simd_applies(std::index_sequence<I...>) {
              kStageBytes;
 }
 
-/* Staged data of argument I for one block (empty unless staged). */
-template <class Info, std::size_t I, typename T, bool Staged = lane_role<Info, I, T>::staged>
-struct stage {
+/* Where staged increments start: -0.0 is the identity of floating-point
+   addition (t + -0.0 == t for every t, while t + +0.0 turns t == -0.0 into
+   +0.0), so a value incremented once per element gets the scalar path's bits. */
+template <typename E> constexpr E sum_identity() {
+  if constexpr (std::is_floating_point<E>::value)
+    return (E)-0.0;
+  else
+    return (E)0;
+}
+
+/* Staged data of argument I for the SIMD blocks of a range: none (Mode 0),
+   a dat's values per block (1), or a global's sums per lane (2). */
+template <class Info, std::size_t I, typename T>
+constexpr int stage_mode = lane_role<Info, I, T>::staged ? 1 : lane_role<Info, I, T>::lane_sum ? 2 : 0;
+
+template <class Info, std::size_t I, typename T, int Mode = stage_mode<Info, I, T>> struct stage {
+  OP2_RS_INLINE void start() {}
   OP2_RS_INLINE void gather(const cursors<count_of<Info>> &, int) {}
   OP2_RS_INLINE void zero() {}
   OP2_RS_INLINE void scatter(const cursors<count_of<Info>> &, int) {}
+  template <typename A> OP2_RS_INLINE void fold(A &) {}
 };
 
-template <class Info, std::size_t I, typename T> struct stage<Info, I, T, true> {
+/* A global OP_INC: lane l sums the increments of elements l, l + kLanes, ...
+   of the range, so that the lanes' kernel calls carry no dependence from one
+   to the next (an in-order sum is a chain of additions the compiler cannot
+   vectorise); the lanes' sums are added to the range's total in lane order
+   when the SIMD blocks are done. The result is the same for any thread count
+   (a range is a plan block), but can differ from the scalar path's in-order
+   sum in the last bits. */
+template <class Info, std::size_t I, typename T> struct stage<Info, I, T, 2> {
+  using R = lane_role<Info, I, T>;
+  using E = typename R::E;
+  static constexpr int Dim = R::d.dim;
+  alignas(64) E buf[kLanes * Dim];
+
+  OP2_RS_INLINE void start() {
+    for (int i = 0; i < kLanes * Dim; ++i)
+      buf[i] = sum_identity<E>();
+  }
+  OP2_RS_INLINE void gather(const cursors<count_of<Info>> &, int) {}
+  OP2_RS_INLINE void zero() {}
+  OP2_RS_INLINE void scatter(const cursors<count_of<Info>> &, int) {}
+  template <typename A> OP2_RS_INLINE void fold(A &a) {
+    for (int l = 0; l < kLanes; ++l)
+      for (int k = 0; k < Dim; ++k)
+        a.val[k] += buf[l * Dim + k];
+  }
+};
+
+template <class Info, std::size_t I, typename T> struct stage<Info, I, T, 1> {
   using R = lane_role<Info, I, T>;
   using E = typename R::E;
   static constexpr int W = R::width;
   static constexpr int Dim = R::d.dim;
   alignas(64) E buf[kLanes * W];
 
+  OP2_RS_INLINE void start() {}
+  template <typename A> OP2_RS_INLINE void fold(A &) {}
   OP2_RS_INLINE const int *row(const cursors<count_of<Info>> &c, int l) const {
     return c.row[R::d.mslot] + l * c.mdim[R::d.mslot];
   }
@@ -748,7 +822,8 @@ template <class Info, std::size_t I, typename T> struct stage<Info, I, T, true> 
   }
   OP2_RS_INLINE void zero() {
     if constexpr (R::inc)
-      std::memset(buf, 0, sizeof buf);
+      for (int i = 0; i < kLanes * W; ++i)
+        buf[i] = sum_identity<E>();
   }
   OP2_RS_INLINE void scatter(const cursors<count_of<Info>> &c, int l) {
     if constexpr (R::inc) {
@@ -758,9 +833,14 @@ template <class Info, std::size_t I, typename T> struct stage<Info, I, T, true> 
         long e = r[R::vec ? k : R::d.idx];
         OP2_RS_OPAQUE(e);
         E *t = base + e * Dim;
-        const E *s = buf + (l * R::K + k) * Dim;
+        /* a copy the compiler knows apart from t: the loop below becomes
+           vector loads, adds and stores */
+        E inc[Dim];
+        std::memcpy(inc, buf + (l * R::K + k) * Dim, sizeof inc);
+        E sum[Dim];
         for (int j = 0; j < Dim; ++j)
-          t[j] += s[j];
+          sum[j] = t[j] + inc[j];
+        std::memcpy(t, sum, sizeof sum);
       }
     }
   }
@@ -770,7 +850,7 @@ template <class Info, std::size_t I, typename T> struct stage<Info, I, T, true> 
 template <class Info, std::size_t I, typename T, typename A, typename S>
 OP2_RS_INLINE auto block_ptr(const cursors<count_of<Info>> &c, A &a, S &s, long n0) {
   using R = lane_role<Info, I, T>;
-  if constexpr (R::staged)
+  if constexpr (R::staged || R::lane_sum)
     return (typename R::E *)s.buf;
   else if constexpr (R::d.kind == OP2_VIEW_KIND_DIRECT)
     return (typename R::E *)c.base[R::d.dslot] + n0 * R::d.dim;
@@ -790,7 +870,7 @@ template <class Info, std::size_t I, typename T> struct lane_arg {
       for (int k = 0; k < R::K; ++k)
         v.p[k] = (value_t<T>)(p + (l * R::K + k) * R::d.dim);
       return v;
-    } else if constexpr (R::d.kind == OP2_VIEW_KIND_GLOBAL) {
+    } else if constexpr (R::d.kind == OP2_VIEW_KIND_GLOBAL && !R::lane_sum) {
       return (T *)p;
     } else {
       return (T *)(p + l * R::d.dim);
@@ -808,7 +888,8 @@ template <class Info, std::size_t I, typename T> struct lane_arg {
    compiler sees a plain variable (a reduction it can vectorise, in order);
    other arguments: the block pointer. */
 template <class Info, std::size_t I, typename T, typename P,
-          bool Global = lane_role<Info, I, T>::d.kind == OP2_VIEW_KIND_GLOBAL>
+          bool Global = lane_role<Info, I, T>::d.kind == OP2_VIEW_KIND_GLOBAL &&
+                        !lane_role<Info, I, T>::lane_sum>
 struct lane_local {
   OP2_RS_INLINE explicit lane_local(P *) {}
   OP2_RS_INLINE P *ptr(P *p) { return p; }
@@ -860,6 +941,7 @@ OP2_RS_INLINE void run(const op2_arg_view *v, long start, long end, std::index_s
   if constexpr (Simd) {
     if (end - start >= kLanes && simd_views_ok<Info>(v, is)) {
       std::tuple<stage<Info, I, T>...> s;
+      (std::get<I>(s).start(), ...);
       for (; n + kLanes <= end; n += kLanes) {
         for (int l = 0; l < kLanes; ++l)
           (std::get<I>(s).gather(c, l), ...);
@@ -870,6 +952,7 @@ OP2_RS_INLINE void run(const op2_arg_view *v, long start, long end, std::index_s
           (std::get<I>(s).scatter(c, l), ...);
         advance<Info>(c, kLanes, is);
       }
+      (std::get<I>(s).fold(std::get<I>(a)), ...);
     }
   }
   for (; n < end; ++n) {

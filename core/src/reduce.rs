@@ -57,13 +57,27 @@ pub fn combine(t: ScalarType, acc: Access, dst: &mut [u8], src: &[u8]) -> bool {
     }
 }
 
-/// Initial value of a private reduction slot: zero for INC, the current global
-/// value for MIN/MAX (so the combined result never goes past it).
-pub fn init_slot(acc: Access, current: &[u8], slot: &mut [u8]) {
-    if acc == Access::Inc {
-        slot.fill(0);
-    } else {
+/// Initial value of a private reduction slot: the identity for INC (-0.0 for
+/// floating point: `x + -0.0` is `x` for every `x`, while `+0.0` would turn a
+/// total of -0.0 into +0.0; zero otherwise), the current global value for
+/// MIN/MAX (so the combined result never goes past it).
+pub fn init_slot(t: ScalarType, acc: Access, current: &[u8], slot: &mut [u8]) {
+    if acc != Access::Inc {
         slot.copy_from_slice(current);
+        return;
+    }
+    match t {
+        ScalarType::F64 => {
+            for c in slot.chunks_exact_mut(8) {
+                c.copy_from_slice(&(-0.0f64).to_ne_bytes());
+            }
+        }
+        ScalarType::F32 => {
+            for c in slot.chunks_exact_mut(4) {
+                c.copy_from_slice(&(-0.0f32).to_ne_bytes());
+            }
+        }
+        _ => slot.fill(0),
     }
 }
 
@@ -145,5 +159,30 @@ mod tests {
             &mut i,
             &[0, 0, 0, 0]
         ));
+    }
+
+    /// A slot starts at the identity of the reduction: a total of -0.0 plus
+    /// an empty block's slot stays -0.0.
+    #[test]
+    fn inc_slots_start_at_the_identity() {
+        let mut slot = vec![0xffu8; 16];
+        init_slot(ScalarType::F64, Access::Inc, &bytes(&[7.0, 7.0]), &mut slot);
+        let mut total = bytes(&[-0.0, 2.0]);
+        assert!(combine(ScalarType::F64, Access::Inc, &mut total, &slot));
+        let t: Vec<f64> = total
+            .chunks_exact(8)
+            .map(|c| f64::from_ne_bytes(c.try_into().unwrap()))
+            .collect();
+        assert!(t[0] == 0.0 && t[0].is_sign_negative(), "{t:?}");
+        assert_eq!(t[1], 2.0);
+        let mut s32 = vec![0u8; 4];
+        init_slot(ScalarType::F32, Access::Inc, &[0; 4], &mut s32);
+        assert_eq!(s32, (-0.0f32).to_ne_bytes());
+        let mut si = vec![0xffu8; 4];
+        init_slot(ScalarType::I32, Access::Inc, &[1; 4], &mut si);
+        assert_eq!(si, [0; 4]);
+        let mut sm = vec![0u8; 8];
+        init_slot(ScalarType::F64, Access::Min, &bytes(&[3.5]), &mut sm);
+        assert_eq!(sm, bytes(&[3.5]));
     }
 }

@@ -10,7 +10,8 @@
 // block) within 1e-12 relative. The program also checks which paths ran
 // (path_<name>, counting with OP2_RS_COUNT_PATHS) and prints a digest of all
 // results ("DIGEST <hex>"), which must not depend on the thread count.
-// Compiled with -DOP2_RS_SIMD=0, 1 (default) and 2 by tests/tests/trampoline.rs.
+// Compiled with -DOP2_RS_SIMD=0, 1, 2 and 3, with and without
+// OP2_RS_SIMD_SUMS, by tests/tests/trampoline.rs.
 #define OP2_RS_COUNT_PATHS
 #include <math.h>
 #include <stdint.h>
@@ -19,11 +20,12 @@
 #include <string.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "op_seq.h"
 
-// 20011 edges: 312 blocks of 64 and a remainder of 43 (sequential library).
+// 20011 edges: 1250 SIMD blocks of 16 and a remainder of 11 (sequential library).
 static const int NN = 8000, NE = 20011, NC = 6007;
 
 static int g_failures = 0;
@@ -55,6 +57,15 @@ template <typename T> static bool close(const T *a, const T *b, size_t n, bool e
     }
   }
   return true;
+}
+
+// A global OP_INC of doubles: summed per lane in SIMD blocks (OP2_RS_SIMD_SUMS),
+// so within 1e-12 there; else bitwise (or within 1e-12 with `tol`).
+static const bool k_lane_sums = OP2_RS_SIMD >= 1 && OP2_RS_SIMD_SUMS;
+static bool close_sum(const double *a, const double *b) {
+  if (!k_lane_sums)
+    return close(a, b, 1, false);
+  return fabs(*a - *b) <= 1e-12 * fmax(fabs(*a), fabs(*b));
 }
 
 // Which paths ran since the last call: generic ranges, specialised ranges, SIMD blocks.
@@ -201,6 +212,14 @@ static void k_idx(const int *n, const int *m, const double *x, double *out) {
 
 static void k_sym(const double *a, const double *b, double *out) { out[0] = a[0] + b[0]; }
 
+// adds -0.0 (for the compiler a value like any other)
+static void k_negz(const double *w, double *a, double *z) {
+  const double nz = -fabs(w[0]) * 0.0;
+  a[0] += nz;
+  *z += nz;
+}
+static void k_negz_gbl(const double *w, double *z) { *z += -fabs(w[0]) * 0.0; }
+
 // a vector argument wider than the generic path's fixed array (64 pointers)
 static const int WIDE = 70;
 static void k_wide(const double **x, double *out) {
@@ -225,7 +244,7 @@ static void check_gather() {
               op_arg_gbl(&mn, 1, "double", OP_MIN), op_arg_gbl(&mx, 1, "double", OP_MAX),
               op_arg_gbl(&cnt, 1, "int", OP_INC),
               op_arg_dat(out, -1, OP_ID, 2, "double", OP_WRITE));
-  report_paths("gather", take_paths(), false, OP2_RS_SIMD >= 1);
+  report_paths("gather", take_paths(), false, OP2_RS_SIMD >= 2);
 
   double w_sum = 1.5, w_mn = 1e300, w_mx = -1e300;
   int w_cnt = 7;
@@ -235,7 +254,7 @@ static void check_gather() {
              &w_mx, &w_cnt, &w_out[2 * e]);
   op_fetch_data(out, g_out.data());
   report("gather", close(g_out.data(), w_out.data(), g_out.size(), true) &&
-                       close(&sum, &w_sum, 1, false) && mn == w_mn && mx == w_mx &&
+                       close_sum(&sum, &w_sum) && mn == w_mn && mx == w_mx &&
                        cnt == w_cnt);
   digest(g_out.data(), g_out.size() * sizeof(double));
   digest(&sum, sizeof sum);
@@ -273,7 +292,7 @@ static void check_mix() {
               op_arg_dat(of, -1, OP_ID, 1, "float", OP_WRITE),
               op_arg_dat(oi, -1, OP_ID, 1, "int", OP_WRITE),
               op_arg_dat(od, -1, OP_ID, 1, "double", OP_WRITE));
-  report_paths("mixed_types", take_paths(), false, OP2_RS_SIMD >= 1);
+  report_paths("mixed_types", take_paths(), false, OP2_RS_SIMD >= 2);
   std::vector<float> wf(NC), gf(NC);
   std::vector<int> wi(NC), gi(NC);
   std::vector<double> wd(NC), gd(NC);
@@ -297,7 +316,7 @@ static void check_inc() {
   op_par_loop(k_inc, "inc", edges, op_arg_dat(ed, -1, OP_ID, 1, "double", OP_READ),
               op_arg_dat(a, 0, pedge, 1, "double", OP_INC),
               op_arg_dat(a, 1, pedge, 1, "double", OP_INC));
-  report_paths("inc_map", take_paths(), false, OP2_RS_SIMD >= 2);
+  report_paths("inc_map", take_paths(), false, OP2_RS_SIMD >= 3);
   std::vector<double> w(d_acc), g(NN);
   for (int e = 0; e < NE; ++e)
     k_inc(&d_w[e], &w[m_edge[2 * e]], &w[m_edge[2 * e + 1]]);
@@ -305,8 +324,8 @@ static void check_inc() {
   report("inc_map", close(g.data(), w.data(), NN, false));
   digest(g.data(), NN * sizeof(double));
 
-  // two increments of the same value per element: the SIMD path (OP2_RS_SIMD=2)
-  // adds their sum, so only close
+  // two increments of the same value per element: the SIMD path (OP2_RS_SIMD=3)
+  // adds their sum, so only close (and not part of the digest)
   op_dat b = op_decl_dat(nodes, 1, "double", d_acc.data(), "inc_b");
   op_par_loop(k_inc2, "inc2", edges, op_arg_dat(ed, -1, OP_ID, 1, "double", OP_READ),
               op_arg_dat(b, 0, pedge, 1, "double", OP_INC),
@@ -319,10 +338,9 @@ static void check_inc() {
   bool ok = true;
   for (int n = 0; n < NN; ++n)
     ok = ok && fabs(g[n] - w2[n]) <= 1e-12 * fmax(1.0, fabs(w2[n]));
-  if (OP2_RS_SIMD < 2 && !g_tol)
+  if (OP2_RS_SIMD < 3 && !g_tol)
     ok = ok && close(g.data(), w2.data(), NN, true);
   report("inc_map_twice", ok);
-  digest(g.data(), NN * sizeof(double));
 }
 
 static void check_vector() {
@@ -331,7 +349,7 @@ static void check_vector() {
   op_par_loop(k_vec, "vec", cells, op_arg_dat(xd, -4, pcell, 2, "double", OP_READ),
               op_arg_dat(u, -4, pcell, 1, "double", OP_INC),
               op_arg_dat(cd, -1, OP_ID, 4, "double", OP_READ));
-  report_paths("vector_args", take_paths(), false, OP2_RS_SIMD >= 2);
+  report_paths("vector_args", take_paths(), false, OP2_RS_SIMD >= 3);
   std::vector<double> w(d_acc), g(NN);
   for (int c = 0; c < NC; ++c) {
     const double *x[4];
@@ -367,9 +385,33 @@ static void check_update() {
   op_fetch_data(res, gres.data());
   report("direct_update", close(gq.data(), wq.data(), 2 * NC, true) &&
                               close(gres.data(), wres.data(), 2 * NC, true) &&
-                              close(&rms, &w_rms, 1, false));
+                              close_sum(&rms, &w_rms));
   digest(gq.data(), 2 * NC * sizeof(double));
   digest(&rms, sizeof rms);
+}
+
+// -0.0 plus -0.0 is -0.0: staged increments and lane sums must start from
+// -0.0, not +0.0, to keep a total of -0.0 (and the scalar path's bits)
+static void check_signed_zero() {
+  std::vector<double> nz(NN, -0.0), g(NN);
+  op_dat a = op_decl_dat(nodes, 1, "double", nz.data(), "negz_a");
+  double z = -0.0;
+  take_paths();
+  op_par_loop(k_negz, "negz", edges, op_arg_dat(ed, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_dat(a, 0, pedge, 1, "double", OP_INC),
+              op_arg_gbl(&z, 1, "double", OP_INC));
+  report_paths("signed_zero_map", take_paths(), false, OP2_RS_SIMD >= 3);
+  double z2 = -0.0;
+  op_par_loop(k_negz_gbl, "negz_gbl", edges, op_arg_dat(ed, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_gbl(&z2, 1, "double", OP_INC));
+  report_paths("signed_zero_gbl", take_paths(), false, OP2_RS_SIMD >= 1);
+  op_fetch_data(a, g.data());
+  bool ok = std::signbit(z) && z == 0.0 && std::signbit(z2) && z2 == 0.0;
+  for (int n = 0; n < NN; ++n)
+    ok = ok && std::signbit(g[n]) && g[n] == 0.0;
+  report("signed_zero", ok);
+  digest(g.data(), NN * sizeof(double));
+  digest(&z, sizeof z);
 }
 
 static void check_idx() {
@@ -444,7 +486,9 @@ static void check_wide_vector() {
   take_paths();
   op_par_loop(k_wide, "wide", wset, op_arg_dat(xd, -70, pw, 2, "double", OP_READ),
               op_arg_dat(out, -1, OP_ID, 1, "double", OP_WRITE));
-  report_paths("vector_wide", take_paths(), false, false);
+  // SIMD blocks when a block's gathered values fit the trampoline's limit
+  report_paths("vector_wide", take_paths(), false,
+               OP2_RS_SIMD >= 2 && OP2_RS_SIMD_LANES * WIDE * 2 * sizeof(double) <= 48 * 1024);
   op_fetch_data(out, g.data());
   report("vector_wide", close(g.data(), w.data(), nw, true));
   // the same with the width in a variable: formed at run time
@@ -467,6 +511,7 @@ int main(int argc, char **argv) {
   check_inc();
   check_vector();
   check_update();
+  check_signed_zero();
   check_idx();
   check_text_contradicted();
   check_wide_vector();

@@ -214,7 +214,7 @@ impl Globals {
             for r in &self.reds {
                 let cur = std::slice::from_raw_parts(run.views[r.arg].data, r.bytes);
                 let at = b * self.stride + r.offset;
-                reduce::init_slot(r.access, cur, &mut slots[at..at + r.bytes]);
+                reduce::init_slot(r.scalar, r.access, cur, &mut slots[at..at + r.bytes]);
             }
         }
     }
