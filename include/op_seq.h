@@ -35,13 +35,21 @@
  *                         unless a kernel increments the same value twice).
  *                      Default: 3 with AVX-512; else 2 when math functions
  *                      need not set errno (-fno-math-errno, -ffast-math);
- *                      else 1. With errno, a call such as sqrt keeps the
+ *                      else 1. Without AVX-512, staging increments costs
+ *                      more than the narrower vectors win (airfoil's
+ *                      res_calc: 1.3x slower with SSE2, 1.9x with AVX2;
+ *                      1.25x faster with AVX-512). See BENCHMARKS.md.
+ *   OP2_RS_SIMD_GATHER_ONLY
+ *                      1: at levels 2 and 3, loops that read through maps
+ *                      but increment nothing through them (airfoil's
+ *                      adt_calc) take SIMD blocks; 0: they stay scalar, and
+ *                      only loops that also increment through maps gather.
+ *                      Default: 1 when math functions need not set errno,
+ *                      else 0: with errno a call such as sqrt keeps the
  *                      compiler from vectorising the lanes, so gathering
- *                      only costs time (about 10% in airfoil's adt_calc);
- *                      without AVX-512, staging increments costs more than
- *                      the narrower vectors win (airfoil's res_calc: 1.3x
- *                      slower with SSE2, 1.9x with AVX2; 1.25x faster with
- *                      AVX-512). See BENCHMARKS.md.
+ *                      only costs time (airfoil's adt_calc: about 10%
+ *                      slower), and the kernels of such loops are where
+ *                      those calls tend to be.
  *   OP2_RS_SIMD_LANES  elements per SIMD block (default 16: in airfoil's
  *                      res_calc 16 and 24 beat 8, 32 and 64 by 5-25%)
  *   OP2_RS_SIMD_SUMS   1: in SIMD blocks a global OP_INC is summed per lane
@@ -56,6 +64,16 @@
  *   OP2_RS_COUNT_PATHS (tests) count in op2_rs::path_count[3] the ranges run
  *                      by the generic path, the ranges run by the specialised
  *                      path, and the SIMD blocks among them
+ *
+ * Results of the SIMD blocks: the scalar path's bits, except (a) at level 3
+ * where a kernel increments one value twice (its increments are summed
+ * before they reach the dat), (b) with OP2_RS_SIMD_SUMS=1, and (c) where the
+ * compiler contracts multiplications and additions into FMAs (C++'s default
+ * -ffp-contract=fast on an instruction set with FMA, e.g. -march=native):
+ * it contracts the vectorised lanes differently from scalar code, e.g. a
+ * global sum vectorised in order keeps its products apart from its
+ * additions. -ffp-contract=off makes (c) bitwise. In every case the result
+ * is the same for any number of threads.
  */
 #ifndef __OP_SEQ_H
 #define __OP_SEQ_H
@@ -142,6 +160,13 @@ static int op2_stride = 1;
 #define OP2_RS_SIMD 2
 #else
 #define OP2_RS_SIMD 1
+#endif
+#endif
+#ifndef OP2_RS_SIMD_GATHER_ONLY
+#if defined(__NO_MATH_ERRNO__) || defined(__FAST_MATH__)
+#define OP2_RS_SIMD_GATHER_ONLY 1
+#else
+#define OP2_RS_SIMD_GATHER_ONLY 0
 #endif
 #endif
 #ifndef OP2_RS_SIMD_LANES
@@ -741,7 +766,10 @@ constexpr std::size_t kStageBytes = 48 * 1024;
 
 template <class Info, typename... T, std::size_t... I>
 constexpr bool simd_applies(std::index_sequence<I...>) {
+  constexpr bool gathers = (lane_role<Info, I, T>::staged || ...);
+  constexpr bool increments = (lane_role<Info, I, T>::inc || ...);
   return OP2_RS_SIMD >= 1 && (lane_role<Info, I, T>::ok && ...) &&
+         (!gathers || increments || OP2_RS_SIMD_GATHER_ONLY) &&
          ((std::size_t)kLanes * (0 + ... + (lane_role<Info, I, T>::width *
                                             sizeof(typename lane_role<Info, I, T>::E)))) <=
              kStageBytes;

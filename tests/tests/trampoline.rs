@@ -1,8 +1,9 @@
 //! The C++ trampoline of include/op_seq.h (tests/c/trampoline.cpp): the
-//! specialised path, its SIMD blocks (OP2_RS_SIMD = 0, 1, 2) and the generic
-//! path, against plain loops, bitwise with libop2_seq; with libop2_openmp
-//! within 1e-12, and bitwise the same for every thread count. The program
-//! also checks which paths each loop took.
+//! specialised path, its SIMD blocks (OP2_RS_SIMD = 0 to 3, with and without
+//! OP2_RS_SIMD_GATHER_ONLY, and the defaults of the build machine's own
+//! instruction set) and the generic path, against plain loops, bitwise with
+//! libop2_seq; with libop2_openmp within 1e-12, and bitwise the same for every
+//! thread count. The program also checks which paths each loop took.
 
 mod common;
 
@@ -38,17 +39,62 @@ const CHECKS: &[&str] = &[
     "vector_wide_runtime",
 ];
 
-/// The test program at SIMD level `simd`, with global sums per lane
-/// (OP2_RS_SIMD_SUMS) or in order.
-fn program(simd: u32, sums: bool, lib: &str) -> PathBuf {
-    let mut p = Program::new(
-        &format!("trampoline_simd{simd}{}", if sums { "" } else { "_nosums" }),
-        Lang::Cxx17,
-        &["tests/c/trampoline.cpp"],
-    )
-    .define(&format!("OP2_RS_SIMD={simd}"))
-    .define(&format!("OP2_RS_SIMD_SUMS={}", u32::from(sums)))
-    .lib(lib);
+/// How the test program is compiled.
+#[derive(Clone, Copy)]
+enum Simd {
+    /// `-DOP2_RS_SIMD=level`, global sums per lane or in order
+    /// (OP2_RS_SIMD_SUMS), loops that only gather taking SIMD blocks or not
+    /// (OP2_RS_SIMD_GATHER_ONLY).
+    Level {
+        level: u32,
+        sums: bool,
+        gather_only: bool,
+    },
+    /// `-march=native` and no OP2_RS_SIMD macro: the defaults op_seq.h picks
+    /// for this machine's instruction set (level 3 where it has AVX-512).
+    Native,
+}
+
+fn level(level: u32, sums: bool) -> Simd {
+    Simd::Level {
+        level,
+        sums,
+        gather_only: true,
+    }
+}
+
+fn program(simd: Simd, lib: &str) -> PathBuf {
+    let (name, defines, flags): (String, Vec<String>, &[&str]) = match simd {
+        Simd::Level {
+            level,
+            sums,
+            gather_only,
+        } => (
+            format!(
+                "trampoline_simd{level}{}{}",
+                if sums { "" } else { "_nosums" },
+                if gather_only { "" } else { "_nogather" }
+            ),
+            vec![
+                format!("OP2_RS_SIMD={level}"),
+                format!("OP2_RS_SIMD_SUMS={}", u32::from(sums)),
+                format!("OP2_RS_SIMD_GATHER_ONLY={}", u32::from(gather_only)),
+            ],
+            &[],
+        ),
+        Simd::Native => (
+            "trampoline_native".to_string(),
+            vec![],
+            &["-O3", "-march=native"],
+        ),
+    };
+    let mut p = Program::new(&name, Lang::Cxx17, &["tests/c/trampoline.cpp"]).lib(lib);
+    for d in &defines {
+        p = p.define(d);
+    }
+    for f in flags {
+        p = p.flag(f);
+    }
     if lib == "op2_openmp" {
         p = p.flag("-fopenmp");
     }
@@ -75,7 +121,7 @@ fn sequential_matches_plain_loops_bitwise() {
     for simd in LEVELS {
         for sums in [true, false] {
             let r = run(
-                &program(simd, sums, "op2_seq"),
+                &program(level(simd, sums), "op2_seq"),
                 &[],
                 &format!("tramp-seq-{simd}-{sums}"),
                 "1",
@@ -95,24 +141,34 @@ fn sequential_matches_plain_loops_bitwise() {
 /// reductions' last bits), else the lanes would not be summing apart.
 #[test]
 fn simd_blocks_change_no_bit() {
-    let d0 = digest(&run(&program(0, false, "op2_seq"), &[], "tramp-dig-0", "1"));
+    let d0 = digest(&run(
+        &program(level(0, false), "op2_seq"),
+        &[],
+        "tramp-dig-0",
+        "1",
+    ));
     for simd in [1, 2, 3] {
         let d = digest(&run(
-            &program(simd, false, "op2_seq"),
+            &program(level(simd, false), "op2_seq"),
             &[],
             &format!("tramp-dig-{simd}"),
             "1",
         ));
         assert_eq!(d0, d, "OP2_RS_SIMD={simd}, OP2_RS_SIMD_SUMS=0");
     }
-    let d1 = digest(&run(&program(1, true, "op2_seq"), &[], "tramp-dig-1s", "1"));
+    let d1 = digest(&run(
+        &program(level(1, true), "op2_seq"),
+        &[],
+        "tramp-dig-1s",
+        "1",
+    ));
     assert_ne!(d0, d1, "OP2_RS_SIMD=1 with sums per lane");
 }
 
 #[test]
 fn threads_match_plain_loops_and_each_other() {
     for simd in LEVELS {
-        let exe = program(simd, true, "op2_openmp");
+        let exe = program(level(simd, true), "op2_openmp");
         let mut digests = Vec::new();
         for t in ["1", "2", "3", "8"] {
             let r = run(&exe, &["tol"], &format!("tramp-thr-{simd}-{t}"), t);
@@ -124,4 +180,59 @@ fn threads_match_plain_loops_and_each_other() {
             "OP2_RS_SIMD={simd}: digests differ between thread counts: {digests:?}"
         );
     }
+}
+
+/// OP2_RS_SIMD_GATHER_ONLY=0 (the default when math functions set errno):
+/// loops that only read through maps run scalar (the program checks the
+/// paths), loops that increment through maps still take SIMD blocks, and no
+/// result changes.
+#[test]
+fn gather_only_loops_can_stay_scalar() {
+    let d0 = digest(&run(
+        &program(level(0, false), "op2_seq"),
+        &[],
+        "tramp-dig-0",
+        "1",
+    ));
+    let exe = program(
+        Simd::Level {
+            level: 3,
+            sums: false,
+            gather_only: false,
+        },
+        "op2_seq",
+    );
+    let r = run(&exe, &[], "tramp-nogather", "1");
+    assert_all_pass(&r, CHECKS);
+    assert!(r.stdout.contains("DONE 0 failures"), "{}", r.stdout);
+    assert_eq!(d0, digest(&r), "OP2_RS_SIMD=3, OP2_RS_SIMD_GATHER_ONLY=0");
+}
+
+/// The defaults for this machine's own instruction set (`-O3
+/// -march=native`: on a machine with AVX-512, level 3 in 512-bit vectors,
+/// the configuration of BENCHMARKS.md's SIMD figures): bitwise the plain
+/// loops with libop2_seq (contraction to FMA is off in every test build, so
+/// the vector code must compute the scalar code's bits); with libop2_openmp
+/// within 1e-12 and bitwise the same for every thread count.
+#[test]
+fn native_instruction_set_defaults() {
+    let r = run(
+        &program(Simd::Native, "op2_seq"),
+        &[],
+        "tramp-native-seq",
+        "1",
+    );
+    assert_all_pass(&r, CHECKS);
+    assert!(r.stdout.contains("DONE 0 failures"), "{}", r.stdout);
+    let exe = program(Simd::Native, "op2_openmp");
+    let mut digests = Vec::new();
+    for t in ["1", "2", "3"] {
+        let r = run(&exe, &["tol"], &format!("tramp-native-thr-{t}"), t);
+        assert_all_pass(&r, CHECKS);
+        digests.push(digest(&r));
+    }
+    assert!(
+        digests.iter().all(|d| *d == digests[0]),
+        "-march=native: digests differ between thread counts: {digests:?}"
+    );
 }
