@@ -191,7 +191,7 @@ fn gather_only_loops_can_stay_scalar() {
     let d0 = digest(&run(
         &program(level(0, false), "op2_seq"),
         &[],
-        "tramp-dig-0",
+        "tramp-nogather-ref",
         "1",
     ));
     let exe = program(
