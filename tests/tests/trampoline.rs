@@ -114,18 +114,39 @@ fn digest(r: &Run) -> String {
         .to_string()
 }
 
+/// The program with libop2_seq, one thread.
+fn run_seq(simd: Simd, tag: &str) -> Run {
+    run(&program(simd, "op2_seq"), &[], tag, "1")
+}
+
+/// The digest of the scalar paths' results (OP2_RS_SIMD=0, sums in order).
+fn scalar_digest(tag: &str) -> String {
+    digest(&run_seq(level(0, false), tag))
+}
+
+/// Runs the program with libop2_openmp on each thread count (results
+/// within 1e-12 of the plain loops) and checks that all give one digest.
+fn same_digest_on_threads(simd: Simd, threads: &[&str], tag: &str) {
+    let exe = program(simd, "op2_openmp");
+    let mut digests = Vec::new();
+    for t in threads {
+        let r = run(&exe, &["tol"], &format!("{tag}-{t}"), t);
+        assert_all_pass(&r, CHECKS);
+        digests.push(digest(&r));
+    }
+    assert!(
+        digests.iter().all(|d| *d == digests[0]),
+        "{tag}: digests differ between thread counts: {digests:?}"
+    );
+}
+
 const LEVELS: [u32; 4] = [0, 1, 2, 3];
 
 #[test]
 fn sequential_matches_plain_loops_bitwise() {
     for simd in LEVELS {
         for sums in [true, false] {
-            let r = run(
-                &program(level(simd, sums), "op2_seq"),
-                &[],
-                &format!("tramp-seq-{simd}-{sums}"),
-                "1",
-            );
+            let r = run_seq(level(simd, sums), &format!("tramp-seq-{simd}-{sums}"));
             assert_all_pass(&r, CHECKS);
             assert!(r.stdout.contains("DONE 0 failures"), "{}", r.stdout);
             assert!(r.stderr.is_empty(), "{}", r.stderr);
@@ -141,43 +162,22 @@ fn sequential_matches_plain_loops_bitwise() {
 /// reductions' last bits), else the lanes would not be summing apart.
 #[test]
 fn simd_blocks_change_no_bit() {
-    let d0 = digest(&run(
-        &program(level(0, false), "op2_seq"),
-        &[],
-        "tramp-dig-0",
-        "1",
-    ));
+    let d0 = scalar_digest("tramp-dig-0");
     for simd in [1, 2, 3] {
-        let d = digest(&run(
-            &program(level(simd, false), "op2_seq"),
-            &[],
-            &format!("tramp-dig-{simd}"),
-            "1",
-        ));
+        let d = digest(&run_seq(level(simd, false), &format!("tramp-dig-{simd}")));
         assert_eq!(d0, d, "OP2_RS_SIMD={simd}, OP2_RS_SIMD_SUMS=0");
     }
-    let d1 = digest(&run(
-        &program(level(1, true), "op2_seq"),
-        &[],
-        "tramp-dig-1s",
-        "1",
-    ));
+    let d1 = digest(&run_seq(level(1, true), "tramp-dig-1s"));
     assert_ne!(d0, d1, "OP2_RS_SIMD=1 with sums per lane");
 }
 
 #[test]
 fn threads_match_plain_loops_and_each_other() {
     for simd in LEVELS {
-        let exe = program(level(simd, true), "op2_openmp");
-        let mut digests = Vec::new();
-        for t in ["1", "2", "3", "8"] {
-            let r = run(&exe, &["tol"], &format!("tramp-thr-{simd}-{t}"), t);
-            assert_all_pass(&r, CHECKS);
-            digests.push(digest(&r));
-        }
-        assert!(
-            digests.iter().all(|d| *d == digests[0]),
-            "OP2_RS_SIMD={simd}: digests differ between thread counts: {digests:?}"
+        same_digest_on_threads(
+            level(simd, true),
+            &["1", "2", "3", "8"],
+            &format!("tramp-thr-{simd}"),
         );
     }
 }
@@ -188,21 +188,15 @@ fn threads_match_plain_loops_and_each_other() {
 /// result changes.
 #[test]
 fn gather_only_loops_can_stay_scalar() {
-    let d0 = digest(&run(
-        &program(level(0, false), "op2_seq"),
-        &[],
-        "tramp-nogather-ref",
-        "1",
-    ));
-    let exe = program(
+    let d0 = scalar_digest("tramp-nogather-ref");
+    let r = run_seq(
         Simd::Level {
             level: 3,
             sums: false,
             gather_only: false,
         },
-        "op2_seq",
+        "tramp-nogather",
     );
-    let r = run(&exe, &[], "tramp-nogather", "1");
     assert_all_pass(&r, CHECKS);
     assert!(r.stdout.contains("DONE 0 failures"), "{}", r.stdout);
     assert_eq!(d0, digest(&r), "OP2_RS_SIMD=3, OP2_RS_SIMD_GATHER_ONLY=0");
@@ -210,29 +204,17 @@ fn gather_only_loops_can_stay_scalar() {
 
 /// The defaults for this machine's own instruction set (`-O3
 /// -march=native`: on a machine with AVX-512, level 3 in 512-bit vectors,
-/// the configuration of BENCHMARKS.md's SIMD figures): bitwise the plain
-/// loops with libop2_seq (contraction to FMA is off in every test build, so
-/// the vector code must compute the scalar code's bits); with libop2_openmp
-/// within 1e-12 and bitwise the same for every thread count.
+/// the configuration of BENCHMARKS.md's SIMD figures): with libop2_seq
+/// bitwise the plain loops and the scalar paths' digest (contraction to FMA
+/// is off in every test build, so the vector code must compute the scalar
+/// code's bits); with libop2_openmp within 1e-12 and bitwise the same for
+/// every thread count.
 #[test]
 fn native_instruction_set_defaults() {
-    let r = run(
-        &program(Simd::Native, "op2_seq"),
-        &[],
-        "tramp-native-seq",
-        "1",
-    );
+    let d0 = scalar_digest("tramp-native-ref");
+    let r = run_seq(Simd::Native, "tramp-native-seq");
     assert_all_pass(&r, CHECKS);
     assert!(r.stdout.contains("DONE 0 failures"), "{}", r.stdout);
-    let exe = program(Simd::Native, "op2_openmp");
-    let mut digests = Vec::new();
-    for t in ["1", "2", "3"] {
-        let r = run(&exe, &["tol"], &format!("tramp-native-thr-{t}"), t);
-        assert_all_pass(&r, CHECKS);
-        digests.push(digest(&r));
-    }
-    assert!(
-        digests.iter().all(|d| *d == digests[0]),
-        "-march=native: digests differ between thread counts: {digests:?}"
-    );
+    assert_eq!(d0, digest(&r), "-O3 -march=native, op2_seq");
+    same_digest_on_threads(Simd::Native, &["1", "2", "3"], "tramp-native-thr");
 }
