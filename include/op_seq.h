@@ -44,12 +44,14 @@
  *                      but increment nothing through them (airfoil's
  *                      adt_calc) take SIMD blocks; 0: they stay scalar, and
  *                      only loops that also increment through maps gather.
- *                      Default: 1 when math functions need not set errno,
- *                      else 0: with errno a call such as sqrt keeps the
- *                      compiler from vectorising the lanes, so gathering
- *                      only costs time (airfoil's adt_calc: about 10%
- *                      slower), and the kernels of such loops are where
- *                      those calls tend to be.
+ *                      Default: 0 where the default level is 3 (AVX-512)
+ *                      while math functions may set errno, else 1: with
+ *                      errno a call such as sqrt keeps the compiler from
+ *                      vectorising the lanes, so gathering only costs time
+ *                      (airfoil's adt_calc: about 10% slower), and the
+ *                      kernels of such loops are where those calls tend to
+ *                      be. An OP2_RS_SIMD given on the command line gathers
+ *                      as its level says unless this is given too.
  *   OP2_RS_SIMD_LANES  elements per SIMD block (default 16: in airfoil's
  *                      res_calc 16 and 24 beat 8, 32 and 64 by 5-25%)
  *   OP2_RS_SIMD_SUMS   1: in SIMD blocks a global OP_INC is summed per lane
@@ -153,22 +155,27 @@ static int op2_stride = 1;
 #include <utility>
 #include <vector>
 
+#if defined(__NO_MATH_ERRNO__) || defined(__FAST_MATH__)
+#define OP2_RS_NO_ERRNO_ 1
+#else
+#define OP2_RS_NO_ERRNO_ 0
+#endif
 #ifndef OP2_RS_SIMD
 #if defined(__AVX512F__)
 #define OP2_RS_SIMD 3
-#elif defined(__NO_MATH_ERRNO__) || defined(__FAST_MATH__)
+#if !OP2_RS_NO_ERRNO_ && !defined(OP2_RS_SIMD_GATHER_ONLY)
+#define OP2_RS_SIMD_GATHER_ONLY 0
+#endif
+#elif OP2_RS_NO_ERRNO_
 #define OP2_RS_SIMD 2
 #else
 #define OP2_RS_SIMD 1
 #endif
 #endif
 #ifndef OP2_RS_SIMD_GATHER_ONLY
-#if defined(__NO_MATH_ERRNO__) || defined(__FAST_MATH__)
 #define OP2_RS_SIMD_GATHER_ONLY 1
-#else
-#define OP2_RS_SIMD_GATHER_ONLY 0
 #endif
-#endif
+#undef OP2_RS_NO_ERRNO_
 #ifndef OP2_RS_SIMD_LANES
 #define OP2_RS_SIMD_LANES 16
 #endif

@@ -182,7 +182,8 @@ fn threads_match_plain_loops_and_each_other() {
     }
 }
 
-/// OP2_RS_SIMD_GATHER_ONLY=0 (the default when math functions set errno):
+/// OP2_RS_SIMD_GATHER_ONLY=0 (the default with AVX-512 while math functions
+/// may set errno):
 /// loops that only read through maps run scalar (the program checks the
 /// paths), loops that increment through maps still take SIMD blocks, and no
 /// result changes.
