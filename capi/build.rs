@@ -62,7 +62,7 @@ fn main() {
             f,
             "/// `op_par_loop_{n}` of OP2's Fortran reference API.\n#[no_mangle]\n\
              pub unsafe extern \"C\" fn op_par_loop_{n}(kernel: Option<unsafe extern \"C\" fn()>, set: op_set, {}) {{\n    \
-             fortran_par_loop(kernel, set, &[{}])\n}}",
+             c_api!(\"op_par_loop\", fortran_par_loop(kernel, set, &[{}]))\n}}",
             params.join(", "),
             list.join(", ")
         )

@@ -3,19 +3,11 @@
 //! distribution (where data lives); everything else in the C ABI works with
 //! them as trait objects.
 
-use op2_backend_cuda::memory::DeviceMemory;
-use op2_core::dist::Distribution;
-use op2_core::invoke::Executor;
+#[cfg(op2_device)]
+use op2_core::device::DeviceMemory;
+use op2_core::runtime::Parts;
 use std::os::raw::c_int;
 use std::sync::Arc;
-
-/// A library's execution engine and distribution, and its device (CUDA
-/// libraries) for loops generated for it.
-pub(crate) struct Parts {
-    pub(crate) exec: Arc<dyn Executor + Send + Sync>,
-    pub(crate) dist: Box<dyn Distribution>,
-    pub(crate) device: Option<Arc<dyn DeviceMemory>>,
-}
 
 /// `libop2_seq`: one thread, one node.
 #[cfg(feature = "lib-seq")]
@@ -91,7 +83,8 @@ pub(crate) fn compose(comm: Option<c_int>) -> op2_core::Result<Parts> {
 /// (no CUDA kernel can run on it).
 #[cfg(op2_device)]
 fn open_device(rank: usize) -> op2_core::Result<Arc<dyn DeviceMemory>> {
-    use op2_backend_cuda::{cuda, memory::HostMemory};
+    use op2_backend_cuda::cuda;
+    use op2_core::device::HostMemory;
     let no_device = |e: cuda::NoDevice| op2_core::Op2Error::new("op_init", "", e.to_string());
     if std::env::var("OP2_RS_DEVICE").is_ok_and(|v| v == "host") {
         return Ok(Arc::new(HostMemory::new()));

@@ -4,6 +4,7 @@
 //! the same code sees one rank. Each function is collective under MPI: every
 //! rank calls it, as in OP2.
 
+use crate::boundary::c_api;
 use crate::state::{c_str, lock_state, with_state, Life, State};
 use op2_core::{Op2Error, Result};
 use std::ffi::CStr;
@@ -67,7 +68,7 @@ impl KernelFigures {
 /// This rank's kernels that ran, in `OP_kernels` order.
 pub(crate) fn local_figures(st: &mut State) -> Vec<KernelFigures> {
     let mut out = Vec::new();
-    for r in st.kernels.recs.iter_mut() {
+    for r in st.c.kernels.recs.iter_mut() {
         if r.count <= 0 {
             continue;
         }
@@ -138,44 +139,49 @@ fn csv(per_rank: &[Vec<KernelFigures>]) -> String {
 
 /// Per-kernel timings as CSV: every rank's and thread's figures, written by
 /// the root.
+///
+/// # Safety
+/// `file` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn op_timings_to_csv(file: *const c_char) {
-    let call = "op_timings_to_csv";
-    with_state(call, |st| {
-        let path = c_str(call, "the file name", file)?;
-        let mut text = String::new();
-        for f in local_figures(st) {
-            f.encode(&mut text);
-        }
-        let all = st.dist.allgather_bytes(text.as_bytes())?;
-        if !crate::is_root() {
-            return Ok(());
-        }
-        let per_rank: Vec<Vec<KernelFigures>> = all
-            .iter()
-            .map(|b| {
-                String::from_utf8_lossy(b)
-                    .lines()
-                    .filter_map(KernelFigures::decode)
-                    .collect()
-            })
-            .collect();
-        std::fs::write(&path, csv(&per_rank))
-            .map_err(|e| Op2Error::new(call, "", format!("cannot write \"{path}\": {e}")))
-    })
+    c_api!(
+        "op_timings_to_csv",
+        with_state(|st| {
+            // SAFETY: the caller's contract.
+            let path = unsafe { c_str("the file name", file) }?;
+            let mut text = String::new();
+            for f in local_figures(st) {
+                f.encode(&mut text);
+            }
+            let all = st.rt.dist_mut().allgather_bytes(text.as_bytes())?;
+            if !crate::is_root() {
+                return Ok(());
+            }
+            let per_rank: Vec<Vec<KernelFigures>> = all
+                .iter()
+                .map(|b| {
+                    String::from_utf8_lossy(b)
+                        .lines()
+                        .filter_map(KernelFigures::decode)
+                        .collect()
+                })
+                .collect();
+            std::fs::write(&path, csv(&per_rank))
+                .map_err(|e| Op2Error::new("", "", format!("cannot write \"{path}\": {e}")))
+        })
+    )
 }
 
 /// `vals` summed element-wise over the ranks (left alone on one node, and
 /// before `op_init` or after `op_exit`, when there are no ranks to ask).
-fn sum_across_ranks(call: &'static str, vals: &mut [f64]) {
-    let running = matches!(&*lock_state(), Life::Running(_));
-    if !running {
-        return;
+fn sum_across_ranks(vals: &mut [f64]) -> Result<()> {
+    if !crate::state::running() {
+        return Ok(());
     }
     let bytes: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let all = with_state(call, |st| st.dist.allgather_bytes(&bytes));
+    let all = with_state(|st| st.rt.dist_mut().allgather_bytes(&bytes))?;
     if all.len() <= 1 {
-        return;
+        return Ok(());
     }
     // summed in rank order: every rank gets the same bits
     for (i, v) in vals.iter_mut().enumerate() {
@@ -187,24 +193,46 @@ fn sum_across_ranks(call: &'static str, vals: &mut [f64]) {
             })
             .sum();
     }
+    Ok(())
 }
 
 /// First and second moment of `t` over the ranks (mean of t and of t²), on
 /// every rank (OP2 leaves them on the root only).
+///
+/// # Safety
+/// `m1` and `m2` are NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn op_compute_moment(t: c_double, m1: *mut c_double, m2: *mut c_double) {
-    let mut v = [t, t * t, 1.0];
-    sum_across_ranks("op_compute_moment", &mut v);
-    if !m1.is_null() {
-        *m1 = v[0] / v[2];
-    }
-    if !m2.is_null() {
-        *m2 = v[1] / v[2];
+    c_api!("op_compute_moment", {
+        let mut v = [t, t * t, 1.0];
+        sum_across_ranks(&mut v)?;
+        // SAFETY: the caller's contract.
+        unsafe { write_moments(&v, m1, m2) };
+        Ok(())
+    })
+}
+
+/// `m1 = sum / n`, `m2 = sum of squares / n` where given.
+///
+/// # Safety
+/// `m1` and `m2` are NULL or writable.
+unsafe fn write_moments(v: &[f64; 3], m1: *mut c_double, m2: *mut c_double) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if let Some(m) = m1.as_mut() {
+            *m = v[0] / v[2];
+        }
+        if let Some(m) = m2.as_mut() {
+            *m = v[1] / v[2];
+        }
     }
 }
 
 /// Moments over `n` times on every rank together, optionally ignoring
 /// zeros; `m1`/`m2` are left unchanged when no time counts (as OP2).
+///
+/// # Safety
+/// `times` is NULL or holds `n` doubles; `m1` and `m2` are NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn op_compute_moment_across_times(
     times: *const c_double,
@@ -213,28 +241,26 @@ pub unsafe extern "C" fn op_compute_moment_across_times(
     m1: *mut c_double,
     m2: *mut c_double,
 ) {
-    let ts: &[f64] = if times.is_null() || n <= 0 {
-        &[]
-    } else {
-        // SAFETY: the caller passes `n` readable doubles at `times` (OP2's contract).
-        std::slice::from_raw_parts(times, n as usize)
-    };
-    let mut v = [0.0, 0.0, 0.0];
-    for t in ts.iter().filter(|t| !ignore_zeros || **t != 0.0) {
-        v[0] += t;
-        v[1] += t * t;
-        v[2] += 1.0;
-    }
-    sum_across_ranks("op_compute_moment_across_times", &mut v);
-    if v[2] == 0.0 {
-        return;
-    }
-    if !m1.is_null() {
-        *m1 = v[0] / v[2];
-    }
-    if !m2.is_null() {
-        *m2 = v[1] / v[2];
-    }
+    c_api!("op_compute_moment_across_times", {
+        let ts: &[f64] = if times.is_null() || n <= 0 {
+            &[]
+        } else {
+            // SAFETY: the caller passes `n` readable doubles at `times` (OP2's contract).
+            unsafe { std::slice::from_raw_parts(times, n as usize) }
+        };
+        let mut v = [0.0, 0.0, 0.0];
+        for t in ts.iter().filter(|t| !ignore_zeros || **t != 0.0) {
+            v[0] += t;
+            v[1] += t * t;
+            v[2] += 1.0;
+        }
+        sum_across_ranks(&mut v)?;
+        if v[2] != 0.0 {
+            // SAFETY: the caller's contract.
+            unsafe { write_moments(&v, m1, m2) };
+        }
+        Ok(())
+    })
 }
 
 /// Every rank's profile tree (JSON), merged on the root; `None` elsewhere,
@@ -245,7 +271,7 @@ pub(crate) fn merged_profile(
 ) -> Result<Option<op2_core::profile::Profiler>> {
     let text = local.unwrap_or_default();
     let all = match &mut *lock_state() {
-        Life::Running(st) => st.dist.allgather_bytes(text.as_bytes())?,
+        Life::Running(st) => st.rt.dist_mut().allgather_bytes(text.as_bytes())?,
         _ => vec![text.into_bytes()],
     };
     if !crate::is_root() {

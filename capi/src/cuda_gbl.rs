@@ -40,206 +40,22 @@
 //! needed). Without a device (the CPU libraries) the first two entry points
 //! do nothing.
 
+use crate::args::slice;
+use crate::boundary::c_api;
 use crate::ffi::*;
-use crate::state::with_state;
-use op2_backend_cuda::memory::{DevPtr, DeviceMemory};
+use crate::state::{name_or, with_state};
+use op2_core::device::gbl::{
+    block_limit, combine, layout, red_type, slot, Elem, GblArg, RedType, Slot,
+};
+use op2_core::device::{DevPtr, DeviceMemory};
 use op2_core::{Op2Error, Result};
-use parking_lot::Mutex;
-use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Weak};
-
-/// Every argument's region starts on this boundary (bytes).
-pub const GBL_ALIGN: usize = 128;
 
 /// Atomic global INC selected by the generated code (`setGblIncAtomic`).
 static GBL_INC_ATOMIC: AtomicBool = AtomicBool::new(false);
 
-/// The grow-only device block. The allocator is held weakly: after op_exit
-/// the device (and every block on it) is gone, and the block is forgotten.
-struct GblBuffer {
-    mem: Weak<dyn DeviceMemory>,
-    ptr: DevPtr,
-    bytes: usize,
-}
-
-static GBL_BUFFER: Mutex<Option<GblBuffer>> = Mutex::new(None);
-
-/// The part of an `op_arg` that decides its storage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GblArg {
-    pub argtype: op_arg_type,
-    pub acc: op_access,
-    pub dim: usize,
-    /// Bytes of all components.
-    pub size: usize,
-    /// Switched off (`opt == 0`, or for INFO the referred argument's).
-    pub disabled: bool,
-}
-
-/// What an argument gets on the device.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Slot {
-    None,
-    /// `size * max_threads` bytes.
-    PerThread,
-    /// `size` bytes.
-    Single,
-}
-
-pub fn align(x: usize) -> usize {
-    x.div_ceil(GBL_ALIGN) * GBL_ALIGN
-}
-
-/// OP2's storage rule (see the module comment).
-pub fn slot(a: &GblArg, inc_atomic: bool) -> Slot {
-    if a.disabled {
-        return Slot::None;
-    }
-    match a.argtype {
-        OP_ARG_INFO => Slot::PerThread,
-        OP_ARG_GBL => match a.acc {
-            OP_INC if inc_atomic => Slot::Single,
-            OP_INC | OP_MIN | OP_MAX | OP_WORK => Slot::PerThread,
-            OP_READ if a.dim == 1 => Slot::None,
-            _ => Slot::Single,
-        },
-        _ => Slot::None,
-    }
-}
-
-/// Byte offset of each argument's region (None: no storage) and the total.
-pub fn layout(
-    args: &[GblArg],
-    max_threads: usize,
-    inc_atomic: bool,
-) -> (Vec<Option<usize>>, usize) {
-    let mut total = 0;
-    let offs = args
-        .iter()
-        .map(|a| {
-            let bytes = match slot(a, inc_atomic) {
-                Slot::None => return None,
-                Slot::PerThread => a.size * max_threads,
-                Slot::Single => a.size,
-            };
-            let at = total;
-            total += align(bytes);
-            Some(at)
-        })
-        .collect();
-    (offs, total)
-}
-
-/// Largest grid whose per-thread reduction storage stays within `mib` MiB
-/// (`c_int::MAX`: no limit).
-pub fn block_limit(args: &[GblArg], block_size: usize, mib: c_int, inc_atomic: bool) -> c_int {
-    let per_thread: usize = args
-        .iter()
-        .filter(|a| slot(a, inc_atomic) == Slot::PerThread && a.acc != OP_WORK)
-        .map(|a| a.size)
-        .sum();
-    if mib < 0 || per_thread == 0 {
-        return c_int::MAX;
-    }
-    let budget = (mib as usize).saturating_mul(1 << 20);
-    let blocks = budget / block_size.max(1).saturating_mul(per_thread);
-    blocks.clamp(1, c_int::MAX as usize) as c_int
-}
-
-/// Element types of reduced globals.
-pub trait Elem: Copy + PartialOrd {
-    const BYTES: usize;
-    /// `self + o` (integers wrap, as on the device).
-    fn plus(self, o: Self) -> Self;
-    fn read(b: &[u8]) -> Self;
-    fn write(self, b: &mut [u8]);
-}
-
-macro_rules! elem {
-    ($t:ty, $plus:expr) => {
-        impl Elem for $t {
-            const BYTES: usize = std::mem::size_of::<$t>();
-            fn plus(self, o: Self) -> Self {
-                $plus(self, o)
-            }
-            fn read(b: &[u8]) -> Self {
-                let mut a = [0u8; std::mem::size_of::<$t>()];
-                a.copy_from_slice(&b[..Self::BYTES]);
-                <$t>::from_ne_bytes(a)
-            }
-            fn write(self, b: &mut [u8]) {
-                b[..Self::BYTES].copy_from_slice(&self.to_ne_bytes());
-            }
-        }
-    };
-}
-elem!(f64, |a: f64, b: f64| a + b);
-elem!(f32, |a: f32, b: f32| a + b);
-elem!(i32, i32::wrapping_add);
-
-/// Sum in a fixed pairwise order.
-pub fn pairwise_sum<T: Elem>(v: &[T]) -> Option<T> {
-    match v.len() {
-        0 => None,
-        n if n <= 32 => Some(v[1..].iter().fold(v[0], |s, &x| s.plus(x))),
-        n => {
-            let (a, b) = v.split_at(n / 2);
-            Some(pairwise_sum(a)?.plus(pairwise_sum(b)?))
-        }
-    }
-}
-
-/// The lowest thread holding the minimum (`max`: maximum) of `v`.
-pub fn arg_extreme<T: Elem>(v: &[T], max: bool) -> Option<(usize, T)> {
-    let mut best: Option<(usize, T)> = None;
-    for (t, &x) in v.iter().enumerate() {
-        let better = match best {
-            None => true,
-            Some((_, b)) => (max && x > b) || (!max && x < b),
-        };
-        if better {
-            best = Some((t, x));
-        }
-    }
-    best
-}
-
-/// Fold component-major partials (`dim` rows of `max_threads`, the first
-/// `nelems` of each used) into `host` with `acc`. Returns, per component,
-/// the thread whose partial replaced the host value (MIN/MAX only).
-pub fn combine<T: Elem>(
-    acc: op_access,
-    host: &mut [T],
-    partials: &[T],
-    max_threads: usize,
-    nelems: usize,
-) -> Vec<Option<usize>> {
-    let nelems = nelems.min(max_threads);
-    host.iter_mut()
-        .enumerate()
-        .map(|(d, h)| {
-            let lo = (d * max_threads).min(partials.len());
-            let row = &partials[lo..(lo + nelems).min(partials.len())];
-            if acc == OP_INC {
-                if let Some(s) = pairwise_sum(row) {
-                    *h = h.plus(s);
-                }
-                return None;
-            }
-            let (t, x) = arg_extreme(row, acc == OP_MAX)?;
-            let improves = if acc == OP_MAX { x > *h } else { x < *h };
-            if !improves {
-                return None;
-            }
-            *h = x;
-            Some(t)
-        })
-        .collect()
-}
-
-fn gbl_args(call: &str, args: &[op_arg]) -> Result<Vec<GblArg>> {
+fn gbl_args(args: &[op_arg]) -> Result<Vec<GblArg>> {
     let n = args.len();
     args.iter()
         .enumerate()
@@ -251,7 +67,7 @@ fn gbl_args(call: &str, args: &[op_arg]) -> Result<Vec<GblArg>> {
                         .filter(|&r| r < n)
                         .ok_or_else(|| {
                             Op2Error::new(
-                                call,
+                                "",
                                 format!("argument {i}"),
                                 format!("op_arg_info refers to argument {} of {n}", a.acc),
                             )
@@ -271,114 +87,87 @@ fn gbl_args(call: &str, args: &[op_arg]) -> Result<Vec<GblArg>> {
         .collect()
 }
 
-fn dev_err(call: &str, e: impl std::fmt::Display) -> Op2Error {
-    Op2Error::new(call, "", format!("device: {e}"))
-}
-
-/// The device block, grown to at least `bytes` (the old one freed).
-fn device_block(call: &str, mem: &Arc<dyn DeviceMemory>, bytes: usize) -> Result<DevPtr> {
-    let mut g = GBL_BUFFER.lock();
-    if let Some(b) = g.as_ref() {
-        let same = b.mem.upgrade().is_some_and(|m| Arc::ptr_eq(&m, mem));
-        if same && b.bytes >= bytes {
-            return Ok(b.ptr);
-        }
-        if same {
-            mem.free(b.ptr);
-        }
-    }
-    *g = None;
-    let ptr = mem.alloc(bytes).map_err(|e| dev_err(call, e))?;
-    *g = Some(GblBuffer {
-        mem: Arc::downgrade(mem),
-        ptr,
-        bytes,
-    });
-    Ok(ptr)
-}
-
-/// # Safety
-/// `args` must point to `nargs` op_args (or be NULL with `nargs <= 0`).
-unsafe fn arg_slice<'a>(args: *mut op_arg, nargs: c_int) -> &'a mut [op_arg] {
-    if args.is_null() || nargs <= 0 {
-        return &mut [];
-    }
-    // SAFETY: the caller passes its array of `nargs` arguments.
-    std::slice::from_raw_parts_mut(args, nargs as usize)
+fn dev_err(e: impl std::fmt::Display) -> Op2Error {
+    Op2Error::new("", "", format!("device: {e}"))
 }
 
 /// # Safety
 /// `p` points to `n` readable bytes when non-NULL.
-unsafe fn host_bytes<'a>(call: &str, p: *mut c_char, n: usize) -> Result<&'a mut [u8]> {
+unsafe fn host_bytes<'a>(p: *mut c_char, n: usize) -> Result<&'a mut [u8]> {
     if n == 0 {
         return Ok(&mut []);
     }
     if p.is_null() {
-        return Err(Op2Error::new(call, "", "a global argument's data is NULL"));
+        return Err(Op2Error::new("", "", "a global argument's data is NULL"));
     }
-    // SAFETY: an op_arg_gbl's data holds `size` bytes (op2's contract).
-    Ok(std::slice::from_raw_parts_mut(p as *mut u8, n))
+    // SAFETY: an op_arg_gbl's data holds `size` bytes (OP2's contract).
+    Ok(unsafe { std::slice::from_raw_parts_mut(p as *mut u8, n) })
 }
 
-/// Give the global arguments their device storage (`args[i].data_d`) and
-/// upload the values the kernel reads.
-#[no_mangle]
-pub unsafe extern "C" fn prepareDeviceGbls(args: *mut op_arg, nargs: c_int, max_threads: c_int) {
-    let call = "prepareDeviceGbls";
-    let args = arg_slice(args, nargs);
-    with_state(call, |st| {
-        let Some(dev) = st.device.as_ref() else {
+/// # Safety
+/// `args` is NULL or holds `nargs` op_args, which the caller may write.
+unsafe fn prepare(args: *mut op_arg, nargs: c_int, max_threads: c_int) -> Result<()> {
+    // SAFETY: the caller's contract.
+    let args = unsafe { slice_mut(nargs, args) };
+    with_state(|st| {
+        let Some(dev) = st.rt.device() else {
             return Ok(());
         };
-        let g = gbl_args(call, args)?;
+        let g = gbl_args(args)?;
         let inc_atomic = GBL_INC_ATOMIC.load(Ordering::Relaxed);
         let (offs, total) = layout(&g, max_threads.max(0) as usize, inc_atomic);
         if total == 0 {
             return Ok(());
         }
-        let base = device_block(call, &dev.mem, total)?;
+        let base = dev.gbl_block(total).map_err(dev_err)?;
         for ((a, ga), off) in args.iter_mut().zip(&g).zip(offs) {
             let Some(off) = off else { continue };
             let p = base + off as u64;
             a.data_d = p as *mut c_char;
             if slot(ga, inc_atomic) == Slot::Single && a.acc != OP_WRITE {
-                let src = host_bytes(call, a.data, ga.size)?;
-                dev.mem.upload(p, src).map_err(|e| dev_err(call, e))?;
+                // SAFETY: the op_arg's data holds its `size` bytes.
+                let src = unsafe { host_bytes(a.data, ga.size) }?;
+                dev.mem.upload(p, src).map_err(dev_err)?;
             }
         }
         Ok(())
     })
 }
 
-/// How a reduced global's type string reads (OP2's C and Fortran spellings).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum RedType {
-    F64,
-    F32,
-    I32,
-}
-
-pub fn red_type(t: &str) -> Option<RedType> {
-    let base = t.split(':').next().unwrap_or("").trim();
-    match base {
-        "double" | "real(8)" | "real*8" | "r8" => Some(RedType::F64),
-        "float" | "real(4)" | "real*4" | "real" | "r4" => Some(RedType::F32),
-        "int" | "integer(4)" | "integer*4" | "integer" | "i4" => Some(RedType::I32),
-        _ => None,
+/// # Safety
+/// `args` is NULL or holds `nargs` op_args.
+unsafe fn slice_mut<'a>(nargs: c_int, args: *mut op_arg) -> &'a mut [op_arg] {
+    if args.is_null() || nargs <= 0 {
+        return &mut [];
     }
+    // SAFETY: the caller passes its array of `nargs` arguments.
+    unsafe { std::slice::from_raw_parts_mut(args, nargs as usize) }
 }
 
-/// Download the partials of reduced argument `i`, fold them into its host
+/// Give the global arguments their device storage (`args[i].data_d`) and
+/// upload the values the kernel reads.
+///
+/// # Safety
+/// `args` is NULL or holds `nargs` op_args whose data hold their values.
+#[no_mangle]
+pub unsafe extern "C" fn prepareDeviceGbls(args: *mut op_arg, nargs: c_int, max_threads: c_int) {
+    c_api!("prepareDeviceGbls", prepare(args, nargs, max_threads))
+}
+
+/// Download the partials of reduced argument `a`, fold them into its host
 /// value and return the winning thread per component.
+///
+/// # Safety
+/// The op_arg's data holds its `dim` values; `data_d` its partials.
 unsafe fn reduce_one<T: Elem>(
-    call: &str,
     mem: &dyn DeviceMemory,
     a: &op_arg,
     dim: usize,
     max_threads: usize,
     nelems: usize,
 ) -> Result<Vec<Option<usize>>> {
-    let host_b = host_bytes(call, a.data, dim * T::BYTES)?;
+    // SAFETY: the caller's contract.
+    let host_b = unsafe { host_bytes(a.data, dim * T::BYTES) }?;
     let count = if dim == 0 || nelems == 0 {
         0
     } else {
@@ -387,7 +176,7 @@ unsafe fn reduce_one<T: Elem>(
     let mut raw = vec![0u8; count * T::BYTES];
     if count > 0 {
         mem.download(a.data_d as DevPtr, &mut raw)
-            .map_err(|e| dev_err(call, e))?;
+            .map_err(dev_err)?;
     }
     let partials: Vec<T> = raw.chunks_exact(T::BYTES).map(T::read).collect();
     let mut host: Vec<T> = host_b.chunks_exact(T::BYTES).map(T::read).collect();
@@ -400,8 +189,10 @@ unsafe fn reduce_one<T: Elem>(
 
 /// Copy each INFO argument referring to argument `i` from the winning
 /// threads' slots.
+///
+/// # Safety
+/// As for [`reduce_one`], for the INFO arguments.
 unsafe fn fetch_payloads(
-    call: &str,
     mem: &dyn DeviceMemory,
     args: &[op_arg],
     g: &[GblArg],
@@ -414,20 +205,75 @@ unsafe fn fetch_payloads(
             continue;
         }
         let esize = gp.size / gp.dim;
-        let host = host_bytes(call, p.data, gp.size)?;
+        // SAFETY: the caller's contract.
+        let host = unsafe { host_bytes(p.data, gp.size) }?;
         for (d, t) in won.iter().enumerate().take(gp.dim) {
             let Some(t) = t else { continue };
             let src = p.data_d as DevPtr + ((d * max_threads + t) * esize) as u64;
             mem.download(src, &mut host[d * esize..(d + 1) * esize])
-                .map_err(|e| dev_err(call, e))?;
+                .map_err(dev_err)?;
         }
     }
     Ok(())
 }
 
+/// # Safety
+/// As for [`processDeviceGbls`].
+unsafe fn process(args: &[op_arg], nelems: c_int, max_threads: c_int) -> Result<bool> {
+    let Some(mem) = with_state(|st| Ok(st.rt.device_memory().cloned()))? else {
+        return Ok(false);
+    };
+    let mem = &*mem;
+    let g = gbl_args(args)?;
+    let inc_atomic = GBL_INC_ATOMIC.load(Ordering::Relaxed);
+    let (mt, ne) = (max_threads.max(0) as usize, nelems.max(0) as usize);
+    // Reductions first, then the copies back (OP2's order).
+    for (i, (a, ga)) in args.iter().zip(&g).enumerate() {
+        if ga.argtype != OP_ARG_GBL || slot(ga, inc_atomic) != Slot::PerThread || ga.acc == OP_WORK
+        {
+            continue;
+        }
+        // SAFETY: NULL or a NUL-terminated type string.
+        let ty = unsafe { name_or(a.r#type, "?") };
+        // SAFETY: the caller's contract.
+        let won = unsafe {
+            match red_type(&ty) {
+                Some(RedType::F64) => reduce_one::<f64>(mem, a, ga.dim, mt, ne)?,
+                Some(RedType::F32) => reduce_one::<f32>(mem, a, ga.dim, mt, ne)?,
+                Some(RedType::I32) => reduce_one::<i32>(mem, a, ga.dim, mt, ne)?,
+                None => {
+                    return Err(Op2Error::new(
+                        "",
+                        format!("argument {i}"),
+                        format!("unknown type in reduction: {ty}"),
+                    ))
+                }
+            }
+        };
+        if a.acc != OP_INC {
+            // SAFETY: the caller's contract.
+            unsafe { fetch_payloads(mem, args, &g, i, &won, mt) }?;
+        }
+    }
+    for (a, ga) in args.iter().zip(&g) {
+        let back = ga.argtype == OP_ARG_GBL
+            && slot(ga, inc_atomic) == Slot::Single
+            && matches!(a.acc, OP_RW | OP_WRITE | OP_INC);
+        if back {
+            // SAFETY: the caller's contract.
+            let host = unsafe { host_bytes(a.data, ga.size) }?;
+            mem.download(a.data_d as DevPtr, host).map_err(dev_err)?;
+        }
+    }
+    Ok(false)
+}
+
 /// Combine the per-thread partials of reduced globals into their host
 /// values and copy RW/WRITE (and atomic INC) globals back. Returns whether
 /// the caller must still synchronise (never: the copies are synchronous).
+///
+/// # Safety
+/// `args` is NULL or holds `nargs` op_args prepared by prepareDeviceGbls.
 #[no_mangle]
 pub unsafe extern "C" fn processDeviceGbls(
     args: *mut op_arg,
@@ -435,62 +281,17 @@ pub unsafe extern "C" fn processDeviceGbls(
     nelems: c_int,
     max_threads: c_int,
 ) -> bool {
-    let call = "processDeviceGbls";
-    let args = arg_slice(args, nargs);
-    with_state(call, |st| {
-        let Some(dev) = st.device.as_ref() else {
-            return Ok(false);
-        };
-        let mem = &*dev.mem;
-        let g = gbl_args(call, args)?;
-        let inc_atomic = GBL_INC_ATOMIC.load(Ordering::Relaxed);
-        let (mt, ne) = (max_threads.max(0) as usize, nelems.max(0) as usize);
-        // Reductions first, then the copies back (OP2's order).
-        for (i, (a, ga)) in args.iter().zip(&g).enumerate() {
-            if ga.argtype != OP_ARG_GBL
-                || slot(ga, inc_atomic) != Slot::PerThread
-                || ga.acc == OP_WORK
-            {
-                continue;
-            }
-            let ty = CStr::from_ptr(if a.r#type.is_null() {
-                c"?".as_ptr()
-            } else {
-                a.r#type
-            })
-            .to_string_lossy();
-            let won = match red_type(&ty) {
-                Some(RedType::F64) => reduce_one::<f64>(call, mem, a, ga.dim, mt, ne)?,
-                Some(RedType::F32) => reduce_one::<f32>(call, mem, a, ga.dim, mt, ne)?,
-                Some(RedType::I32) => reduce_one::<i32>(call, mem, a, ga.dim, mt, ne)?,
-                None => {
-                    return Err(Op2Error::new(
-                        call,
-                        format!("argument {i}"),
-                        format!("unknown type in reduction: {ty}"),
-                    ))
-                }
-            };
-            if a.acc != OP_INC {
-                fetch_payloads(call, mem, args, &g, i, &won, mt)?;
-            }
-        }
-        for (a, ga) in args.iter().zip(&g) {
-            let back = ga.argtype == OP_ARG_GBL
-                && slot(ga, inc_atomic) == Slot::Single
-                && matches!(a.acc, OP_RW | OP_WRITE | OP_INC);
-            if back {
-                let host = host_bytes(call, a.data, ga.size)?;
-                mem.download(a.data_d as DevPtr, host)
-                    .map_err(|e| dev_err(call, e))?;
-            }
-        }
-        Ok(false)
-    })
+    c_api!(
+        "processDeviceGbls",
+        process(slice(nargs, args), nelems, max_threads)
+    )
 }
 
 /// The most blocks a launch of `block_size` threads may use so that the
 /// per-thread reduction storage stays within `OP_cuda_reductions_mib` MiB.
+///
+/// # Safety
+/// `args` is NULL or holds `nargs` op_args; `name` is NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C" fn getBlockLimit(
     args: *mut op_arg,
@@ -498,10 +299,9 @@ pub unsafe extern "C" fn getBlockLimit(
     block_size: c_int,
     name: *const c_char,
 ) -> c_int {
-    let call = "getBlockLimit";
-    let args = arg_slice(args, nargs);
-    crate::guard::checked(call, || {
-        let g = gbl_args(call, args)?;
+    c_api!("getBlockLimit", {
+        // SAFETY: the caller's contract.
+        let g = gbl_args(unsafe { slice(nargs, args) })?;
         let inc_atomic = GBL_INC_ATOMIC.load(Ordering::Relaxed);
         // SAFETY: plain int global, set by op_init / the application.
         let mib = unsafe {
@@ -513,12 +313,8 @@ pub unsafe extern "C" fn getBlockLimit(
             .map(|a| a.size)
             .sum();
         if mib >= 0 && per_thread > 8 * 1024 {
-            let n = if name.is_null() {
-                "?".into()
-            } else {
-                // SAFETY: generated code passes a string literal.
-                unsafe { CStr::from_ptr(name) }.to_string_lossy()
-            };
+            // SAFETY: generated code passes a string literal.
+            let n = unsafe { name_or(name, "?") };
             crate::printf::cout(&format!(
                 "Warning: kernel {n} needs {per_thread} reduction bytes per thread\n"
             ));
@@ -531,103 +327,8 @@ pub unsafe extern "C" fn getBlockLimit(
 /// the kernel adds to atomically, instead of per-thread partials.
 #[no_mangle]
 pub extern "C" fn setGblIncAtomic(enable: bool) {
-    GBL_INC_ATOMIC.store(enable, Ordering::Relaxed);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn gbl(acc: op_access, dim: usize, esize: usize) -> GblArg {
-        GblArg {
-            argtype: OP_ARG_GBL,
-            acc,
-            dim,
-            size: dim * esize,
-            disabled: false,
-        }
-    }
-
-    #[test]
-    fn storage_rule() {
-        assert_eq!(slot(&gbl(OP_INC, 1, 8), false), Slot::PerThread);
-        assert_eq!(slot(&gbl(OP_INC, 1, 8), true), Slot::Single);
-        assert_eq!(slot(&gbl(OP_MIN, 2, 4), true), Slot::PerThread);
-        assert_eq!(slot(&gbl(OP_WORK, 2, 4), false), Slot::PerThread);
-        assert_eq!(slot(&gbl(OP_READ, 1, 8), false), Slot::None);
-        assert_eq!(slot(&gbl(OP_READ, 3, 8), false), Slot::Single);
-        assert_eq!(slot(&gbl(OP_WRITE, 1, 8), false), Slot::Single);
-        assert_eq!(slot(&gbl(OP_RW, 1, 8), false), Slot::Single);
-        let mut info = gbl(0, 1, 4);
-        info.argtype = OP_ARG_INFO;
-        assert_eq!(slot(&info, true), Slot::PerThread);
-        info.disabled = true;
-        assert_eq!(slot(&info, false), Slot::None);
-        let mut dat = gbl(OP_READ, 4, 8);
-        dat.argtype = OP_ARG_DAT;
-        assert_eq!(slot(&dat, false), Slot::None);
-    }
-
-    #[test]
-    fn regions_are_aligned_and_disjoint() {
-        let args = [
-            gbl(OP_INC, 3, 8),
-            gbl(OP_READ, 1, 8),
-            gbl(OP_RW, 1, 4),
-            gbl(OP_MAX, 1, 8),
-        ];
-        let (offs, total) = layout(&args, 100, false);
-        assert_eq!(offs, vec![Some(0), None, Some(2432), Some(2560)]);
-        assert_eq!(total, 2560 + 896);
-        assert!(offs.iter().flatten().all(|o| o % GBL_ALIGN == 0));
-    }
-
-    #[test]
-    fn limit_from_mib() {
-        let args = [gbl(OP_INC, 1, 8), gbl(OP_MAX, 1, 8), gbl(OP_WORK, 4, 8)];
-        assert_eq!(block_limit(&args, 128, 5, false), (5 << 20) / (128 * 16));
-        assert_eq!(block_limit(&args, 128, 5, true), (5 << 20) / (128 * 8));
-        assert_eq!(block_limit(&args, 128, -1, false), c_int::MAX);
-        assert_eq!(block_limit(&args[2..], 128, 5, false), c_int::MAX);
-        assert_eq!(block_limit(&args, 1 << 20, 0, false), 1);
-    }
-
-    #[test]
-    fn combination_is_ordered_and_complete() {
-        // 2 components, 4 thread slots, 3 used: the 4th must be ignored.
-        let p = [1.0, 2.0, 3.0, 1e9, 10.0, 20.0, 30.0, 1e9];
-        let mut h = [0.5, 0.25];
-        assert_eq!(combine(OP_INC, &mut h, &p, 4, 3), vec![None, None]);
-        assert_eq!(h, [6.5, 60.25]);
-        let mut h = [2.5, 5.0];
-        assert_eq!(
-            combine(
-                OP_MIN,
-                &mut h,
-                &[3.0, 1.0, 1.0, -9.0, 7.0, 6.0, 8.0, -9.0],
-                4,
-                3
-            ),
-            vec![Some(1), None]
-        );
-        assert_eq!(h, [1.0, 5.0]);
-        let mut h = [0i32];
-        assert_eq!(combine(OP_MAX, &mut h, &[4, 9, 9], 3, 3), vec![Some(1)]);
-        assert_eq!(h, [9]);
-        let mut h = [i32::MAX];
-        combine(OP_INC, &mut h, &[1, 0], 2, 2);
-        assert_eq!(h, [i32::MIN]);
-        let v: Vec<f64> = (0..1000).map(|i| i as f64 * 0.1).collect();
-        assert_eq!(pairwise_sum(&v), pairwise_sum(&v));
-        assert!((pairwise_sum(&v).unwrap() - 49950.0).abs() < 1e-9);
-    }
-
-    #[test]
-    fn type_spellings() {
-        assert_eq!(red_type("double"), Some(RedType::F64));
-        assert_eq!(red_type("real(8)"), Some(RedType::F64));
-        assert_eq!(red_type("float"), Some(RedType::F32));
-        assert_eq!(red_type("int"), Some(RedType::I32));
-        assert_eq!(red_type("long"), None);
-    }
+    c_api!("setGblIncAtomic", {
+        GBL_INC_ATOMIC.store(enable, Ordering::Relaxed);
+        Ok(())
+    })
 }

@@ -117,23 +117,47 @@ pub fn hybrid_gpu() -> bool {
     unsafe { get(addr_of!(OP_hybrid_gpu)) != 0 }
 }
 
-/// Are MPI reductions switched off (`OP_disable_mpi_reductions`, set by
-/// `op_disable_mpi_reductions` or by the application)?
-pub fn mpi_reductions_disabled() -> bool {
-    // SAFETY: as in `diags`.
-    unsafe { get(addr_of!(OP_disable_mpi_reductions)) != 0 }
-}
-
 /// Current `OP_maps_base_index`.
 pub fn maps_base() -> c_int {
     // SAFETY: as in `diags`.
     unsafe { get(addr_of!(OP_maps_base_index)) }
 }
 
-/// Are partial halo exchanges on (`OP_partial_exchange`, `OP_PARTIAL_EXCHANGE`)?
-pub fn partial_exchange() -> bool {
-    // SAFETY: as in `diags`.
-    unsafe { get(addr_of!(OP_partial_exchange)) != 0 }
+/// The options in force now, for the runtime.
+pub fn config() -> op2_core::runtime::Config {
+    // SAFETY: plain int globals; a torn read is impossible for aligned ints.
+    let get_i = |p: *const c_int| unsafe { get(p) };
+    op2_core::runtime::Config {
+        diags: diags(),
+        part_size: get_i(addr_of!(OP_part_size)),
+        cache_line_size: get_i(addr_of!(OP_cache_line_size)),
+        partial_exchange: get_i(addr_of!(OP_partial_exchange)) != 0,
+        mpi_reductions: get_i(addr_of!(OP_disable_mpi_reductions)) == 0,
+        auto_soa: get_i(addr_of!(OP_auto_soa)) != 0,
+        hybrid_gpu: get_i(addr_of!(OP_hybrid_gpu)) != 0,
+    }
+}
+
+/// Apply one of OP2's command-line options to its global.
+pub fn apply(o: op2_core::runtime::Opt) {
+    use op2_core::runtime::Opt;
+    // SAFETY: plain globals, written on the API thread.
+    unsafe {
+        match o {
+            Opt::BlockSize(v) => set(addr_of_mut!(OP_block_size), v),
+            Opt::PartSize(v) => set(addr_of_mut!(OP_part_size), v),
+            Opt::CacheLineSize(v) => set(addr_of_mut!(OP_cache_line_size), v),
+            Opt::TestFrequency(v) => set(addr_of_mut!(OP_mpi_test_frequency), v),
+            Opt::CudaReductionsMib(v) => set(addr_of_mut!(OP_cuda_reductions_mib), v),
+            Opt::MapsBase(v) => set(addr_of_mut!(OP_maps_base_index), v),
+            Opt::MapsBaseRefused(_) => {}
+            Opt::HybridBalance(v) => std::ptr::write_volatile(addr_of_mut!(OP_hybrid_balance), v),
+            Opt::GpuDirect => set(addr_of_mut!(OP_gpu_direct), 1),
+            Opt::AutoSoa => set(addr_of_mut!(OP_auto_soa), 1),
+            Opt::PartialExchange => set(addr_of_mut!(OP_partial_exchange), 1),
+            Opt::NoRealloc => set(addr_of_mut!(OP_realloc), 0),
+        }
+    }
 }
 
 /// Reset every global to its initial value (`op_exit`).

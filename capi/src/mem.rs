@@ -1,5 +1,6 @@
 //! OP2's allocator: 64-byte aligned memory that `free` releases. Usable before op_init.
 
+use crate::boundary::c_api;
 use std::os::raw::{c_int, c_void};
 
 const ALIGN: usize = 64;
@@ -8,9 +9,8 @@ fn round_up(n: usize) -> Option<usize> {
     n.max(1).checked_add(ALIGN - 1).map(|v| v / ALIGN * ALIGN)
 }
 
-/// Allocate `size` bytes aligned to 64 (NULL if out of memory).
-#[no_mangle]
-pub extern "C" fn op_malloc(size: usize) -> *mut c_void {
+/// `size` bytes aligned to 64 (NULL if out of memory).
+fn malloc(size: usize) -> *mut c_void {
     let Some(sz) = round_up(size) else {
         return std::ptr::null_mut();
     };
@@ -23,18 +23,50 @@ pub extern "C" fn op_malloc(size: usize) -> *mut c_void {
     p
 }
 
+/// # Safety
+/// As for [`op_realloc`].
+unsafe fn realloc(ptr: *mut c_void, size: usize) -> *mut c_void {
+    if ptr.is_null() {
+        return malloc(size);
+    }
+    // SAFETY: the caller's contract: a block from malloc & co.
+    let q = unsafe { libc::realloc(ptr, size.max(1)) };
+    if q.is_null() || (q as usize).is_multiple_of(ALIGN) {
+        return q;
+    }
+    // realloc kept the contents but lost the alignment: move them.
+    let r = malloc(size);
+    // SAFETY: `q` holds `size` bytes (realloc's result) and `r` as many;
+    // `q` is freed once.
+    unsafe {
+        if !r.is_null() {
+            std::ptr::copy_nonoverlapping(q as *const u8, r as *mut u8, size);
+        }
+        libc::free(q);
+    }
+    r
+}
+
+/// Allocate `size` bytes aligned to 64 (NULL if out of memory).
+#[no_mangle]
+pub extern "C" fn op_malloc(size: usize) -> *mut c_void {
+    c_api!("op_malloc", Ok(malloc(size)))
+}
+
 /// Zeroed aligned allocation of `num * size` bytes.
 #[no_mangle]
 pub extern "C" fn op_calloc(num: usize, size: usize) -> *mut c_void {
-    let Some(total) = num.checked_mul(size) else {
-        return std::ptr::null_mut();
-    };
-    let p = op_malloc(total);
-    if !p.is_null() {
-        // SAFETY: p holds at least `total` bytes.
-        unsafe { std::ptr::write_bytes(p as *mut u8, 0, total) };
-    }
-    p
+    c_api!("op_calloc", {
+        let Some(total) = num.checked_mul(size) else {
+            return Ok(std::ptr::null_mut());
+        };
+        let p = malloc(total);
+        if !p.is_null() {
+            // SAFETY: p holds at least `total` bytes.
+            unsafe { std::ptr::write_bytes(p as *mut u8, 0, total) };
+        }
+        Ok(p)
+    })
 }
 
 /// Resize an allocation, keeping it 64-byte aligned.
@@ -43,22 +75,7 @@ pub extern "C" fn op_calloc(num: usize, size: usize) -> *mut c_void {
 /// `ptr` is NULL or came from op_malloc/op_calloc/op_realloc/malloc.
 #[no_mangle]
 pub unsafe extern "C" fn op_realloc(ptr: *mut c_void, size: usize) -> *mut c_void {
-    if ptr.is_null() {
-        return op_malloc(size);
-    }
-    let q = libc::realloc(ptr, size.max(1));
-    if q.is_null() || (q as usize).is_multiple_of(ALIGN) {
-        return q;
-    }
-    // realloc kept the contents but lost the alignment: move them.
-    let r = op_malloc(size);
-    if r.is_null() {
-        libc::free(q);
-        return r;
-    }
-    std::ptr::copy_nonoverlapping(q as *const u8, r as *mut u8, size);
-    libc::free(q);
-    r
+    c_api!("op_realloc", Ok(realloc(ptr, size)))
 }
 
 /// Release memory from op_malloc (same as free).
@@ -67,18 +84,23 @@ pub unsafe extern "C" fn op_realloc(ptr: *mut c_void, size: usize) -> *mut c_voi
 /// `ptr` is NULL or a live allocation from op_malloc & co.
 #[no_mangle]
 pub unsafe extern "C" fn op_free(ptr: *mut c_void) {
-    libc::free(ptr)
+    // SAFETY: the caller's contract.
+    c_api!("op_free", Ok(unsafe { libc::free(ptr) }))
 }
 
 /// Fortran helper: `*p = op_malloc(*bytes)`.
 ///
 /// # Safety
-/// `p` and `bytes` are valid pointers.
+/// `p` and `bytes` are NULL or valid pointers.
 #[no_mangle]
 pub unsafe extern "C" fn op_malloc2(p: *mut *mut c_void, bytes: *mut c_int) {
-    if !p.is_null() && !bytes.is_null() {
-        *p = op_malloc((*bytes).max(0) as usize);
-    }
+    c_api!("op_malloc2", {
+        // SAFETY: the caller's contract.
+        if let (Some(p), Some(b)) = (unsafe { p.as_mut() }, unsafe { bytes.as_ref() }) {
+            *p = malloc((*b).max(0) as usize);
+        }
+        Ok(())
+    })
 }
 
 #[cfg(test)]
@@ -87,6 +109,8 @@ mod tests {
 
     #[test]
     fn aligned_and_resizable() {
+        // SAFETY: every pointer comes from the allocator under test and is
+        // used within its size.
         unsafe {
             let p = op_malloc(10) as *mut u8;
             assert_eq!(p as usize % 64, 0);

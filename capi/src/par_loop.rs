@@ -1,30 +1,28 @@
-//! `op_par_loop`: check the arguments (once per distinct call), let the
-//! distribution prepare the halos, hand the loop to the executor with an
-//! invoker for the user's kernel, then combine globals and record timing.
-//!
-//! A call is recognised by its raw arguments ([`crate::fingerprint`]); the
-//! checked form ([`PreparedLoop`]) is reused, so a loop in steady state takes
-//! the state lock twice (before and after running) and allocates nothing on
-//! a single node.
+//! `op_par_loop` at the C ABI: the invokers that reach C, C++ and Fortran
+//! kernels, and [`run`], which turns a call into the runtime's loop
+//! lifecycle. A call is recognised by its raw arguments
+//! ([`crate::signature`]); the first time, its `op_arg`s are converted into
+//! a [`LoopDesc`] and the runtime checks and prepares it. Then
+//! `Runtime::begin_loop` (under the state lock), `Ready::execute` (the
+//! kernel runs; no lock held: kernels may not call the API) and
+//! `Runtime::finish_loop` (under the lock again). In steady state a loop
+//! takes the lock twice and allocates nothing on a single node.
 
-use crate::args::{to_spec, to_view};
+use crate::args::{global_data, to_spec};
+use crate::boundary::c_api;
 use crate::ffi::*;
-use crate::fingerprint::{hash_call, CallKey};
-use crate::globals;
-use crate::guard::guard;
-use crate::loop_cache::{combined_globals, dats_of, PreparedLoop};
+use crate::handles::Handles;
+use crate::signature;
 use crate::state::{with_state, State};
-use op2_core::arg::{check_loop, ArgKind, ArgSpec};
-use op2_core::dist::{DistKind, GlobalArg, InFlight};
+use op2_core::arg::{ArgKind, ArgSpec};
 use op2_core::error::obj;
-use op2_core::invoke::{ArgView, Invoker, LoopRun, ViewKind};
+use op2_core::invoke::{ArgView, Invoker, ViewKind};
+use op2_core::runtime::{LoopDesc, PreparedLoop, Ready};
 use op2_core::types::ScalarType;
 use op2_core::{Op2Error, Result};
-use parking_lot::Mutex;
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_void};
 use std::sync::Arc;
-use std::time::Instant;
 
 /// A C kernel, type-erased: `void kernel(T0*, T1*, ...)`.
 pub type KernelFn = unsafe extern "C" fn();
@@ -212,7 +210,6 @@ fn check_params(name: &str, specs: &[ArgSpec], codes: &[c_int]) -> Result<()> {
 /// One `op_par_loop` call as it arrives at the C ABI.
 #[derive(Clone, Copy)]
 pub(crate) struct LoopCall<'a> {
-    pub(crate) call: &'static str,
     /// The loop's name (NULL for a Fortran loop: named after its kernel).
     pub(crate) name: *const c_char,
     /// A Fortran kernel (its name is looked up once, under the state lock).
@@ -233,291 +230,111 @@ impl LoopCall<'_> {
         codes ^ self.max_args.map_or(0, |m| m.rotate_left(48))
     }
 
-    /// The loop's name for messages (before it is checked).
-    unsafe fn name_for_errors(&self) -> String {
-        if self.name.is_null() {
-            "?".into()
-        } else {
-            CStr::from_ptr(self.name).to_string_lossy().into_owned()
-        }
-    }
-
-    /// First sight of this call: check everything, build the views and plan.
-    unsafe fn prepare(&self, st: &mut State) -> Result<PreparedLoop> {
-        let call = self.call;
-        let name = crate::state::c_str(call, "the loop name", self.name)?;
+    /// First sight of this call: the runtime's description of it.
+    ///
+    /// # Safety
+    /// The name and the args' type strings are NULL or NUL-terminated.
+    unsafe fn describe(&self, h: &Handles, tag: &mut dyn FnMut(&str) -> usize) -> Result<LoopDesc> {
+        // SAFETY: the caller's contract.
+        let name = unsafe { crate::state::c_str("the loop name", self.name) }?;
         let o = obj("loop", &name);
-        let s = st
-            .set_id(call, self.set)
-            .map_err(|e| Op2Error::new(call, o.clone(), format!("loop set: {}", e.msg)))?;
+        let set = h
+            .set_id(self.set)
+            .map_err(|e| Op2Error::new("", o.clone(), format!("loop set: {}", e.msg)))?;
         if let Some(max) = self.max_args.filter(|&m| self.args.len() > m) {
             return Err(Op2Error::new(
-                call,
+                "",
                 o,
                 format!("{} args: C kernels may have at most {max} parameters (C++ kernels have no limit)", self.args.len()),
             ));
         }
-        let mut specs = Vec::with_capacity(self.args.len());
-        for (i, a) in self.args.iter().enumerate() {
-            specs.push(to_spec(st, &name, i, a)?);
-        }
-        let info = check_loop(&st.dom, &name, s, &specs)?;
-        if let Some(c) = self.codes {
-            check_params(&name, &specs, c)?;
-        }
-        if globals::diags() > 2 {
-            let how = if info.indirect {
-                "with indirection:"
-            } else {
-                "w/o indirection: "
-            };
-            crate::printf::cout(&format!(" kernel routine {how} {name}\n"));
-        }
-        let kernel = st.kernels.index_of(&name);
-        let mut lp = PreparedLoop {
-            name,
-            set: s,
-            globals: combined_globals(&specs),
-            dats: dats_of(&specs),
-            scalars: specs
-                .iter()
-                .map(|sp| ScalarType::parse(&sp.type_name))
-                .collect(),
-            views: Vec::new(),
-            specs,
-            kernel,
-            transfer: 0.0,
-            indirect: info.indirect,
-            plan: None,
-        };
-        self.place(st, &mut lp, &info.inds, info.ninds);
-        Ok(lp)
-    }
-
-    /// The parts of a prepared loop that depend on where data lives (views,
-    /// plan, transfer estimate); rebuilt when the mesh is partitioned.
-    fn place(&self, st: &mut State, lp: &mut PreparedLoop, inds: &[i32], ninds: usize) {
-        lp.views = lp
-            .specs
+        let args = self
+            .args
             .iter()
-            .zip(self.args)
-            .map(|(sp, a)| to_view(st, sp, a))
-            .collect();
-        op2_core::invoke::link_views(&mut lp.views, &lp.specs);
-        lp.transfer = transfer_estimate(st, lp.set, &lp.specs);
-        lp.plan = st
-            .exec
-            .wants_plan()
-            .then(|| crate::plans::loop_plan(st, &lp.name, lp.set, &lp.specs, inds, ninds));
-    }
-}
-
-/// Bytes moved by one execution, as OP2's generated code counts them.
-fn transfer_estimate(st: &State, set: op2_core::SetId, specs: &[ArgSpec]) -> f64 {
-    let set_size = st.dom.set(set).size as f64;
-    let mut transfer = 0.0f64;
-    let mut maps_seen = Vec::new();
-    for sp in specs {
-        if let (true, ArgKind::Dat { dat, map, .. }) = (sp.opt, &sp.kind) {
-            let eb = st.dom.dat(*dat).elem_bytes as f64;
-            let f = if matches!(sp.access, op2_core::Access::Rw | op2_core::Access::Inc) {
-                2.0
-            } else {
-                1.0
-            };
-            transfer += set_size * eb * f;
-            if let Some(m) = map.filter(|m| !maps_seen.contains(m)) {
-                maps_seen.push(m);
-                transfer += set_size * st.dom.map(m).dim as f64 * 4.0;
-            }
-        }
-    }
-    transfer
-}
-
-/// A loop ready to execute: its prepared form and this call's extent.
-pub(crate) struct Ready {
-    pub(crate) lp: Arc<PreparedLoop>,
-    exec_size: usize,
-    owned: usize,
-    core: usize,
-    exchanges: Option<Box<dyn InFlight>>,
-    /// Seconds spent starting halo exchanges.
-    halo_secs: f64,
-    exec: Arc<dyn op2_core::invoke::Executor + Send + Sync>,
-}
-
-/// Recognise or check the call, then let the distribution start the halo
-/// exchanges the loop needs. One lock of the state.
-pub(crate) unsafe fn prepare(lc: &LoopCall<'_>) -> Ready {
-    with_state(lc.call, |st| {
-        st.finish_exchanges()?;
-        let mut lc = *lc;
-        if let (true, Some(k)) = (lc.name.is_null(), lc.fortran_kernel) {
-            lc.name = fortran_kernel_name(st, k);
-        }
-        let lc = &lc;
-        let context = lc.context();
-        let hash = hash_call(lc.name, lc.set, context, lc.args);
-        let gen = st.generation;
-        let cached = st
-            .loops
-            .get(gen, hash, lc.name, lc.set, context, lc.args)
-            .cloned();
-        let mut lp = match cached {
-            Some(lp) => lp,
-            None => {
-                let lp = Arc::new(lc.prepare(st)?);
-                let key = CallKey::new(lc.name, lc.set, context, lc.args);
-                st.loops.insert(hash, key, lp.clone());
-                lp
-            }
-        };
-        if st.has_device() {
-            // A loop through op_par_loop runs on the host.
-            for &d in &lp.dats {
-                st.host_fresh(lc.call, d)?;
-            }
-        }
-        let t_halo = Instant::now();
-        st.dist
-            .set_partial_exchange(crate::globals::partial_exchange());
-        let extent = st.dist.before_loop(&mut st.dom, lp.set, &lp.specs)?;
-        if extent.auto_partitioned {
-            crate::printf::cout(
-                "\n op_par_loop before op_partition: keeping the declared block distribution\n",
-            );
-            st.refresh_after_partition();
-            lp = replace_after_partition(st, lc, &lp, hash, context)?;
-        }
-        for &d in &lp.dats {
-            st.mirror_dirty(d);
-        }
-        Ok(Ready {
-            lp,
-            exec_size: extent.exec_size,
-            owned: extent.owned,
-            core: extent.core,
-            exchanges: extent.exchanges,
-            halo_secs: t_halo.elapsed().as_secs_f64(),
-            exec: st.exec.clone(),
+            .enumerate()
+            // SAFETY: the caller's contract.
+            .map(|(i, a)| unsafe { to_spec(h, &name, i, a) })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(LoopDesc {
+            tag: tag(&name),
+            set,
+            globals: self.args.iter().map(global_data).collect(),
+            args,
+            name,
         })
+    }
+
+    /// The prepared loop of this call (checked and prepared the first time).
+    ///
+    /// # Safety
+    /// As for [`LoopCall::describe`].
+    unsafe fn prepared(&self, st: &mut State) -> Result<(Arc<PreparedLoop>, *const c_char)> {
+        let mut lc = *self;
+        if let (true, Some(k)) = (lc.name.is_null(), lc.fortran_kernel) {
+            lc.name = fortran_kernel_name(&mut st.h, k);
+        }
+        signature::words(&mut st.sig, lc.name, lc.set, lc.context(), lc.args);
+        // SAFETY: the caller's contract.
+        let sig = unsafe { signature::sig(&st.sig, lc.name) };
+        if let Some(lp) = st.rt.cached_loop(&sig) {
+            return Ok((lp, lc.name));
+        }
+        let kernels = &mut st.c.kernels;
+        // SAFETY: the caller's contract.
+        let desc = unsafe { lc.describe(&st.h, &mut |n| kernels.index_of(n)) }?;
+        let codes = lc.codes;
+        let extra = move |specs: &[ArgSpec]| {
+            let name = String::from_utf8_lossy(sig.name);
+            codes.map_or(Ok(()), |c| check_params(&name, specs, c))
+        };
+        let lp = st.rt.prepare_loop(&mut st.c, desc, &extra)?;
+        st.rt.remember_loop(&sig, lp.clone());
+        Ok((lp, lc.name))
+    }
+}
+
+/// Recognise or prepare the call, then begin it (one lock of the state).
+///
+/// # Safety
+/// As for [`LoopCall::describe`].
+unsafe fn begin(lc: &LoopCall<'_>) -> Result<Ready> {
+    with_state(|st| {
+        // SAFETY: the caller's contract.
+        let (lp, name) = unsafe { lc.prepared(st) }?;
+        // SAFETY: as above; `st.sig` still holds the words of this call.
+        let sig = unsafe { signature::sig(&st.sig, name) };
+        st.rt.begin_loop(&mut st.c, "op_par_loop", &sig, lp)
     })
 }
 
-/// The mesh was just partitioned: views and plan of `old` are stale.
-unsafe fn replace_after_partition(
-    st: &mut State,
-    lc: &LoopCall<'_>,
-    old: &PreparedLoop,
-    hash: u64,
-    context: usize,
-) -> Result<Arc<PreparedLoop>> {
-    let info = check_loop(&st.dom, &old.name, old.set, &old.specs)?;
-    let mut lp = PreparedLoop {
-        name: old.name.clone(),
-        set: old.set,
-        specs: old.specs.clone(),
-        views: Vec::new(),
-        scalars: old.scalars.clone(),
-        globals: old.globals.clone(),
-        dats: old.dats.clone(),
-        kernel: old.kernel,
-        transfer: 0.0,
-        indirect: old.indirect,
-        plan: None,
-    };
-    lc.place(st, &mut lp, &info.inds, info.ninds);
-    let lp = Arc::new(lp);
-    st.loops.insert(
-        hash,
-        CallKey::new(lc.name, lc.set, context, lc.args),
-        lp.clone(),
-    );
-    Ok(lp)
-}
-
-/// Execute a prepared loop through `inv`, then combine globals and record
-/// its time (the second lock of the state).
-pub(crate) unsafe fn run_loop(call: &'static str, mut r: Ready, inv: &dyn Invoker) {
-    let lp = r.lp.clone();
-    let exchanges = Mutex::new(r.exchanges.take());
-    let wait = || match exchanges.lock().take() {
-        Some(x) => x.finish(),
-        None => Ok(()),
-    };
-    let has_wait = exchanges.lock().is_some();
-    let t0 = Instant::now();
-    let run = LoopRun {
-        name: &lp.name,
-        exec_size: r.exec_size,
-        owned: r.owned,
-        core: r.core,
-        wait: has_wait.then_some(&wait as &(dyn Fn() -> Result<()> + Sync)),
-        views: &lp.views,
-        args: &lp.specs,
-        scalars: &lp.scalars,
-        plan: lp.plan.as_deref(),
-    };
-    // SAFETY: the args were checked against the loop set (maps in range,
-    // dats on the right sets) and the views point at live dat storage.
-    let outcome = guard(call, || r.exec.execute(&run, inv).and_then(|()| wait()));
-    if let Err(e) = outcome {
-        crate::guard::fatal(&e.context(format!("loop \"{}\"", lp.name)));
-    }
-    let t1 = Instant::now();
-    with_state(call, |st| finish_loop(st, &r, t0, t1));
-}
-
-/// After the kernel ran: the distribution marks written halos dirty and
-/// combines globals; the loop's time is recorded.
-fn finish_loop(st: &mut State, r: &Ready, t0: Instant, t1: Instant) -> Result<()> {
-    let lp = &r.lp;
-    let mpi = st.dist.kind() == DistKind::Mpi;
-    // OP_disable_mpi_reductions: globals stay this rank's values.
-    if mpi && !crate::globals::mpi_reductions_disabled() {
-        let mut globals: Vec<GlobalArg<'_>> = lp
-            .globals
-            .iter()
-            .map(|&i| {
-                let v = &lp.views[i];
-                GlobalArg {
-                    access: lp.specs[i].access,
-                    scalar: lp.scalars[i],
-                    // SAFETY: a global view points at the user's `dim` values
-                    // (checked non-NULL), not otherwise borrowed now.
-                    data: unsafe {
-                        std::slice::from_raw_parts_mut(v.data, v.elem_bytes.max(0) as usize)
-                    },
-                }
-            })
-            .collect();
-        st.dist.after_loop(&mut st.dom, &lp.specs, &mut globals)?;
-    } else {
-        st.dist.after_loop(&mut st.dom, &lp.specs, &mut [])?;
-    }
-    for &d in &lp.dats {
-        st.mirror_dirty(d);
-    }
-    if st.has_device() {
-        for d in crate::loop_cache::written_dats(&lp.specs) {
-            st.written_on(d, false);
-        }
-    }
-    let reduce_secs = t1.elapsed().as_secs_f64();
-    let secs = (t1 - t0).as_secs_f64();
-    // As in OP2, a loop's time includes its halo exchanges and reductions;
-    // only the MPI library has an MPI time column to fill.
-    let mpi_secs = r.halo_secs + reduce_secs;
-    let mpi_col = if mpi { mpi_secs } else { 0.0 };
-    st.kernels
-        .record(lp.kernel, secs + mpi_secs, mpi_col, lp.transfer);
-    crate::profile::record_kernel(&lp.name, r.exec.name(), lp.indirect, t0, t1);
-    Ok(())
+/// One `op_par_loop`: begun under the state lock, executed without it
+/// (kernels may not call the API), finished under it again.
+///
+/// # Safety
+/// The call's pointers are NULL or valid (OP2's contract); `inv` runs a
+/// kernel that touches only what its arguments allow.
+pub(crate) unsafe fn run(lc: &LoopCall<'_>, inv: &dyn Invoker) -> Result<()> {
+    // SAFETY: the caller's contract.
+    let mut ready = unsafe { begin(lc) }?;
+    let lp = ready.lp.clone();
+    // SAFETY: the views were built from checked arguments over live storage,
+    // which nothing changes until finish_loop (the program is in this call).
+    unsafe { ready.execute("op_par_loop", inv) }?;
+    with_state(|st| {
+        let t = st.rt.finish_loop(&mut st.c, ready)?;
+        st.c.kernels.record(t.tag, t.secs, t.mpi_secs, t.transfer);
+        let target = st.rt.exec().name();
+        crate::profile::record_kernel(&lp.name, target, lp.indirect, t.start, t.end);
+        Ok(())
+    })
 }
 
 /// `op_par_loop` for C kernels (the C `op_par_loop` macro calls this):
 /// `kernel` takes `nargs` pointer parameters.
+///
+/// # Safety
+/// `name` is NULL or NUL-terminated; `args` holds `nargs` op_args; the
+/// kernel takes `nargs` pointer parameters.
 #[no_mangle]
 pub unsafe extern "C" fn op2_par_loop_c(
     kernel: Option<unsafe extern "C" fn()>,
@@ -526,69 +343,61 @@ pub unsafe extern "C" fn op2_par_loop_c(
     nargs: c_int,
     args: *const op_arg,
 ) {
-    let call = "op_par_loop";
-    let args = checked_args(call, name, nargs, args);
-    let lc = LoopCall {
-        call,
-        name,
-        set,
-        fortran_kernel: None,
-        args,
-        max_args: Some(MAX_C_ARGS),
-        codes: None,
-    };
-    let Some(f) = kernel else {
-        crate::guard::fatal(&Op2Error::new(
-            call,
-            obj("loop", &lc.name_for_errors()),
-            "the kernel is NULL",
-        ));
-    };
-    if args.is_empty() {
-        crate::guard::fatal(&Op2Error::new(
-            call,
-            obj("loop", &lc.name_for_errors()),
-            "a loop needs at least one argument",
-        ));
-    }
-    let r = prepare(&lc);
-    let inv = CInvoker {
-        f,
-        runner: RUNNERS[args.len() - 1],
-        base: 0,
-    };
-    run_loop(call, r, &inv)
+    c_api!("op_par_loop", {
+        // SAFETY: the caller's contract.
+        let args = unsafe { checked_args(name, nargs, args) }?;
+        let lc = LoopCall {
+            name,
+            set,
+            fortran_kernel: None,
+            args,
+            max_args: Some(MAX_C_ARGS),
+            codes: None,
+        };
+        // SAFETY: the caller's contract.
+        let o = || obj("loop", &unsafe { crate::state::name_or(name, "?") });
+        let f = kernel.ok_or_else(|| Op2Error::new("", o(), "the kernel is NULL"))?;
+        if args.is_empty() {
+            return Err(Op2Error::new("", o(), "a loop needs at least one argument"));
+        }
+        let inv = CInvoker {
+            f,
+            runner: RUNNERS[args.len().min(MAX_C_ARGS) - 1],
+            base: 0,
+        };
+        // SAFETY: the caller's contract.
+        unsafe { run(&lc, &inv) }
+    })
 }
 
-/// The args of a loop call as a slice (a bad count or NULL array stops the program).
+/// The args of a loop call as a slice (a bad count or NULL array is an error).
+///
+/// # Safety
+/// `name` is NULL or NUL-terminated; `args` holds `nargs` op_args.
 pub(crate) unsafe fn checked_args<'a>(
-    call: &'static str,
     name: *const c_char,
     nargs: c_int,
     args: *const op_arg,
-) -> &'a [op_arg] {
+) -> Result<&'a [op_arg]> {
     if nargs < 0 || (nargs > 0 && args.is_null()) {
-        let n = if name.is_null() {
-            "?".into()
-        } else {
-            CStr::from_ptr(name).to_string_lossy().into_owned()
-        };
-        crate::guard::fatal(&Op2Error::new(
-            call,
+        // SAFETY: the caller's contract.
+        let n = unsafe { crate::state::name_or(name, "?") };
+        return Err(Op2Error::new(
+            "",
             obj("loop", &n),
             format!("{nargs} args at {args:p}"),
         ));
     }
-    if nargs == 0 {
-        &[]
-    } else {
-        std::slice::from_raw_parts(args, nargs as usize)
-    }
+    // SAFETY: the caller's contract.
+    Ok(unsafe { crate::args::slice(nargs, args) })
 }
 
 /// `op_par_loop` for C++ kernels (the C++ `op_par_loop` calls this): `range`
 /// is a trampoline that runs the kernel, inlined, over a range of elements;
 /// `param_types` (nargs codes, may be NULL) describe the kernel's parameters.
+///
+/// # Safety
+/// As for [`op2_par_loop_c`]; `param_types` is NULL or holds `nargs` codes.
 #[no_mangle]
 pub unsafe extern "C" fn op2_par_loop_range(
     range: Option<op2_range_fn>,
@@ -598,34 +407,31 @@ pub unsafe extern "C" fn op2_par_loop_range(
     nargs: c_int,
     args: *const op_arg,
 ) {
-    let call = "op_par_loop";
-    let Some(f) = range else {
-        crate::guard::fatal(&Op2Error::new(call, "", "the kernel trampoline is NULL"));
-    };
-    let args = checked_args(call, name, nargs, args);
-    let codes = if param_types.is_null() || args.is_empty() {
-        None
-    } else {
-        Some(std::slice::from_raw_parts(param_types, args.len()))
-    };
-    let lc = LoopCall {
-        call,
-        name,
-        set,
-        fortran_kernel: None,
-        args,
-        max_args: None,
-        codes,
-    };
-    let r = prepare(&lc);
-    run_loop(call, r, &RangeInvoker { f })
+    c_api!("op_par_loop", {
+        let f = range.ok_or_else(|| Op2Error::new("", "", "the kernel trampoline is NULL"))?;
+        // SAFETY: the caller's contract.
+        let args = unsafe { checked_args(name, nargs, args) }?;
+        let codes = (!param_types.is_null() && !args.is_empty())
+            // SAFETY: the caller's contract.
+            .then(|| unsafe { std::slice::from_raw_parts(param_types, args.len()) });
+        let lc = LoopCall {
+            name,
+            set,
+            fortran_kernel: None,
+            args,
+            max_args: None,
+            codes,
+        };
+        // SAFETY: the caller's contract.
+        unsafe { run(&lc, &RangeInvoker { f }) }
+    })
 }
 
 /// A Fortran kernel's name for timing: its symbol if the executable exports
 /// one (gfortran's `__module_MOD_name` shortened to `name`), else its address.
 /// Looked up once per kernel.
-pub(crate) fn fortran_kernel_name(st: &mut State, k: unsafe extern "C" fn()) -> *const c_char {
-    st.kernel_names
+pub(crate) fn fortran_kernel_name(h: &mut Handles, k: unsafe extern "C" fn()) -> *const c_char {
+    h.kernel_names
         .entry(k as usize)
         .or_insert_with(|| crate::ffi::cstring(&kernel_symbol(k)))
         .as_ptr()

@@ -2,9 +2,9 @@
 //! It works independently of op_init/op_exit, as in OP2. `op_par_loop`
 //! records each loop as a kernel section (shown from OP_PROFILE_LEVEL=2).
 
+use crate::boundary::c_api;
 use op2_core::profile::{parse_level, Profiler, DEFAULT_LEVEL};
 use parking_lot::Mutex;
-use std::ffi::CStr;
 use std::os::raw::c_char;
 use std::time::Instant;
 
@@ -22,12 +22,11 @@ fn with<R>(f: impl FnOnce(&mut Profiler) -> R) -> R {
     f(p)
 }
 
+/// # Safety
+/// `p` is NULL or a NUL-terminated string.
 unsafe fn name(p: *const c_char) -> String {
-    if p.is_null() {
-        "(null)".into()
-    } else {
-        CStr::from_ptr(p).to_string_lossy().into_owned()
-    }
+    // SAFETY: the caller's contract.
+    unsafe { crate::state::name_or(p, "(null)") }
 }
 
 /// Record one execution of loop `name` (called by op_par_loop).
@@ -44,55 +43,77 @@ pub(crate) fn record_kernel(name: &str, target: &str, indirect: bool, t0: Instan
 }
 
 /// Start the profile's root section.
+///
+/// # Safety
+/// `name` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn op_profile_start(name: *const c_char) {
-    let n = self::name(name);
-    crate::guard::guard("op_profile_start", || with(|p| p.start(&n, Instant::now())))
+    // SAFETY: the caller's contract.
+    c_api!("op_profile_start", {
+        let n = unsafe { self::name(name) };
+        Ok(with(|p| p.start(&n, Instant::now())))
+    })
 }
 
 /// Close every open section and the root.
 #[no_mangle]
 pub extern "C" fn op_profile_end() {
-    crate::guard::guard("op_profile_end", || with(|p| p.end(Instant::now())))
+    c_api!("op_profile_end", Ok(with(|p| p.end(Instant::now()))))
 }
 
 /// Open a nested section.
+///
+/// # Safety
+/// `name` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn op_profile_enter(name: *const c_char) {
-    let n = self::name(name);
-    crate::guard::guard("op_profile_enter", || with(|p| p.enter(&n, Instant::now())))
+    // SAFETY: the caller's contract.
+    c_api!("op_profile_enter", {
+        let n = unsafe { self::name(name) };
+        Ok(with(|p| p.enter(&n, Instant::now())))
+    })
 }
 
 /// Open a kernel section (generated code).
+///
+/// # Safety
+/// The strings are NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C" fn op_profile_enter_kernel(
     name: *const c_char,
     target: *const c_char,
     variant: *const c_char,
 ) {
-    let (n, t, v) = (self::name(name), self::name(target), self::name(variant));
-    crate::guard::guard("op_profile_enter_kernel", || {
-        with(|p| p.enter_kernel(&n, &t, &v, Instant::now()))
+    // SAFETY: the caller's contract.
+    c_api!("op_profile_enter_kernel", {
+        let (n, t, v) = unsafe { (self::name(name), self::name(target), self::name(variant)) };
+        Ok(with(|p| p.enter_kernel(&n, &t, &v, Instant::now())))
     })
 }
 
 /// Close the current section and open a sibling.
+///
+/// # Safety
+/// `name` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn op_profile_next(name: *const c_char) {
-    let n = self::name(name);
-    crate::guard::guard("op_profile_next", || with(|p| p.next(&n, Instant::now())))
+    // SAFETY: the caller's contract.
+    c_api!("op_profile_next", {
+        let n = unsafe { self::name(name) };
+        Ok(with(|p| p.next(&n, Instant::now())))
+    })
 }
 
 /// Close the current section.
 #[no_mangle]
 pub extern "C" fn op_profile_exit() {
-    crate::guard::guard("op_profile_exit", || with(|p| p.exit(Instant::now())))
+    c_api!("op_profile_exit", Ok(with(|p| p.exit(Instant::now()))))
 }
 
 /// Print the profile (root process); also write JSON if OP_PROFILE_JSON_OUTPUT is set.
 #[no_mangle]
 pub extern "C" fn op_profile_output() {
-    crate::guard::checked("op_profile_output", || {
+    c_api!("op_profile_output", {
         let (json, level) = with(|p| (p.output_json(), p.level()));
         if let Some(merged) = crate::cross_rank::merged_profile(json, level)? {
             crate::printf::cout(&merged.output());
@@ -115,10 +136,14 @@ fn write_json(file: &str, json: &str) {
 }
 
 /// Write the profile as JSON to `filename`.
+///
+/// # Safety
+/// `filename` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn op_profile_output_json(filename: *const c_char) {
-    let f = self::name(filename);
-    crate::guard::checked("op_profile_output_json", || {
+    // SAFETY: the caller's contract.
+    let f = unsafe { self::name(filename) };
+    c_api!("op_profile_output_json", {
         let (json, level) = with(|p| (p.output_json(), p.level()));
         if let Some(merged) = crate::cross_rank::merged_profile(json, level)? {
             if let Some(j) = merged.output_json() {

@@ -498,6 +498,35 @@ impl Domain {
         }
     }
 
+    /// OP2's tables of sets, maps and dats (`op_diagnostic_output`).
+    pub fn describe(&self) -> String {
+        let mut s = String::from("\n  OP diagnostic output\n  --------------------\n\n       set       size\n  -------------------\n");
+        for set in self.sets() {
+            s.push_str(&format!("{:>10} {:>10}\n", set.name, set.size));
+        }
+        s.push_str("\n       map        dim       from         to\n  -----------------------------------------\n");
+        for m in self.maps() {
+            s.push_str(&format!(
+                "{:>10} {:>10} {:>10} {:>10}\n",
+                m.name,
+                m.dim,
+                self.set(m.from).name,
+                self.set(m.to).name
+            ));
+        }
+        s.push_str("\n       dat        dim        set\n  ------------------------------\n");
+        for (_, d) in self.dats() {
+            s.push_str(&format!(
+                "{:>10} {:>10} {:>10}\n",
+                d.name,
+                d.dim,
+                self.set(d.set).name
+            ));
+        }
+        s.push('\n');
+        s
+    }
+
     /// `op_free_dat_temp`: only temporary dats may be freed.
     pub fn free_temp(&mut self, id: DatId) -> Result<Dat> {
         match self.dats.get(id.0) {

@@ -9,6 +9,8 @@
 
 pub mod aligned;
 pub mod arg;
+pub mod boundary;
+pub mod device;
 pub mod dist;
 pub mod domain;
 pub mod error;
@@ -21,12 +23,13 @@ pub mod plan;
 pub mod profile;
 pub mod reduce;
 pub mod renumber;
+pub mod runtime;
 pub mod timing;
 pub mod types;
 
 pub use aligned::AlignedBuf;
 pub use arg::{Access, ArgKind, ArgSpec};
 pub use domain::{Dat, DatId, Domain, Fresh, Map, MapId, Set, SetId};
-pub use error::{Op2Error, Result};
+pub use error::{ErrorKind, Op2Error, Result};
 pub use invoke::{ArgView, Invoker, ViewKind};
 pub use types::ScalarType;

@@ -57,6 +57,22 @@ impl ScalarType {
     }
 }
 
+impl ScalarType {
+    /// The C type as a programmer writes it (for messages).
+    pub fn c_spelling(self) -> &'static str {
+        match self {
+            ScalarType::F64 => "double",
+            ScalarType::F32 => "float",
+            ScalarType::I32 => "int",
+            ScalarType::U32 => "unsigned int",
+            ScalarType::I64 => "long long",
+            ScalarType::U64 => "unsigned long long",
+            ScalarType::Bool => "bool",
+            ScalarType::Other => "a user type",
+        }
+    }
+}
+
 /// The type string without a `:soa` suffix, trimmed.
 pub fn base_type(type_name: &str) -> &str {
     let t = type_name.trim();

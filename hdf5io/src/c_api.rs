@@ -8,7 +8,7 @@
 //! Every function here returns a [`Res`]; the caller's guard reports its
 //! error under the OP2 call's name.
 
-use crate::c_guard::{arg, Fail, Res};
+use crate::c_guard::{arg, fail, Res};
 use crate::c_util::{c_string, dat_list, dat_type, decl_set, io, name_of, non_negative, set_size};
 use crate::layout::elem_of;
 use crate::op2_c::{self as ffi, op_dat, op_map, op_set};
@@ -128,7 +128,7 @@ pub unsafe fn decl_map_hdf5<C: Ctx>(
     // SAFETY: the caller's contract.
     let local = unsafe { set_size(from, "the from-set", &object) }?;
     if to.is_null() {
-        return Err(Fail::new(&object, "the to-set is NULL"));
+        return Err(fail(&object, "the to-set is NULL"));
     }
     let d = non_negative(dim, "dim", &object)?;
     let c = C::new(&object)?;
@@ -253,7 +253,7 @@ pub unsafe fn get_const_hdf5<C: Ctx>(
         return Ok(());
     };
     if const_data.is_null() && !data.is_empty() {
-        return Err(Fail::new(&object, "the destination pointer is NULL"));
+        return Err(fail(&object, "the destination pointer is NULL"));
     }
     // SAFETY: the caller's contract: const_data holds dim values of type.
     unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), const_data.cast(), data.len()) };
@@ -275,7 +275,7 @@ pub unsafe fn write_const_hdf5<C: Ctx>(
     let (name, object, file, ty, d) = unsafe { const_args(name, dim, type_, file_name) }?;
     let elem = elem_of(&ty).map_err(io(&object))?;
     if const_data.is_null() && d > 0 {
-        return Err(Fail::new(&object, "the data pointer is NULL"));
+        return Err(fail(&object, "the data pointer is NULL"));
     }
     let c = C::new(&object)?;
     c.notice(&format!("Writing '{name}' to file '{file}'"));
@@ -301,7 +301,7 @@ pub unsafe fn fetch_data_hdf5<C: Ctx>(
     path: *const c_char,
 ) -> Res<()> {
     if dat.is_null() {
-        return Err(Fail::new("", "the dat is NULL"));
+        return Err(fail("", "the dat is NULL"));
     }
     // SAFETY: a live op_dat mirror.
     let name = unsafe { name_of((*dat).name) };
@@ -348,7 +348,7 @@ pub unsafe fn fetch_data_hdf5_file_ptr<C: Ctx>(
     match found {
         // SAFETY: the caller's contract; a live dat.
         Some((dat, _)) => unsafe { fetch_data_hdf5::<C>(dat, file_name, std::ptr::null()) },
-        None => Err(Fail::new(
+        None => Err(fail(
             "",
             format!("no dat was declared with data pointer {data:p}"),
         )),
@@ -412,7 +412,7 @@ unsafe fn dump_map<C: Ctx>(c: &C, f: &H5File, map: op_map) -> Res<()> {
     }
     let n = local as usize * d;
     if values.is_null() && n > 0 {
-        return Err(Fail::new(&object, "the map has no values"));
+        return Err(fail(&object, "the map has no values"));
     }
     let bytes: &[u8] = if n == 0 {
         &[]
@@ -425,13 +425,14 @@ unsafe fn dump_map<C: Ctx>(c: &C, f: &H5File, map: op_map) -> Res<()> {
         .map_err(io(&object))
 }
 
-/// The `extern "C"` entry points of `op_hdf5.h` for a library: each one is
-/// `guard(<call>, || <the function of this module for context ctx>)`.
-/// `$ctx` is the library's [`Ctx`]; `$guard` its
-/// `fn guard<R>(call: &str, f: impl FnOnce() -> Res<R>) -> R`.
+/// The `extern "C"` entry points of `op_hdf5.h` for a library: each body
+/// is one `op2_core::boundary::enter(<call>, stop, || <the function of this
+/// module for context ctx>)`, the error boundary of every op2-rs library.
+/// `$ctx` is the library's [`Ctx`]; `$stop` its
+/// `fn stop(e: &Op2Error) -> !` ([`op2_core::boundary::Stop`]).
 #[macro_export]
 macro_rules! op_hdf5_c_api {
-    ($ctx:ty, $guard:path) => {
+    ($ctx:ty, $stop:path) => {
         /// Declare (this process's rows of) the set whose size is the integer
         /// in dataset `name` of `file`.
         ///
@@ -443,7 +444,7 @@ macro_rules! op_hdf5_c_api {
             name: *const ::std::ffi::c_char,
         ) -> $crate::op2_c::op_set {
             // SAFETY: the caller's contract.
-            $guard("op_decl_set_hdf5", || unsafe {
+            $crate::op2_core::boundary::enter("op_decl_set_hdf5", $stop, || unsafe {
                 $crate::c_api::decl_set_hdf5::<$ctx>(file, name)
             })
         }
@@ -460,7 +461,7 @@ macro_rules! op_hdf5_c_api {
             set_dataset_name: *const ::std::ffi::c_char,
         ) -> $crate::op2_c::op_set {
             // SAFETY: the caller's contract.
-            $guard("op_decl_set_hdf5_infer_size", || unsafe {
+            $crate::op2_core::boundary::enter("op_decl_set_hdf5_infer_size", $stop, || unsafe {
                 $crate::c_api::decl_set_hdf5_infer_size::<$ctx>(file, name, set_dataset_name)
             })
         }
@@ -480,7 +481,7 @@ macro_rules! op_hdf5_c_api {
             name: *const ::std::ffi::c_char,
         ) -> $crate::op2_c::op_map {
             // SAFETY: the caller's contract.
-            $guard("op_decl_map_hdf5", || unsafe {
+            $crate::op2_core::boundary::enter("op_decl_map_hdf5", $stop, || unsafe {
                 $crate::c_api::decl_map_hdf5::<$ctx>(from, to, dim, file, name)
             })
         }
@@ -501,7 +502,7 @@ macro_rules! op_hdf5_c_api {
             name: *const ::std::ffi::c_char,
         ) -> $crate::op2_c::op_dat {
             // SAFETY: the caller's contract.
-            $guard("op_decl_dat_hdf5", || unsafe {
+            $crate::op2_core::boundary::enter("op_decl_dat_hdf5", $stop, || unsafe {
                 $crate::c_api::decl_dat_hdf5::<$ctx>(set, dim, type_, file, name)
             })
         }
@@ -520,7 +521,7 @@ macro_rules! op_hdf5_c_api {
             file_name: *const ::std::ffi::c_char,
         ) {
             // SAFETY: the caller's contract.
-            $guard("op_get_const_hdf5", || unsafe {
+            $crate::op2_core::boundary::enter("op_get_const_hdf5", $stop, || unsafe {
                 $crate::c_api::get_const_hdf5::<$ctx>(name, dim, type_, const_data, file_name)
             })
         }
@@ -538,7 +539,7 @@ macro_rules! op_hdf5_c_api {
             file_name: *const ::std::ffi::c_char,
         ) {
             // SAFETY: the caller's contract.
-            $guard("op_write_const_hdf5", || unsafe {
+            $crate::op2_core::boundary::enter("op_write_const_hdf5", $stop, || unsafe {
                 $crate::c_api::write_const_hdf5::<$ctx>(name, dim, type_, const_data, file_name)
             })
         }
@@ -556,7 +557,7 @@ macro_rules! op_hdf5_c_api {
             path_name: *const ::std::ffi::c_char,
         ) {
             // SAFETY: the caller's contract.
-            $guard("op_fetch_data_hdf5", || unsafe {
+            $crate::op2_core::boundary::enter("op_fetch_data_hdf5", $stop, || unsafe {
                 $crate::c_api::fetch_data_hdf5::<$ctx>(dat, file_name, path_name)
             })
         }
@@ -571,7 +572,7 @@ macro_rules! op_hdf5_c_api {
             file_name: *const ::std::ffi::c_char,
         ) {
             // SAFETY: the caller's contract.
-            $guard("op_fetch_data_hdf5_file", || unsafe {
+            $crate::op2_core::boundary::enter("op_fetch_data_hdf5_file", $stop, || unsafe {
                 $crate::c_api::fetch_data_hdf5::<$ctx>(dat, file_name, ::std::ptr::null())
             })
         }
@@ -587,7 +588,7 @@ macro_rules! op_hdf5_c_api {
             path_name: *const ::std::ffi::c_char,
         ) {
             // SAFETY: the caller's contract.
-            $guard("op_fetch_data_hdf5_file_path", || unsafe {
+            $crate::op2_core::boundary::enter("op_fetch_data_hdf5_file_path", $stop, || unsafe {
                 $crate::c_api::fetch_data_hdf5::<$ctx>(dat, file_name, path_name)
             })
         }
@@ -603,7 +604,7 @@ macro_rules! op_hdf5_c_api {
             file_name: *const ::std::ffi::c_char,
         ) {
             // SAFETY: the caller's contract.
-            $guard("op_fetch_data_hdf5_file_ptr", || unsafe {
+            $crate::op2_core::boundary::enter("op_fetch_data_hdf5_file_ptr", $stop, || unsafe {
                 $crate::c_api::fetch_data_hdf5_file_ptr::<$ctx>(data, file_name)
             })
         }
@@ -616,7 +617,7 @@ macro_rules! op_hdf5_c_api {
         #[no_mangle]
         pub unsafe extern "C" fn op_dump_to_hdf5(file_name: *const ::std::ffi::c_char) {
             // SAFETY: the caller's contract.
-            $guard("op_dump_to_hdf5", || unsafe {
+            $crate::op2_core::boundary::enter("op_dump_to_hdf5", $stop, || unsafe {
                 $crate::c_api::dump_to_hdf5::<$ctx>(file_name)
             })
         }

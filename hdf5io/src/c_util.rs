@@ -2,23 +2,23 @@
 //! sizes read from the C mirrors, sets declared, the dat list walked, in
 //! the error convention of c_guard.
 
-use crate::c_guard::{Fail, Res};
+use crate::c_guard::{fail, Res};
 use crate::layout::elem_of;
 use crate::op2_c::{self as ffi, op_dat, op_set};
 use crate::types::ElemType;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 
 /// An op2-hdf5-io error as a failure concerning `object`.
-pub fn io(object: &str) -> impl Fn(crate::Error) -> Fail + '_ {
-    move |e| Fail::new(object, e.msg)
+pub fn io(object: &str) -> impl Fn(crate::Error) -> op2_core::Op2Error + '_ {
+    move |e| fail(object, e.msg)
 }
 
 pub fn c_string(s: &str, object: &str) -> Res<CString> {
-    CString::new(s).map_err(|_| Fail::new(object, "a name contains a NUL byte"))
+    CString::new(s).map_err(|_| fail(object, "a name contains a NUL byte"))
 }
 
 pub fn non_negative(v: c_int, what: &str, object: &str) -> Res<usize> {
-    usize::try_from(v).map_err(|_| Fail::new(object, format!("{what} {v} is negative")))
+    usize::try_from(v).map_err(|_| fail(object, format!("{what} {v} is negative")))
 }
 
 /// The name of an OP2 object from its C mirror.
@@ -39,7 +39,7 @@ pub unsafe fn name_of(p: *const c_char) -> String {
 /// `set` is NULL or an op_set of the linked OP2 library.
 pub unsafe fn set_size(set: op_set, what: &str, object: &str) -> Res<u64> {
     if set.is_null() {
-        return Err(Fail::new(object, format!("{what} is NULL")));
+        return Err(fail(object, format!("{what} is NULL")));
     }
     // SAFETY: a live op_set mirror.
     let n = unsafe { (*set).size };
@@ -48,7 +48,7 @@ pub unsafe fn set_size(set: op_set, what: &str, object: &str) -> Res<u64> {
 
 pub fn decl_set(rows: std::ops::Range<u64>, name: &str, object: &str) -> Res<op_set> {
     let n = c_int::try_from(rows.end - rows.start)
-        .map_err(|_| Fail::new(object, "the set size does not fit an int"))?;
+        .map_err(|_| fail(object, "the set size does not fit an int"))?;
     let c = c_string(name, object)?;
     // SAFETY: a valid size and name; the OP2 library copies the name.
     Ok(unsafe { ffi::op_decl_set(n, c.as_ptr()) })
@@ -64,7 +64,7 @@ pub unsafe fn dat_type(dat: op_dat, object: &str) -> Res<(String, usize, ElemTyp
     let elem = elem_of(&ty).map_err(io(object))?;
     let d = non_negative(dim, "dim", object)?;
     if (d * elem.size()) as i64 != i64::from(size) {
-        return Err(Fail::new(
+        return Err(fail(
             object,
             format!("type {ty} with dim {d} does not make {size}-byte elements"),
         ));

@@ -60,3 +60,6 @@ impl std::error::Error for Error {}
 pub fn library_version() -> (u8, u8, u8) {
     hdf5::library_version()
 }
+
+/// For the entry points `op_hdf5_c_api!` generates in other crates.
+pub use op2_core;

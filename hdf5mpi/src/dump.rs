@@ -5,7 +5,7 @@
 //! date first (`op_cuda_get_data`).
 
 use crate::ffi::{self, op_dat};
-use crate::guard::{Fail, Res};
+use crate::guard::{fail, Res};
 use crate::{dat_type, io, name_of, set_size, Mpi};
 use op2_hdf5_io::c_api::Ctx;
 use op2_hdf5_io::H5File;
@@ -34,7 +34,7 @@ pub(crate) unsafe fn dump_dat(c: &Mpi, f: &H5File, dat: op_dat) -> Res<()> {
     }
     let n = local as usize * size as usize;
     if data.is_null() && n > 0 {
-        return Err(Fail::new(&object, "the dat has no data"));
+        return Err(fail(&object, "the dat has no data"));
     }
     let held: &[u8] = if n == 0 {
         &[]

@@ -5,7 +5,7 @@
 //! (op2-hdf5-io's `c_api::fetch_data_hdf5`).
 
 use crate::ffi::{self, op_dat};
-use crate::guard::{Fail, Res};
+use crate::guard::{fail, Res};
 use std::ffi::c_int;
 use std::ops::Range;
 
@@ -26,8 +26,7 @@ pub(crate) unsafe fn original_rows(
         return Ok(Vec::new());
     }
     let int = |v: u64| {
-        c_int::try_from(v)
-            .map_err(|_| Fail::new(object, "the set is too large for op_fetch_data_idx"))
+        c_int::try_from(v).map_err(|_| fail(object, "the set is too large for op_fetch_data_idx"))
     };
     let n = (rows.end - rows.start) as usize;
     if n == 0 {

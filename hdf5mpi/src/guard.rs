@@ -9,23 +9,18 @@
 //! more than one rank before MPI_Abort ends the job.
 
 use crate::mpio::Comm;
-pub use op2_hdf5_io::c_guard::{Fail, Res};
+pub use op2_hdf5_io::c_guard::{fail, Res};
+use op2_hdf5_io::op2_core::Op2Error;
 
-/// Print `line` and stop every rank with `code`.
-fn stop(line: &str, code: i32) -> ! {
-    op2_hdf5_io::c_guard::flush();
+/// Print `e` and stop every rank with its status.
+pub fn stop(e: &Op2Error) -> ! {
     let comm = Comm::world().ok();
-    eprintln!("{line}");
+    op2_hdf5_io::c_guard::report(e);
     op2_hdf5_io::c_guard::flush();
     if let Some(c) = comm {
-        c.abort(code);
+        c.abort(e.exit_status());
     }
-    std::process::exit(code)
-}
-
-/// Run `f`; stop every rank on its error (status 1) or a panic (status 70).
-pub fn guard<R>(call: &str, f: impl FnOnce() -> Res<R>) -> R {
-    op2_hdf5_io::c_guard::guard_with(call, stop, f)
+    std::process::exit(e.exit_status())
 }
 
 /// Print one line on C's stdout from rank 0 (OP2's op_printf).

@@ -27,7 +27,7 @@ mod guard;
 mod mpio;
 
 use ffi::op_dat;
-use guard::{guard, notice, Fail, Res};
+use guard::{fail, notice, Res};
 use mpio::{Comm, Lists};
 use op2_hdf5_io::c_api::Ctx;
 use op2_hdf5_io::c_util::{dat_type, io, name_of, set_size};
@@ -42,7 +42,7 @@ struct Mpi {
 
 impl Mpi {
     fn mpi<T>(&self, r: Result<T, String>, object: &str) -> Res<T> {
-        r.map_err(|m| Fail::new(object, m))
+        r.map_err(|m| fail(object, m))
     }
 }
 
@@ -51,8 +51,8 @@ impl Ctx for Mpi {
     const DUMP_SKIPS_EMPTY_MAPS: bool = true;
 
     fn new(object: &str) -> Res<Mpi> {
-        let comm = Comm::world().map_err(|m| Fail::new(object, m))?;
-        let lists = comm.lists().map_err(|m| Fail::new(object, m))?;
+        let comm = Comm::world().map_err(|m| fail(object, m))?;
+        let lists = comm.lists().map_err(|m| fail(object, m))?;
         Ok(Mpi { comm, lists })
     }
 
@@ -64,10 +64,7 @@ impl Ctx for Mpi {
     /// else created.
     fn open_for_writing(&self, path: &str, create: Mode, object: &str) -> Res<(H5File, bool)> {
         let here = std::path::Path::new(path).exists();
-        let exists = self
-            .comm
-            .root_says(here)
-            .map_err(|m| Fail::new(object, m))?;
+        let exists = self.comm.root_says(here).map_err(|m| fail(object, m))?;
         let mode = if exists { Mode::ReadWrite } else { create };
         Ok((self.open(path, mode, object)?, exists))
     }
@@ -107,7 +104,7 @@ impl Ctx for Mpi {
     }
 }
 
-op2_hdf5_io::op_hdf5_c_api!(Mpi, guard);
+op2_hdf5_io::op_hdf5_c_api!(Mpi, guard::stop);
 
 mod dump;
 mod fetch;

@@ -17,9 +17,9 @@
 //! `catch_unwind` (cudarc panics too when a symbol is missing from an old
 //! driver).
 
-use crate::memory::{DevPtr, DeviceError, DeviceMemory};
 use cudarc::driver::result::{self, DriverError};
 use cudarc::driver::{sys, CudaContext};
+use op2_core::device::memory::{DevPtr, DeviceError, DeviceMemory};
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;

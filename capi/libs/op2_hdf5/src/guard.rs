@@ -1,17 +1,13 @@
-//! This library's panic boundary and error reporting (hdf5io's c_guard):
-//! the error line, then exit.
+//! This library's way to stop after an error (the boundary is
+//! `op2_core::boundary::enter`): the error line, then exit.
 
 pub use op2_hdf5_io::c_guard::Res;
+use op2_hdf5_io::op2_core::Op2Error;
 
-fn stop(line: &str, code: i32) -> ! {
-    op2_hdf5_io::c_guard::flush();
-    eprintln!("{line}");
-    std::process::exit(code)
-}
-
-/// Run `f`; stop the program on its error (status 1) or on a panic (status 70).
-pub fn guard<R>(call: &str, f: impl FnOnce() -> Res<R>) -> R {
-    op2_hdf5_io::c_guard::guard_with(call, stop, f)
+/// Print `e` and stop the program with its status.
+pub fn stop(e: &Op2Error) -> ! {
+    op2_hdf5_io::c_guard::report(e);
+    std::process::exit(e.exit_status())
 }
 
 /// Print one line on C's stdout (OP2 prints its notices with op_printf).

@@ -13,7 +13,7 @@ mod ffi;
 mod guard;
 
 use ffi::op_dat;
-use guard::{guard, notice, Res};
+use guard::{notice, Res};
 use op2_hdf5_io::c_api::Ctx;
 use op2_hdf5_io::c_util::{dat_type, io, name_of, non_negative, set_size};
 use op2_hdf5_io::{Access, ElemType, H5File, Mode, RowDist, Serial};
@@ -98,4 +98,4 @@ unsafe fn fetch(dat: op_dat, object: &str) -> Res<Vec<u8>> {
     Ok(buf)
 }
 
-op2_hdf5_io::op_hdf5_c_api!(Local, guard);
+op2_hdf5_io::op_hdf5_c_api!(Local, guard::stop);

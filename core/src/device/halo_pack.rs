@@ -8,9 +8,9 @@
 //! consecutive row numbers move in one transfer (per component for SoA).
 //! This is the simple form; a device gather kernel can replace it later.
 
-use crate::memory::{DevPtr, DeviceError, DeviceMemory};
+use crate::device::memory::{DevPtr, DeviceError, DeviceMemory};
 
-pub use crate::layout::SoaLayout;
+pub use crate::device::layout::SoaLayout;
 
 /// Runs of consecutive rows: `(position in the list, first row, length)`.
 fn runs(rows: &[i32]) -> Result<Vec<(usize, usize, usize)>, DeviceError> {
@@ -122,8 +122,8 @@ pub fn unpack_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::{aos_to_soa, soa_to_aos};
-    use crate::memory::HostMemory;
+    use crate::device::layout::{aos_to_soa, soa_to_aos};
+    use crate::device::memory::HostMemory;
 
     const N: usize = 45;
     const STRIDE: usize = 64;

@@ -4,7 +4,7 @@
 //! code writes the host block, moves it to the device, launches, and moves it
 //! back.
 
-use crate::memory::{DevPtr, DeviceError, DeviceMemory};
+use crate::device::memory::{DevPtr, DeviceError, DeviceMemory};
 use std::sync::Arc;
 
 /// A grow-only pair of equally sized blocks: page-locked host memory and
@@ -135,7 +135,7 @@ impl Drop for GrowBuffers {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::HostMemory;
+    use crate::device::memory::HostMemory;
 
     #[test]
     fn growth_sequence_and_transfers() {

@@ -11,7 +11,7 @@
 //! `blkmap` (`nb`), `thrcol` and `col_reord` (`n`). Sub-array pointers
 //! (`ind_maps[m]`, `loc_maps[m]`) are the caller's to derive from the bases.
 
-use crate::memory::{DevPtr, DeviceError, DeviceMemory};
+use crate::device::memory::{DevPtr, DeviceError, DeviceMemory};
 
 /// A plan's host arrays, borrowed.
 #[derive(Debug, Clone, Copy, Default)]
@@ -162,7 +162,7 @@ pub fn free_plan(mem: &dyn DeviceMemory, d: &PlanDeviceArrays) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::HostMemory;
+    use crate::device::memory::HostMemory;
 
     fn download_i32(mem: &HostMemory, p: DevPtr, n: usize) -> Vec<i32> {
         let mut b = vec![0u8; n * 4];

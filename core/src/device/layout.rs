@@ -10,7 +10,7 @@
 //! The functions never panic: inputs shorter than their counts say are read
 //! as far as they go and the rest of the output stays zero.
 
-use op2_core::domain::{Dat, Set};
+use crate::domain::{Dat, Set};
 
 /// A dat's SoA layout on the device: `(stride, dim, scalar)` — component `c`
 /// of element `e` is at byte `(c * stride + e) * scalar`.
@@ -258,15 +258,15 @@ mod tests {
         let bytes: Vec<u8> = (0..elems * dim * scalar).map(|i| i as u8 | 1).collect();
         Dat {
             name: "d".into(),
-            set: op2_core::domain::SetId(0),
+            set: crate::domain::SetId(0),
             dim,
             type_name: type_name.into(),
-            scalar: op2_core::types::ScalarType::parse(type_name),
+            scalar: crate::types::ScalarType::parse(type_name),
             elem_bytes: dim * scalar,
-            data: op2_core::aligned::AlignedBuf::from_bytes(&bytes, bytes.len()),
+            data: crate::aligned::AlignedBuf::from_bytes(&bytes, bytes.len()),
             temp: false,
             halo_dirty: false,
-            fresh: op2_core::Fresh::Both,
+            fresh: crate::Fresh::Both,
             overlay_of: None,
         }
     }

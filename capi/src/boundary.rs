@@ -1,0 +1,46 @@
+//! The error boundary of every `extern "C"` function of the C ABI: each
+//! body is one [`c_api!`] (core's [`op2_core::boundary::enter`]): no Rust
+//! panic unwinds into C, and an error prints OP2's one line, `OP2 error in
+//! <call> (<object>): <what>`, and stops the program with status 1 (a
+//! broken invariant inside op2-rs: `OP2 internal error ...`, status 70);
+//! under MPI every rank stops (`MPI_Abort` through the distribution's abort
+//! handle, reachable without the state lock). `tests/tests/architecture.rs`
+//! checks that every exported function goes through it.
+
+use op2_core::dist::AbortHandle;
+use op2_core::Op2Error;
+use parking_lot::Mutex;
+use std::io::Write;
+
+/// The body of an exported function: `c_api!("op_call", expr)` evaluates
+/// `expr` (an `op2_core::Result`) inside the boundary.
+macro_rules! c_api {
+    ($call:expr, $body:expr) => {
+        op2_core::boundary::enter($call, $crate::boundary::stop, || $body)
+    };
+}
+pub(crate) use c_api;
+
+/// How to stop every process of the run (MPI_Abort under MPI); set by
+/// op_init from the distribution, cleared by op_exit. A lock of its own:
+/// the error path may hold the library state.
+static ABORT: Mutex<Option<AbortHandle>> = Mutex::new(None);
+
+pub(crate) fn set_abort(h: Option<AbortHandle>) {
+    *ABORT.lock() = h;
+}
+
+/// Print `e` on stderr (after C's and Rust's stdout, so messages keep their
+/// order) and stop the program, every process of the run with it.
+pub fn stop(e: &Op2Error) -> ! {
+    crate::printf::cflush();
+    let _ = std::io::stdout().flush();
+    eprintln!("{e}");
+    let _ = std::io::stderr().flush();
+    let code = e.exit_status();
+    let h = ABORT.try_lock().and_then(|g| g.clone());
+    if let Some(abort) = h {
+        abort(code);
+    }
+    std::process::exit(code)
+}

@@ -1,0 +1,416 @@
+//! Plan policy and plan caches: which execution plan a loop runs by, how it
+//! is built, checked and described, and the keys plans are cached under
+//! (OP2's, with map identities). Loops the runtime runs share a plan per key
+//! ([`Runtime::loop_plan`]); front ends that hand plans to generated code
+//! (OP2's `op_plan_get*`) build them with [`Runtime::build_plan`].
+
+use super::{Mirror, Runtime};
+use crate::arg::{Access, ArgKind, ArgSpec};
+use crate::domain::{Domain, MapId, SetId};
+use crate::error::{Op2Error, Result};
+use crate::plan::{Plan, PlanArg, PlanInput, Staging};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Block size of direct loops the runtime runs when `OP_PART_SIZE` is not
+/// set (fixed, so reductions do not depend on the thread count).
+pub const DIRECT_PART_SIZE: usize = 4096;
+
+/// Block size of indirect loops the runtime runs when `OP_PART_SIZE` is not
+/// set. OP2's default rule sizes blocks for a GPU's shared memory (256
+/// elements for airfoil's res_calc); on CPU threads large blocks keep the
+/// caches and prefetchers busy on contiguous data (airfoil's res_calc on 2
+/// threads: 256-element blocks 1.2-1.4x slower than 4096). A function of the
+/// set size only (never of the thread count, so results stay the same for
+/// any number of threads): about 64 blocks per set, between 256 and 4096
+/// elements, a multiple of 64.
+pub fn indirect_part_size(set_size: usize) -> usize {
+    (set_size / 64)
+        .div_ceil(64)
+        .saturating_mul(64)
+        .clamp(256, 4096)
+}
+
+/// One planner argument with owned identities (so a plan can be rebuilt
+/// or checked later against the current mesh).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PlanArgKey {
+    pub opt: bool,
+    pub ind: i32,
+    pub map: Option<MapId>,
+    pub idx: usize,
+    pub access: Access,
+    pub gbl: bool,
+    pub dat_bytes: usize,
+    pub dat_dim: usize,
+}
+
+/// Everything that identifies a plan.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PlanKey {
+    pub name: String,
+    pub set: SetId,
+    pub part_size: usize,
+    pub staging: Staging,
+    pub ninds: usize,
+    pub args: Vec<PlanArgKey>,
+}
+
+impl PlanArgKey {
+    fn borrow<'a>(&self, dom: &'a Domain) -> PlanArg<'a> {
+        let (map, map_dim, to_size) = match self.map {
+            Some(m) => {
+                let mp = dom.map(m);
+                (&mp.values[..], mp.dim, dom.set(mp.to).total_size())
+            }
+            None => (&[][..], 0, 0),
+        };
+        PlanArg {
+            opt: self.opt,
+            ind: self.ind,
+            map,
+            map_dim,
+            idx: self.idx,
+            access: self.access,
+            gbl: self.gbl,
+            dat_bytes: self.dat_bytes,
+            dat_dim: self.dat_dim,
+            to_size,
+        }
+    }
+}
+
+impl PlanKey {
+    /// The planner's input for this key on the current mesh (`full`: with
+    /// the per-element arrays generated code needs).
+    pub fn input<'a>(&self, dom: &'a Domain, cache_line_size: usize, full: bool) -> PlanInput<'a> {
+        let s = dom.set(self.set);
+        PlanInput {
+            set_size: s.size,
+            core_size: s.core_size,
+            exec_size: s.exec_size,
+            part_size: self.part_size,
+            staging: self.staging,
+            args: self.args.iter().map(|a| a.borrow(dom)).collect(),
+            ninds: self.ninds,
+            cache_line_size: cache_line_size.max(1),
+            full,
+        }
+    }
+}
+
+/// The planner arguments of a checked loop. Each column of a vector
+/// argument is one planner argument; an indirect OP_WRITE is coloured like
+/// OP_RW (elements sharing a target must not run concurrently).
+fn loop_plan_args(dom: &Domain, specs: &[ArgSpec], inds: &[i32]) -> Vec<PlanArgKey> {
+    let mut args = Vec::with_capacity(specs.len());
+    for (sp, &ind) in specs.iter().zip(inds) {
+        let ArgKind::Dat { dat, map, idx } = &sp.kind else {
+            args.push(PlanArgKey {
+                opt: sp.opt,
+                ind: -1,
+                map: None,
+                idx: 0,
+                access: sp.access,
+                gbl: matches!(sp.kind, ArgKind::Gbl),
+                dat_bytes: 0,
+                dat_dim: 0,
+            });
+            continue;
+        };
+        let d = dom.dat(*dat);
+        let access = if sp.access == Access::Write && map.is_some() {
+            Access::Rw
+        } else {
+            sp.access
+        };
+        let cols = match (map, *idx) {
+            (None, _) => 0..1,
+            (Some(_), i) if i >= 0 => i as usize..i as usize + 1,
+            (Some(_), i) => 0..(-i) as usize,
+        };
+        for c in cols {
+            args.push(PlanArgKey {
+                opt: sp.opt,
+                ind: if map.is_some() && sp.opt { ind } else { -1 },
+                map: if sp.opt { *map } else { None },
+                idx: c,
+                access,
+                gbl: false,
+                dat_bytes: d.elem_bytes,
+                dat_dim: d.dim,
+            });
+        }
+    }
+    args
+}
+
+impl Runtime {
+    /// The plan a checked loop runs by: `OP_PART_SIZE` when set, else
+    /// [`DIRECT_PART_SIZE`] for direct loops and [`indirect_part_size`] for
+    /// indirect ones; cached per key.
+    pub(crate) fn loop_plan(
+        &mut self,
+        m: &mut dyn Mirror,
+        name: &str,
+        set: SetId,
+        specs: &[ArgSpec],
+        inds: &[i32],
+        ninds: usize,
+    ) -> Result<Arc<Plan>> {
+        let part_size = match self.config.part_size.max(0) as usize {
+            0 if ninds == 0 => DIRECT_PART_SIZE,
+            0 => indirect_part_size(self.dom.set(set).size),
+            p => p,
+        };
+        let key = PlanKey {
+            name: name.to_string(),
+            set,
+            part_size,
+            staging: Staging::All,
+            ninds,
+            args: loop_plan_args(&self.dom, specs, inds),
+        };
+        if let Some(p) = self.plans.get(&key) {
+            return Ok(p.clone());
+        }
+        let number = self.plans.len();
+        let plan = Arc::new(self.build_plan(m, &key, false, number)?);
+        self.plans.insert(key, plan.clone());
+        Ok(plan)
+    }
+
+    /// Plans the runtime's loops run by (for tests and diagnostics).
+    pub fn loop_plans(&self) -> usize {
+        self.plans.len()
+    }
+
+    /// Build the plan of `key` (number `number` in OP2's messages) on the
+    /// executor's threads; checked when `OP_diags > 0` (always in debug
+    /// builds), described when `OP_diags > 1`; its time goes to the loop's
+    /// record through `m`.
+    pub fn build_plan(
+        &mut self,
+        m: &mut dyn Mirror,
+        key: &PlanKey,
+        full: bool,
+        number: usize,
+    ) -> Result<Plan> {
+        let diags = self.config.diags;
+        if diags > 1 {
+            self.say(&format!(
+                " new execution plan #{number} for kernel {}\n",
+                key.name
+            ));
+        }
+        let line = self.config.cache_line_size.max(1) as usize;
+        let t0 = Instant::now();
+        let mut plan = None;
+        {
+            let input = key.input(&self.dom, line, full);
+            let work = self.dom.set(key.set).size;
+            self.exec
+                .install(work, &mut || plan = Some(Plan::build(&input)));
+        }
+        let plan =
+            plan.ok_or_else(|| Op2Error::internal("", "the executor did not build the plan"))?;
+        let secs = t0.elapsed().as_secs_f64();
+        if cfg!(debug_assertions) || diags > 0 {
+            plan.check(&key.input(&self.dom, line, full)).map_err(|e| {
+                Op2Error::internal(
+                    "",
+                    format!("plan check failed for loop \"{}\": {e}", key.name),
+                )
+            })?;
+        }
+        if diags > 1 {
+            self.say(&describe(&plan));
+        }
+        m.plan_built(&key.name, secs);
+        Ok(plan)
+    }
+
+    /// OP2's `op_plan_check`: no two blocks (or elements of a block) of one
+    /// colour modify the same element.
+    pub fn check_plan(&self, key: &PlanKey, plan: &Plan) -> std::result::Result<(), String> {
+        let line = self.config.cache_line_size.max(1) as usize;
+        plan.check(&key.input(&self.dom, line, true))
+    }
+}
+
+/// printf's `%.2f` (including `inf`/`nan` spellings).
+fn c_float2(x: f32) -> String {
+    if x.is_nan() {
+        if x.is_sign_negative() { "-nan" } else { "nan" }.into()
+    } else if x.is_infinite() {
+        if x < 0.0 { "-inf" } else { "inf" }.into()
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// OP2's description of a new plan (printed when `OP_diags > 1`).
+pub fn describe(p: &Plan) -> String {
+    let mut s = String::new();
+    s.push_str(&format!(" number of blocks       = {} \n", p.nblocks));
+    s.push_str(&format!(" number of block colors = {} \n", p.ncolors));
+    s.push_str(&format!(" maximum block size     = {} \n", p.bsize));
+    s.push_str(&format!(
+        " average thread colors  = {:.2} \n",
+        p.avg_thread_colors
+    ));
+    let kb: Vec<String> = if p.nshared_col.is_empty() {
+        vec![" 0.00 KB".into()]
+    } else {
+        p.nshared_col
+            .iter()
+            .map(|b| format!(" {:.2} KB", *b as f32 / 1024.0))
+            .collect()
+    };
+    s.push_str(&format!(" shared memory required = {}\n", kb.join(",")));
+    let reuse = p.maxbytes as f32 * (p.exec_length as f32 / p.total_shared);
+    s.push_str(&format!(" average data reuse     = {} \n", c_float2(reuse)));
+    s.push_str(&format!(
+        " data transfer (used)   = {:.2} MB \n",
+        p.transfer / (1024.0 * 1024.0)
+    ));
+    s.push_str(&format!(
+        " data transfer (total)  = {:.2} MB \n",
+        p.transfer2 / (1024.0 * 1024.0)
+    ));
+    s.push_str(&format!(
+        " SoA/AoS transfer ratio = {} \n\n",
+        c_float2(p.transfer3 / p.transfer2)
+    ));
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arg::ArgSpec;
+    use crate::dist::SingleNode;
+    use crate::domain::{DatId, MapCheck};
+    use crate::invoke::{Executor, Invoker, LoopRun};
+    use crate::runtime::{NoMirror, Parts};
+
+    /// Plans only: nothing here executes a loop.
+    struct NoExec;
+    impl Executor for NoExec {
+        fn name(&self) -> &'static str {
+            "none"
+        }
+        fn wants_plan(&self) -> bool {
+            true
+        }
+        unsafe fn execute(&self, _run: &LoopRun<'_>, _inv: &dyn Invoker) -> Result<()> {
+            unreachable!("the plan tests run no loop")
+        }
+    }
+
+    fn runtime() -> (Runtime, SetId, MapId, DatId, DatId) {
+        let parts = Parts {
+            exec: Arc::new(NoExec),
+            dist: Box::new(SingleNode::new()),
+            device: None,
+        };
+        let mut rt = Runtime::new(parts, Box::new(|_| {}));
+        let dom = rt.dom_mut();
+        let nodes = dom.decl_set(5, "nodes").unwrap();
+        let edges = dom.decl_set(4, "edges").unwrap();
+        let m = dom
+            .decl_map(
+                edges,
+                nodes,
+                2,
+                &[0, 1, 1, 2, 2, 3, 3, 4],
+                0,
+                "pedge",
+                MapCheck::Local,
+            )
+            .unwrap();
+        let x = dom
+            .decl_dat("t", nodes, 1, "double", 8, None, "x", false)
+            .unwrap();
+        let y = dom
+            .decl_dat("t", nodes, 1, "double", 8, None, "y", false)
+            .unwrap();
+        (rt, edges, m, x, y)
+    }
+
+    fn arg(dat: DatId, map: MapId, idx: i32, access: Access) -> ArgSpec {
+        ArgSpec {
+            kind: ArgKind::Dat {
+                dat,
+                map: Some(map),
+                idx,
+            },
+            dim: 1,
+            type_name: "double".into(),
+            access,
+            opt: true,
+        }
+    }
+
+    #[test]
+    fn plan_cache_hits_identical_loops_and_misses_on_any_difference() {
+        let (mut rt, edges, m, x, y) = runtime();
+        let plan = |rt: &mut Runtime, name: &str, a: &[ArgSpec]| {
+            let inds = vec![0; a.len()];
+            rt.loop_plan(&mut NoMirror, name, edges, a, &inds, 1)
+                .unwrap()
+        };
+        let a = [arg(x, m, 0, Access::Inc), arg(x, m, 1, Access::Inc)];
+        let p1 = plan(&mut rt, "l", &a);
+        let p2 = plan(&mut rt, "l", &a);
+        assert!(Arc::ptr_eq(&p1, &p2), "identical loop must reuse the plan");
+        assert_eq!((p1.nblocks, p1.ncolors), (1, 1));
+        let variants: Vec<(&str, Vec<ArgSpec>)> = vec![
+            ("other name", a.to_vec()),
+            (
+                "l",
+                vec![arg(x, m, 0, Access::Read), arg(x, m, 1, Access::Inc)],
+            ),
+            (
+                "l",
+                vec![arg(x, m, 1, Access::Inc), arg(x, m, 0, Access::Inc)],
+            ),
+            ("l", vec![arg(x, m, 0, Access::Inc)]),
+        ];
+        for (name, v) in variants {
+            let p = plan(&mut rt, name, &v);
+            assert!(!Arc::ptr_eq(&p1, &p), "{name} {v:?} must get its own plan");
+        }
+        // A different dat with the same shape shares the plan (as in OP2), and
+        // so does the vector form of the same two columns.
+        let b = [arg(y, m, 0, Access::Inc), arg(y, m, 1, Access::Inc)];
+        assert!(Arc::ptr_eq(&p1, &plan(&mut rt, "l", &b)));
+        assert!(Arc::ptr_eq(
+            &p1,
+            &plan(&mut rt, "l", &[arg(x, m, -2, Access::Inc)])
+        ));
+        assert_eq!(rt.loop_plans(), 5);
+    }
+
+    #[test]
+    fn block_sizes_follow_the_policy() {
+        assert_eq!(indirect_part_size(1000), 256);
+        assert_eq!(indirect_part_size(721_200), 4096);
+        assert_eq!(indirect_part_size(64 * 1000), 1024);
+        let (mut rt, edges, m, x, _) = runtime();
+        let mut c = *rt.config();
+        c.part_size = 2;
+        rt.set_config(c);
+        let p = rt
+            .loop_plan(
+                &mut NoMirror,
+                "l",
+                edges,
+                &[arg(x, m, 0, Access::Inc)],
+                &[0],
+                1,
+            )
+            .unwrap();
+        assert_eq!(p.nblocks, 2, "OP_PART_SIZE sets the block size");
+    }
+}

@@ -1,0 +1,419 @@
+//! The loop lifecycle driven from Rust, with no C: `Runtime::run_loop`
+//! (prepare on first sight, begin, execute, finish) on one node and on
+//! simulated ranks, what the runtime tells a front end's mirrors, and the
+//! host/device state machine on a device simulated in host memory. Every
+//! result is compared with a plain loop written here.
+
+use op2_core::arg::{Access, ArgKind, ArgSpec};
+use op2_core::device::{DevPtr, HostMemory};
+use op2_core::dist::sim::{run_ranks, SimGrid};
+use op2_core::dist::{Collectives, Distributed, SingleNode};
+use op2_core::domain::MapCheck;
+use op2_core::invoke::{Executor, FnInvoker, Invoker, LoopRun};
+use op2_core::plan::Plan;
+use op2_core::runtime::{
+    GeneratedArgs, GlobalData, LoopDesc, Mirror, NoMirror, Parts, Pick, Runtime, Side,
+};
+use op2_core::{DatId, Domain, Fresh, MapId, Result, SetId};
+use std::sync::Arc;
+
+/// Every element in order; by the plan's blocks, colour by colour, when
+/// `plan` is set (as the threads backend orders them, on one thread).
+struct Serial {
+    plan: bool,
+}
+
+impl Executor for Serial {
+    fn name(&self) -> &'static str {
+        "serial"
+    }
+    fn wants_plan(&self) -> bool {
+        self.plan
+    }
+    unsafe fn execute(&self, run: &LoopRun<'_>, inv: &dyn Invoker) -> Result<()> {
+        let core = run.core.min(run.exec_size);
+        match run.plan {
+            Some(p) if run.wait.is_none() => run_blocks(p, run, inv),
+            _ => {
+                // SAFETY: the caller's contract.
+                unsafe { inv.run(run.views, 0, core) };
+                if let Some(w) = run.wait {
+                    w()?;
+                }
+                // SAFETY: as above.
+                unsafe { inv.run(run.views, core, run.exec_size) };
+            }
+        }
+        Ok(())
+    }
+}
+
+fn run_blocks(p: &Plan, run: &LoopRun<'_>, inv: &dyn Invoker) {
+    let mut at = 0usize;
+    for &n in &p.ncolblk {
+        for &b in &p.blkmap[at..at + n as usize] {
+            let (o, len) = (p.offset[b as usize] as usize, p.nelems[b as usize] as usize);
+            // SAFETY: blocks tile the set (the plan's invariant).
+            unsafe { inv.run(run.views, o, (o + len).min(run.exec_size)) };
+        }
+        at += n as usize;
+    }
+}
+
+fn runtime(plan: bool) -> Runtime {
+    let parts = Parts {
+        exec: Arc::new(Serial { plan }),
+        dist: Box::new(SingleNode::new()),
+        device: None,
+    };
+    Runtime::new(parts, Box::new(|_| {}))
+}
+
+fn dat_arg(dat: DatId, map: Option<MapId>, idx: i32, access: Access) -> ArgSpec {
+    ArgSpec {
+        kind: ArgKind::Dat { dat, map, idx },
+        dim: 1,
+        type_name: "double".into(),
+        access,
+        opt: true,
+    }
+}
+
+fn desc(name: &str, set: SetId, args: Vec<ArgSpec>, globals: Vec<GlobalData>) -> LoopDesc {
+    LoopDesc {
+        name: name.into(),
+        set,
+        args,
+        globals,
+        tag: 7,
+    }
+}
+
+fn f64s(dom: &Domain, d: DatId) -> Vec<f64> {
+    let dat = dom.dat(d);
+    let n = dom.set(dat.set).size;
+    dat.data.as_slice()[..n * 8]
+        .chunks_exact(8)
+        .map(|c| f64::from_ne_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// A 1-D chain: `n` edges between `n + 1` nodes.
+fn chain(rt: &mut Runtime, n: usize) -> (SetId, SetId, MapId, DatId, DatId) {
+    let dom = rt.dom_mut();
+    let nodes = dom.decl_set(n as i64 + 1, "nodes").unwrap();
+    let edges = dom.decl_set(n as i64, "edges").unwrap();
+    let ends: Vec<i32> = (0..n as i32).flat_map(|e| [e, e + 1]).collect();
+    let m = dom
+        .decl_map(edges, nodes, 2, &ends, 0, "ends", MapCheck::Local)
+        .unwrap();
+    let w: Vec<u8> = (0..n)
+        .flat_map(|e| (e as f64 * 0.5 + 1.0).to_ne_bytes())
+        .collect();
+    let w = dom
+        .decl_dat("op_decl_dat", edges, 1, "double", 8, Some(&w), "w", false)
+        .unwrap();
+    let acc = dom
+        .decl_dat("op_decl_dat", nodes, 1, "double", 8, None, "acc", false)
+        .unwrap();
+    (nodes, edges, m, w, acc)
+}
+
+/// Each edge adds its weight to both end nodes; the sum of the weights is
+/// reduced into a global.
+fn scatter(
+    rt: &mut Runtime,
+    m: &mut dyn Mirror,
+    edges: SetId,
+    map: MapId,
+    w: DatId,
+    acc: DatId,
+    sum: &mut f64,
+) {
+    let args = vec![
+        dat_arg(w, None, -1, Access::Read),
+        dat_arg(acc, Some(map), 0, Access::Inc),
+        dat_arg(acc, Some(map), 1, Access::Inc),
+        ArgSpec {
+            kind: ArgKind::Gbl,
+            dim: 1,
+            type_name: "double".into(),
+            access: Access::Inc,
+            opt: true,
+        },
+    ];
+    let g = GlobalData {
+        data: sum as *mut f64 as *mut u8,
+        bytes: 8,
+    };
+    let globals = vec![GlobalData::NONE, GlobalData::NONE, GlobalData::NONE, g];
+    let inv = FnInvoker(|_, p: &[*mut u8]| {
+        // SAFETY: the runtime hands one pointer per argument, to a double.
+        unsafe {
+            let w = *(p[0] as *const f64);
+            *(p[1] as *mut f64) += w;
+            *(p[2] as *mut f64) += w;
+            *(p[3] as *mut f64) += w;
+        }
+    });
+    // SAFETY: the kernel touches only its arguments.
+    let t = unsafe { rt.run_loop(m, desc("scatter", edges, args, globals), &inv) }.unwrap();
+    assert_eq!(t.tag, 7);
+}
+
+fn expected_scatter(n: usize) -> (Vec<f64>, f64) {
+    let mut acc = vec![0.0; n + 1];
+    let mut sum = 0.0;
+    for e in 0..n {
+        let w = e as f64 * 0.5 + 1.0;
+        acc[e] += w;
+        acc[e + 1] += w;
+        sum += w;
+    }
+    (acc, sum)
+}
+
+#[test]
+fn a_loop_runs_from_rust_and_is_prepared_once() {
+    for plan in [false, true] {
+        let mut rt = runtime(plan);
+        let (_, edges, map, w, acc) = chain(&mut rt, 1000);
+        let mut sum = 0.0;
+        scatter(&mut rt, &mut NoMirror, edges, map, w, acc, &mut sum);
+        let (want, want_sum) = expected_scatter(1000);
+        assert_eq!(f64s(rt.dom(), acc), want, "plan {plan}");
+        // exact in any order: the weights are halves
+        assert_eq!(sum, want_sum);
+        scatter(&mut rt, &mut NoMirror, edges, map, w, acc, &mut sum);
+        let twice: Vec<f64> = want.iter().map(|v| v * 2.0).collect();
+        assert_eq!(f64s(rt.dom(), acc), twice);
+        assert_eq!(rt.loop_plans(), usize::from(plan), "one plan, reused");
+    }
+}
+
+#[test]
+fn bad_loops_are_named_errors() {
+    let mut rt = runtime(false);
+    let (nodes, _, map, w, _) = chain(&mut rt, 10);
+    // an edge dat over a map from edges, in a loop over nodes
+    let args = vec![dat_arg(w, Some(map), 0, Access::Read)];
+    let inv = FnInvoker(|_, _: &[*mut u8]| {});
+    // SAFETY: the loop never runs.
+    let e = unsafe {
+        rt.run_loop(
+            &mut NoMirror,
+            desc("bad", nodes, args, vec![GlobalData::NONE]),
+            &inv,
+        )
+    }
+    .unwrap_err();
+    assert_eq!(e.call, "op_par_loop");
+    assert!(e.to_string().contains("loop \"bad\""), "{e}");
+}
+
+/// What a front end was told.
+#[derive(Default)]
+struct Recorder {
+    states: Vec<(DatId, bool, Option<Fresh>)>,
+    plans: Vec<String>,
+    moved: Vec<bool>,
+    on_device: Vec<(DatId, DevPtr)>,
+    written_by_program: Option<(DatId, Fresh)>,
+}
+
+impl Mirror for Recorder {
+    fn seen_fresh(&self, dat: DatId) -> Option<Fresh> {
+        self.written_by_program
+            .filter(|(d, _)| *d == dat)
+            .map(|(_, f)| f)
+    }
+    fn dat_state(&mut self, dat: DatId, halo_dirty: bool, fresh: Option<Fresh>) {
+        self.states.push((dat, halo_dirty, fresh));
+    }
+    fn dat_on_device(&mut self, dat: DatId, ptr: DevPtr) {
+        self.on_device.push((dat, ptr));
+    }
+    fn mesh_moved(&mut self, _dom: &Domain, partitioned: bool) {
+        self.moved.push(partitioned);
+    }
+    fn plan_built(&mut self, name: &str, _secs: f64) {
+        self.plans.push(name.into());
+    }
+}
+
+#[test]
+fn the_front_end_is_told_what_changed() {
+    let mut rt = runtime(true);
+    let (_, edges, map, w, acc) = chain(&mut rt, 100);
+    let mut rec = Recorder::default();
+    let mut sum = 0.0;
+    scatter(&mut rt, &mut rec, edges, map, w, acc, &mut sum);
+    assert_eq!(rec.plans, ["scatter"], "one plan built, reported once");
+    // begin and finish show every dat of the loop; no device: no host/device state
+    assert_eq!(
+        rec.states,
+        [
+            (w, true, None),
+            (acc, true, None),
+            (w, true, None),
+            (acc, true, None)
+        ]
+    );
+    assert!(rec.moved.is_empty());
+}
+
+#[test]
+fn a_loop_before_op_partition_partitions_and_says_so() {
+    let g = SimGrid::new(12, 8);
+    let n = g.nedges();
+    let out = run_ranks(3, |comm| {
+        let rank = comm.rank();
+        let dist = Distributed::new(Box::new(comm), None, None);
+        let parts = Parts {
+            exec: Arc::new(Serial { plan: false }),
+            dist: Box::new(dist),
+            device: None,
+        };
+        let mut rt = Runtime::new(parts, Box::new(|_| {}));
+        let (dom, _) = g.declare(rank, 3).unwrap();
+        *rt.dom_mut() = dom;
+        let (edges, cells) = (SetId(2), SetId(1));
+        let ec = MapId(2);
+        // one per cell, summed over the edges at each cell
+        let count = rt
+            .dom_mut()
+            .decl_dat("op_decl_dat", cells, 1, "double", 8, None, "count", false)
+            .unwrap();
+        let args = vec![
+            dat_arg(count, Some(ec), 0, Access::Inc),
+            dat_arg(count, Some(ec), 1, Access::Inc),
+        ];
+        let globals = vec![GlobalData::NONE; 2];
+        let inv = FnInvoker(|_, p: &[*mut u8]| {
+            // SAFETY: two pointers to doubles.
+            unsafe {
+                *(p[0] as *mut f64) += 1.0;
+                *(p[1] as *mut f64) += 1.0;
+            }
+        });
+        let mut rec = Recorder::default();
+        // SAFETY: the kernel touches only its arguments.
+        unsafe { rt.run_loop(&mut rec, desc("count", edges, args, globals), &inv) }.unwrap();
+        let mine = rt.fetch_block(&mut rec, "test", count).unwrap();
+        (rec.moved, mine)
+    });
+    let mut got = Vec::new();
+    for (moved, mine) in out {
+        assert_eq!(
+            moved,
+            [true],
+            "the runtime partitioned and told the front end"
+        );
+        got.extend(
+            mine.chunks_exact(8)
+                .map(|c| f64::from_ne_bytes(c.try_into().unwrap())),
+        );
+    }
+    let mut want = vec![0.0; g.ncells];
+    for e in 0..n {
+        want[g.edge_cells[2 * e] as usize] += 1.0;
+        want[g.edge_cells[2 * e + 1] as usize] += 1.0;
+    }
+    assert_eq!(got, want, "every cell counted its edges once, across ranks");
+}
+
+/// The args of a loop generated code runs on one dat.
+struct OneDat(DatId, Access);
+
+impl GeneratedArgs for OneDat {
+    fn dats(&self, which: Pick) -> Result<Vec<DatId>> {
+        Ok(if which.takes(self.1) {
+            vec![self.0]
+        } else {
+            vec![]
+        })
+    }
+    fn specs(&self) -> Result<Vec<ArgSpec>> {
+        Ok(vec![dat_arg(self.0, None, -1, self.1)])
+    }
+}
+
+#[test]
+fn host_and_device_copies_move_only_when_stale() {
+    let mem = Arc::new(HostMemory::new());
+    let parts = Parts {
+        exec: Arc::new(Serial { plan: false }),
+        dist: Box::new(SingleNode::new()),
+        device: Some(mem.clone()),
+    };
+    let mut rt = Runtime::new(parts, Box::new(|_| {}));
+    let mut rec = Recorder::default();
+    let set = rt.dom_mut().decl_set(64, "s").unwrap();
+    let x: Vec<u8> = (0..64).flat_map(|i| (i as f64).to_ne_bytes()).collect();
+    let (x, _) = unsafe {
+        // SAFETY: `x` holds the set's 64 doubles.
+        rt.decl_dat(
+            "op_decl_dat",
+            set,
+            1,
+            "double",
+            8,
+            op2_core::runtime::data::Storage::Copy(x.as_ptr()),
+            "x",
+            false,
+        )
+    }
+    .unwrap();
+    rt.device_add_dat(&mut rec, "op_decl_dat", x).unwrap();
+    assert_eq!(
+        (mem.uploads(), rec.on_device.len()),
+        (1, 1),
+        "a device copy at declaration"
+    );
+    assert_eq!(rt.dat(x).fresh, Fresh::Both);
+    // a generated device loop writes x: the host copy is stale, nothing moved
+    let up = mem.uploads();
+    rt.begin_generated(&mut rec, "gen", set, &OneDat(x, Access::Rw), Side::Device)
+        .unwrap();
+    rt.end_generated(&mut rec, &OneDat(x, Access::Rw), Side::Device)
+        .unwrap();
+    assert_eq!((mem.uploads(), mem.downloads()), (up, 0));
+    assert_eq!(rt.dat(x).fresh, Fresh::Device);
+    assert_eq!(rec.states.last(), Some(&(x, true, Some(Fresh::Device))));
+    // a host read brings it back once; a second read moves nothing
+    rt.host_fresh(&mut rec, "fetch", x).unwrap();
+    rt.host_fresh(&mut rec, "fetch", x).unwrap();
+    assert_eq!(mem.downloads(), 1);
+    assert_eq!(rt.dat(x).fresh, Fresh::Both);
+    // a host loop writes it: the next device loop uploads it, once
+    let inv = FnInvoker(|_, p: &[*mut u8]| {
+        // SAFETY: one pointer to a double.
+        unsafe { *(p[0] as *mut f64) *= 2.0 };
+    });
+    let d = desc(
+        "twice",
+        set,
+        vec![dat_arg(x, None, -1, Access::Rw)],
+        vec![GlobalData::NONE],
+    );
+    // SAFETY: the kernel touches only its argument.
+    unsafe { rt.run_loop(&mut rec, d, &inv) }.unwrap();
+    assert_eq!(rt.dat(x).fresh, Fresh::Host);
+    let up = mem.uploads();
+    rt.begin_generated(&mut rec, "gen", set, &OneDat(x, Access::Read), Side::Device)
+        .unwrap();
+    rt.begin_generated(&mut rec, "gen", set, &OneDat(x, Access::Read), Side::Device)
+        .unwrap();
+    assert_eq!(mem.uploads(), up + 1);
+    // a value the program wrote into its copy of the state wins
+    rec.written_by_program = Some((x, Fresh::Device));
+    let down = mem.downloads();
+    rt.host_fresh(&mut rec, "fetch", x).unwrap();
+    assert_eq!(
+        mem.downloads(),
+        down + 1,
+        "adopted the program's dirty_hd and downloaded"
+    );
+    let want: Vec<f64> = (0..64).map(|i| i as f64 * 2.0).collect();
+    assert_eq!(f64s(rt.dom(), x), want);
+}
