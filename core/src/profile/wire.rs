@@ -177,19 +177,12 @@ pub fn encode_profile(tree: Option<&Node>) -> Vec<u8> {
 /// The tree of a profile message (`None` when the rank had no profile).
 pub fn decode_profile(message: &[u8]) -> Result<Option<Node>, WireError> {
     let mut r = Reader::open(message, MessageKind::Profile)?;
+    let what = "profile presence flag";
     let at = r.pos;
-    let tree = match r.u8("profile presence flag")? {
+    let tree = match r.u8(what)? {
         0 => None,
         1 => Some(r.node(1)?),
-        tag => {
-            return Err(r.error_at(
-                at,
-                Problem::BadTag {
-                    what: "profile presence flag",
-                    tag,
-                },
-            ))
-        }
+        tag => return Err(r.error_at(at, Problem::BadTag { what, tag })),
     };
     r.finish()?;
     Ok(tree)
@@ -199,16 +192,8 @@ pub fn decode_profile(message: &[u8]) -> Result<Option<Node>, WireError> {
 pub fn encode_figures(figures: &[KernelFigures]) -> Vec<u8> {
     let mut w = Writer::header(MessageKind::KernelFigures);
     w.len(figures.len());
-    for k in figures {
-        w.str(&k.name);
-        w.i64(k.count);
-        for v in [k.plan_time, k.mpi_time, k.transfer, k.transfer2] {
-            w.f64(v);
-        }
-        w.len(k.times.len());
-        for &t in &k.times {
-            w.f64(t);
-        }
+    for kernel in figures {
+        w.kernel(kernel);
     }
     w.out
 }
@@ -219,25 +204,7 @@ pub fn decode_figures(message: &[u8]) -> Result<Vec<KernelFigures>, WireError> {
     let count = r.count("kernel figures", KERNEL_MIN_BYTES)?;
     let mut figures = Vec::with_capacity(count);
     for _ in 0..count {
-        let name = r.str("kernel name")?;
-        let count = r.i64("kernel count")?;
-        let plan_time = r.f64("plan time")?;
-        let mpi_time = r.f64("MPI time")?;
-        let transfer = r.f64("transfer")?;
-        let transfer2 = r.f64("transfer2")?;
-        let n = r.count("thread times", 8)?;
-        let times = (0..n)
-            .map(|_| r.f64("thread time"))
-            .collect::<Result<_, _>>()?;
-        figures.push(KernelFigures {
-            name,
-            count,
-            times,
-            plan_time,
-            mpi_time,
-            transfer,
-            transfer2,
-        });
+        figures.push(r.kernel()?);
     }
     r.finish()?;
     Ok(figures)
@@ -328,6 +295,18 @@ impl Writer {
         self.len(node.children.len());
         for child in &node.children {
             self.node(child);
+        }
+    }
+
+    fn kernel(&mut self, k: &KernelFigures) {
+        self.str(&k.name);
+        self.i64(k.count);
+        for v in [k.plan_time, k.mpi_time, k.transfer, k.transfer2] {
+            self.f64(v);
+        }
+        self.len(k.times.len());
+        for &t in &k.times {
+            self.f64(t);
         }
     }
 }
@@ -486,6 +465,29 @@ impl<'a> Reader<'a> {
             clock,
             num_ranks,
             children,
+        })
+    }
+
+    /// One kernel's figures.
+    fn kernel(&mut self) -> Result<KernelFigures, WireError> {
+        let name = self.str("kernel name")?;
+        let count = self.i64("kernel count")?;
+        let plan_time = self.f64("plan time")?;
+        let mpi_time = self.f64("MPI time")?;
+        let transfer = self.f64("transfer")?;
+        let transfer2 = self.f64("transfer2")?;
+        let n = self.count("thread times", 8)?;
+        let times = (0..n)
+            .map(|_| self.f64("thread time"))
+            .collect::<Result<_, _>>()?;
+        Ok(KernelFigures {
+            name,
+            count,
+            times,
+            plan_time,
+            mpi_time,
+            transfer,
+            transfer2,
         })
     }
 
