@@ -538,15 +538,15 @@ impl GeneratedArgs for CArgs<'_> {
     }
 }
 
-/// The op_args of a call as a slice (NULL or a negative count: empty).
+/// The `n` values at `p` as a slice (NULL or a non-positive count: empty).
 ///
 /// # Safety
-/// `args` is NULL or holds `nargs` op_args that outlive the slice.
-pub(crate) unsafe fn slice<'a>(nargs: c_int, args: *const op_arg) -> &'a [op_arg] {
-    if nargs <= 0 || args.is_null() {
+/// `p` is NULL or holds `n` values that outlive the slice.
+pub(crate) unsafe fn slice<'a, T>(n: c_int, p: *const T) -> &'a [T] {
+    if n <= 0 || p.is_null() {
         &[]
     } else {
         // SAFETY: the caller's contract.
-        unsafe { std::slice::from_raw_parts(args, nargs as usize) }
+        unsafe { std::slice::from_raw_parts(p, n as usize) }
     }
 }

@@ -1,6 +1,10 @@
 //! OP2's tree profiler C API (`op_profile.h`), over `op2_core::profile`.
 //! It works independently of op_init/op_exit, as in OP2. `op_par_loop`
 //! records each loop as a kernel section (shown from OP_PROFILE_LEVEL=2).
+//! Under MPI, `op_profile_output` and `op_profile_output_json` are
+//! collective: every rank sends its tree in the binary encoding of
+//! `op2_core::profile::wire` and the root prints or writes the merged tree
+//! (see `cross_rank::merged_profile`).
 
 use crate::boundary::c_api;
 use op2_core::profile::{parse_level, Profiler, DEFAULT_LEVEL};
@@ -114,8 +118,8 @@ pub extern "C" fn op_profile_exit() {
 #[no_mangle]
 pub extern "C" fn op_profile_output() {
     c_api!("op_profile_output", {
-        let (json, level) = with(|p| (p.output_json(), p.level()));
-        if let Some(merged) = crate::cross_rank::merged_profile(json, level)? {
+        let (local, level) = with(|p| (p.encode(), p.level()));
+        if let Some(merged) = crate::cross_rank::merged_profile(local, level)? {
             crate::printf::cout(&merged.output());
             if let (Ok(file), Some(j)) = (
                 std::env::var("OP_PROFILE_JSON_OUTPUT"),
@@ -144,8 +148,8 @@ pub unsafe extern "C" fn op_profile_output_json(filename: *const c_char) {
     // SAFETY: the caller's contract.
     let f = unsafe { self::name(filename) };
     c_api!("op_profile_output_json", {
-        let (json, level) = with(|p| (p.output_json(), p.level()));
-        if let Some(merged) = crate::cross_rank::merged_profile(json, level)? {
+        let (local, level) = with(|p| (p.encode(), p.level()));
+        if let Some(merged) = crate::cross_rank::merged_profile(local, level)? {
             if let Some(j) = merged.output_json() {
                 write_json(&f, &j);
             }
