@@ -33,7 +33,7 @@
 //! The algorithms ([`Csr::neighbours`], [`Csr::edge_cut`], RCM) are generic
 //! over both.
 //!
-//! Construction runs in parallel inside a rayon pool ([`par_csr`]) and does
+//! Construction runs in parallel inside a rayon pool (`par_csr`) and does
 //! not depend on the thread count.
 
 use crate::error::{Op2Error, Result};

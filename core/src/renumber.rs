@@ -19,6 +19,13 @@
 //! [`plan`] computes the permutations, [`apply`] moves every dat's rows,
 //! every map's rows and every map's entries; both are pure functions of the
 //! [`Domain`], so every process of a distributed run computes its own.
+//!
+//! The graph is [`crate::graph::local_adjacency`] (the shared CSR type, in
+//! its local form [`crate::graph::LocalCsr`]), ordered by [`rcm`]. The
+//! permutations ([`Renumbering`]) and the helpers that move rows and rename
+//! map entries by them live in the leaf module [`crate::permute`], which the
+//! model ([`Domain`] keeps data declared after a renumbering in the current
+//! order) uses too.
 
 use crate::domain::{Domain, MapId, SetId};
 use crate::error::{obj, Op2Error, Result};

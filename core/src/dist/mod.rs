@@ -1,9 +1,22 @@
 //! Distribution: how the sets of a [`Domain`] are spread over processes.
 //!
-//! [`Distribution`] is what the C ABI layer calls around every loop and for
-//! every operation whose meaning depends on where the data lives (partition,
-//! fetch in original order, global sizes, reductions across ranks, timing
-//! across ranks). Two implementations:
+//! [`Distribution`] is what the loop lifecycle and the C ABI layer call
+//! around every loop and for every operation whose meaning depends on where
+//! the data lives. It is four traits, one per concern, implemented
+//! separately and combined by a blanket impl (`Box<dyn Distribution>`
+//! offers every method):
+//! * [`LoopHooks`]: around a loop: the extent to execute, halo exchanges
+//!   before it (and the automatic partition when a loop runs before
+//!   `op_partition`), dirty halos and global reductions after it, explicit
+//!   reductions, partial exchanges, halo traffic;
+//! * [`Partitioning`]: `op_partition`, `op_renumber`, how maps are checked
+//!   before partitioning, the global ids partitioning leaves;
+//! * [`Gathering`]: data and figures across processes in the original order
+//!   (fetch, gather, global sizes, byte allgather, timing across ranks);
+//! * [`Lifecycle`]: kind, rank, ranks, default threads, barrier, abort and
+//!   finalize.
+//!
+//! Two implementations:
 //! * [`SingleNode`]: one process holds everything; every hook is the identity.
 //! * [`Distributed`]: OP2's MPI semantics (owner-compute, exec/non-exec halos,
 //!   dirty halos exchanged before a loop reads them), over any
@@ -12,6 +25,15 @@
 //!
 //! The dirty state of each dat's halo lives in the model ([`Dat::halo_dirty`]);
 //! the C layer mirrors it into OP2's `dirtybit`.
+//!
+//! Submodules: [`driver`] (`op_partition` on replicated metadata) and
+//! [`scalable`] (without the global mesh, over the [`directory`], whose
+//! [`directory::adjacency`] builds each rank's rows of the k-way graph as a
+//! [`crate::graph::Csr`]), [`bisect`] (distributed RCB/inertial), [`force`]
+//! (forced maps), [`collective`] (the [`Collectives`] interface and typed
+//! collectives over it), [`cross_rank`] (the timing table across ranks),
+//! [`sim`] (ranks simulated by threads). The partitioners themselves are
+//! [`crate::partition`]'s, the graphs [`crate::graph`]'s.
 //!
 //! [`Dat::halo_dirty`]: crate::domain::Dat::halo_dirty
 
