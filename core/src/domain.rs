@@ -2,6 +2,7 @@
 
 use crate::aligned::AlignedBuf;
 use crate::error::{obj, Op2Error, Result};
+use crate::permute::{self, Renumbering};
 use crate::types::{self, ScalarType};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -276,16 +277,11 @@ impl Domain {
         // Declared after op_renumber: entries and rows in the declared
         // numbering become the current one.
         if let Some(order) = self.set_order(to) {
-            let inv = crate::renumber::inverse(order);
-            for v in &mut vals {
-                if *v >= 0 && (*v as usize) < inv.len() {
-                    *v = inv[*v as usize] as i32;
-                }
-            }
+            permute::rename_entries(&mut vals, &permute::inverse(order));
         }
         if let Some(order) = self.set_order(from) {
             let order = order.to_vec();
-            crate::renumber::permute_rows(crate::renumber::i32_bytes(&mut vals), dim * 4, &order);
+            permute::permute_rows(permute::i32_bytes(&mut vals), dim * 4, &order);
         }
         self.maps.push(Map {
             name: name.to_string(),
@@ -455,7 +451,7 @@ impl Domain {
 
     /// Remember a renumbering just applied (composed with earlier ones), so
     /// that data declared later and data fetched keep the declared order.
-    pub fn record_renumbering(&mut self, r: &crate::renumber::Renumbering) {
+    pub fn record_renumbering(&mut self, r: &Renumbering) {
         self.orders.resize(self.sets.len(), None);
         for (s, o) in r.orders.iter().enumerate() {
             let Some(o) = o else { continue };
@@ -475,7 +471,7 @@ impl Domain {
         if let Some(order) = self.set_order(set).map(<[u32]>::to_vec) {
             let d = self.dat_mut(id);
             let eb = d.elem_bytes;
-            crate::renumber::permute_rows(d.data.as_mut_slice(), eb, &order);
+            permute::permute_rows(d.data.as_mut_slice(), eb, &order);
         }
     }
 

@@ -58,8 +58,9 @@
 //! of a rayon pool, sequentially otherwise (never starting threads).
 
 use crate::error::{Op2Error, Result};
+use crate::graph::{par_csr, GlobalMap};
 use crate::par;
-use crate::partition::{par_csr, BlockDist, GlobalMap};
+use crate::partition::BlockDist;
 use std::collections::HashMap;
 
 /// Not local on this rank.

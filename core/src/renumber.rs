@@ -19,20 +19,32 @@
 //! [`plan`] computes the permutations, [`apply`] moves every dat's rows,
 //! every map's rows and every map's entries; both are pure functions of the
 //! [`Domain`], so every process of a distributed run computes its own.
+//!
+//! The graph is [`crate::graph::local_adjacency`] (the shared CSR type, in
+//! its local form [`crate::graph::LocalCsr`]), ordered by [`rcm`]. The
+//! permutations ([`Renumbering`]) and the helpers that move rows and rename
+//! map entries by them live in the leaf module [`crate::permute`], which the
+//! model ([`Domain`] keeps data declared after a renumbering in the current
+//! order) uses too.
 
 use crate::domain::{Domain, MapId, SetId};
 use crate::error::{obj, Op2Error, Result};
+use crate::graph::{local_adjacency, Csr, Index};
+use crate::permute::{i32_bytes, inverse, permute_rows, rename_entries};
 use std::collections::VecDeque;
 use std::fmt;
 
-/// Reverse Cuthill-McKee order of the graph `(xadj, adj)` (CSR, symmetric,
-/// `xadj.len() - 1` vertices): `order[new] = old`. Each connected component
+pub use crate::permute::Renumbering;
+
+/// Reverse Cuthill-McKee order of the symmetric graph `g` (any [`Csr`]
+/// representation; [`local_adjacency`] builds the renumbering's):
+/// `order[new] = old`. Each connected component
 /// starts at a pseudo-peripheral vertex (George and Liu's search from its
 /// vertex of smallest degree), neighbours are visited by increasing degree
 /// (ties by index), and the whole sequence is reversed.
-pub fn rcm(xadj: &[usize], adj: &[u32]) -> Vec<u32> {
-    let n = xadj.len().saturating_sub(1);
-    let degree = |v: usize| xadj[v + 1] - xadj[v];
+pub fn rcm<V: Index, O: Index>(g: &Csr<V, O>) -> Vec<u32> {
+    let n = g.nvtxs();
+    let degree = |v: usize| g.degree(v);
     let mut placed = vec![false; n];
     let mut order: Vec<u32> = Vec::with_capacity(n);
     // Scratch for the level structures of the peripheral search: the BFS
@@ -68,8 +80,8 @@ pub fn rcm(xadj: &[usize], adj: &[u32]) -> Vec<u32> {
                 if lv == max_level {
                     last.push(v);
                 }
-                for &w in &adj[xadj[v]..xadj[v + 1]] {
-                    let w = w as usize;
+                for &w in g.neighbours(v) {
+                    let w = w.to_usize();
                     if seen_in[w] != run {
                         seen_in[w] = run;
                         level[w] = lv + 1;
@@ -99,9 +111,9 @@ pub fn rcm(xadj: &[usize], adj: &[u32]) -> Vec<u32> {
             head += 1;
             nbrs.clear();
             nbrs.extend(
-                adj[xadj[v]..xadj[v + 1]]
+                g.neighbours(v)
                     .iter()
-                    .copied()
+                    .map(|&w| w.to_usize() as u32)
                     .filter(|&w| !placed[w as usize]),
             );
             nbrs.sort_unstable_by_key(|&w| (degree(w as usize), w));
@@ -115,80 +127,6 @@ pub fn rcm(xadj: &[usize], adj: &[u32]) -> Vec<u32> {
     }
     order.reverse();
     order
-}
-
-/// The adjacency of the first `limit` elements of a map's to-set: two are
-/// adjacent when one row of the map (among its first `rows` rows) refers to
-/// both, or, for a map from a set to itself (`self_map`), when row `i`
-/// refers to `j`. Entries at or beyond `limit` are left out. CSR, sorted,
-/// without duplicates or self-loops.
-pub fn adjacency(
-    values: &[i32],
-    dim: usize,
-    rows: usize,
-    limit: usize,
-    self_map: bool,
-) -> (Vec<usize>, Vec<u32>) {
-    let inside = |v: i32| v >= 0 && (v as usize) < limit;
-    let rows = rows.min(values.len() / dim.max(1));
-    // Directed pairs (a, b) with a != b, counted, then placed.
-    let each_pair = |f: &mut dyn FnMut(usize, usize)| {
-        for r in 0..rows {
-            let row = &values[r * dim..(r + 1) * dim];
-            if self_map {
-                if r >= limit {
-                    continue;
-                }
-                for &b in row.iter().filter(|&&b| inside(b)) {
-                    if b as usize != r {
-                        f(r, b as usize);
-                        f(b as usize, r);
-                    }
-                }
-            } else {
-                for (i, &a) in row.iter().enumerate() {
-                    if !inside(a) {
-                        continue;
-                    }
-                    for (j, &b) in row.iter().enumerate() {
-                        if i != j && inside(b) && a != b {
-                            f(a as usize, b as usize);
-                        }
-                    }
-                }
-            }
-        }
-    };
-    let mut xadj = vec![0usize; limit + 1];
-    each_pair(&mut |a, _| xadj[a + 1] += 1);
-    for i in 0..limit {
-        xadj[i + 1] += xadj[i];
-    }
-    let mut fill = xadj.clone();
-    let mut adj = vec![0u32; xadj[limit]];
-    each_pair(&mut |a, b| {
-        adj[fill[a]] = b as u32;
-        fill[a] += 1;
-    });
-    // Sort and deduplicate each vertex's list, compacting in place.
-    let mut out = 0usize;
-    let mut new_xadj = vec![0usize; limit + 1];
-    for v in 0..limit {
-        let (s, e) = (xadj[v], xadj[v + 1]);
-        adj[s..e].sort_unstable();
-        let mut last = None;
-        for k in s..e {
-            let w = adj[k];
-            if last != Some(w) {
-                adj[out] = w;
-                out += 1;
-                last = Some(w);
-            }
-        }
-        new_xadj[v + 1] = out;
-    }
-    adj.truncate(out);
-    (new_xadj, adj)
 }
 
 /// Largest and mean spread (largest minus smallest entry) of a map's rows:
@@ -207,33 +145,6 @@ pub fn bandwidth(values: &[i32], dim: usize) -> (u64, f64) {
         sum += s;
     }
     (max, sum as f64 / rows as f64)
-}
-
-/// The permutations of one renumbering.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Renumbering {
-    /// Per set (by id): `order[new] = old` over the set's first
-    /// `order.len()` elements (its core), or `None`: the set keeps its numbering.
-    pub orders: Vec<Option<Vec<u32>>>,
-}
-
-impl Renumbering {
-    /// Does it move anything?
-    pub fn is_identity(&self) -> bool {
-        self.orders
-            .iter()
-            .flatten()
-            .all(|o| o.iter().enumerate().all(|(new, &old)| new == old as usize))
-    }
-}
-
-/// `new_of_old[old] = new` for `order[new] = old`.
-pub fn inverse(order: &[u32]) -> Vec<u32> {
-    let mut inv = vec![0u32; order.len()];
-    for (new, &old) in order.iter().enumerate() {
-        inv[old as usize] = new as u32;
-    }
-    inv
 }
 
 /// What a renumbering did, for the user.
@@ -289,8 +200,9 @@ pub fn plan(dom: &Domain, base: MapId, call: &str) -> Result<Renumbering> {
     let mut inverses: Vec<Option<Vec<u32>>> = vec![None; nsets];
     let root = bm.to;
     let n = limit(root);
-    let (xadj, adj) = adjacency(&bm.values, bm.dim, map_rows(dom, base), n, bm.from == bm.to);
-    let order = rcm(&xadj, &adj);
+    let graph = local_adjacency(&bm.values, bm.dim, map_rows(dom, base), n, bm.from == bm.to);
+    let order = rcm(&graph);
+    drop(graph);
     inverses[root.0] = Some(inverse(&order));
     orders[root.0] = Some(order);
     let mut queue = VecDeque::from([root]);
@@ -361,11 +273,7 @@ pub fn apply(dom: &mut Domain, r: &Renumbering) {
         };
         let m = dom.map_mut(MapId(mi));
         if let Some(Some(inv)) = inverses.get(to.0) {
-            for v in &mut m.values {
-                if *v >= 0 && (*v as usize) < inv.len() {
-                    *v = inv[*v as usize] as i32;
-                }
-            }
+            rename_entries(&mut m.values, inv);
         }
         if let Some(Some(order)) = r.orders.get(from.0) {
             permute_rows(i32_bytes(&mut m.values), dim * 4, order);
@@ -406,28 +314,6 @@ fn refuse_overlays(dom: &Domain, r: &Renumbering, call: &str) -> Result<()> {
     Ok(())
 }
 
-/// The bytes of an `i32` slice.
-pub(crate) fn i32_bytes(v: &mut [i32]) -> &mut [u8] {
-    let len = std::mem::size_of_val(v);
-    // SAFETY: i32 has no padding and any byte pattern is a valid i32; the
-    // byte slice covers exactly the same memory and borrows `v` mutably.
-    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, len) }
-}
-
-/// Rows `0..order.len()` of `data` (rows of `eb` bytes): row `new` takes
-/// the old row `order[new]`; the other rows stay.
-pub(crate) fn permute_rows(data: &mut [u8], eb: usize, order: &[u32]) {
-    let n = order.len();
-    if n == 0 || eb == 0 {
-        return;
-    }
-    let old = data[..n * eb].to_vec();
-    for (new, &o) in order.iter().enumerate() {
-        let o = o as usize;
-        data[new * eb..(new + 1) * eb].copy_from_slice(&old[o * eb..(o + 1) * eb]);
-    }
-}
-
 /// Plan and apply; the report names what moved and the base map's
 /// bandwidth before and after.
 pub fn renumber(
@@ -463,6 +349,7 @@ pub fn renumber(
 mod tests {
     use super::*;
     use crate::domain::{DatId, MapCheck};
+    use crate::graph::LocalCsr;
 
     /// A deterministic shuffle of `0..n` (xorshift, Fisher-Yates).
     fn shuffled(n: usize, mut seed: u64) -> Vec<u32> {
@@ -518,10 +405,10 @@ mod tests {
         assert_eq!(natural, nx as u64); // row-major: the band is one row wide
         let shuffled_bw = bandwidth(&ecell, 2).0;
         assert!(shuffled_bw > 10 * natural, "{shuffled_bw}");
-        let (xadj, adj) = adjacency(&ecell, 2, ecell.len() / 2, n, false);
+        let g = local_adjacency(&ecell, 2, ecell.len() / 2, n, false);
         // Every interior cell has four neighbours, symmetric lists.
-        assert_eq!(xadj[n], 2 * ecell.len() / 2);
-        let order = rcm(&xadj, &adj);
+        assert_eq!(g.xadj[n], 2 * ecell.len() / 2);
+        let order = rcm(&g);
         assert!(is_permutation(&order, n));
         let bw = ordered_bandwidth(&ecell, &order);
         // RCM numbers a grid by anti-diagonals from a corner: the band is
@@ -534,24 +421,19 @@ mod tests {
     fn rcm_orders_every_component_and_isolated_vertex() {
         // Two paths 0-3-5 and 1-4, vertices 2 and 6 isolated.
         let pairs = [0, 3, 3, 5, 1, 4];
-        let (xadj, adj) = adjacency(&pairs, 2, 3, 7, false);
-        assert_eq!(&adj[xadj[3]..xadj[4]], &[0, 5]);
-        let order = rcm(&xadj, &adj);
+        let g = local_adjacency(&pairs, 2, 3, 7, false);
+        assert_eq!(g.neighbours(3), &[0, 5]);
+        let order = rcm(&g);
         assert!(is_permutation(&order, 7));
         // Each path is numbered contiguously, end to end.
         let inv = inverse(&order);
         let d = |a: usize, b: usize| (inv[a] as i64 - inv[b] as i64).abs();
         assert_eq!((d(0, 3), d(3, 5), d(1, 4)), (1, 1, 1));
-        assert!(rcm(&[0], &[]).is_empty());
-    }
-
-    #[test]
-    fn adjacency_of_a_self_map_is_symmetric_and_drops_loops() {
-        // 0 -> 1, 1 -> 1 (loop), 2 -> 0, entries beyond the limit left out.
-        let m = [1, 7, 1, 1, 0, 0];
-        let (xadj, adj) = adjacency(&m, 2, 3, 3, true);
-        assert_eq!(xadj, vec![0, 2, 3, 4]);
-        assert_eq!(adj, vec![1, 2, 0, 0]);
+        let empty = LocalCsr {
+            xadj: vec![0],
+            adjncy: vec![],
+        };
+        assert!(rcm(&empty).is_empty());
     }
 
     /// A quad mesh with shuffled numbering: nodes, cells, edges (edge -> node,

@@ -6,8 +6,11 @@
 use op2_core::arg::{Access, ArgKind, ArgSpec};
 use op2_core::dist::driver;
 use op2_core::dist::sim::{run_ranks, SimComm, SimGrid};
+// Distributed's methods, called on the concrete type, come from the parts of
+// Distribution.
 use op2_core::dist::{
-    Collectives, Distributed, Distribution, GlobalArg, PartitionRequest, Primary,
+    Collectives, Distributed, Distribution, Gathering, GlobalArg, LoopHooks, PartitionRequest,
+    Partitioning, Primary,
 };
 use op2_core::domain::MapCheck;
 use op2_core::partition::BlockDist;

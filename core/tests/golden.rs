@@ -6,6 +6,7 @@
 //! hash.
 
 use op2_core::arg::Access;
+use op2_core::graph;
 use op2_core::halo::{HaloPlan, LocalMesh};
 use op2_core::partition::{self, GlobalMap, GlobalSet, SplitMix64};
 use op2_core::plan::{Plan, PlanArg, PlanInput, Staging};
@@ -304,10 +305,10 @@ pub fn golden_hashes() -> [u64; 3] {
     let mut hhalo = Fnv::new();
     let mut hplan = Fnv::new();
 
-    let adj = partition::adjacency(&maps[1], fx.g.ncell).unwrap();
+    let adj = graph::adjacency(&maps[1], fx.g.ncell).unwrap();
     hpart.add(&adj);
-    hpart.add(&partition::dual_graph(&maps[2], fx.g.nnode, 2).unwrap());
-    hpart.add(&partition::dual_graph(&maps[0], fx.g.nnode, 1).unwrap());
+    hpart.add(&graph::dual_graph(&maps[2], fx.g.nnode, 2).unwrap());
+    hpart.add(&graph::dual_graph(&maps[0], fx.g.nnode, 1).unwrap());
     let three_d: Vec<f64> =
         fx.g.centres
             .chunks(2)
@@ -323,7 +324,7 @@ pub fn golden_hashes() -> [u64; 3] {
             hpart.add(&primary);
             let d = partition::derive(&fx.sets, &maps, 0, &primary, nranks).unwrap();
             hpart.add(&d);
-            hpart.add(&partition::edge_cut(&adj.xadj, &adj.adjncy, &primary));
+            hpart.add(&graph::edge_cut(&adj.xadj, &adj.adjncy, &primary));
             if nranks != 3 && nranks != 4 {
                 continue;
             }

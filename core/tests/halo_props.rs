@@ -5,6 +5,7 @@
 // Index loops spell out the brute-force definitions.
 #![allow(clippy::needless_range_loop)]
 
+use op2_core::graph;
 use op2_core::halo::{build_local, migration, HaloPlan, LocalMesh, LocalSet, Migration};
 use op2_core::partition::{self, BlockDist, GlobalMap, GlobalSet, SplitMix64};
 use proptest::prelude::*;
@@ -859,7 +860,7 @@ fn million_element_timing() {
     let lm = plan.local(5);
     let local_t = t.elapsed();
     let t = std::time::Instant::now();
-    let g = partition::adjacency(&maps[1], mesh.sizes[3]).unwrap();
+    let g = graph::adjacency(&maps[1], mesh.sizes[3]).unwrap();
     let graph_t = t.elapsed();
     println!(
         "sizes {:?}: rcb {rcb_t:?}, derive {derive_t:?}, plan {plan_t:?}, local {local_t:?}, adjacency {graph_t:?}; rank 5 cells {} (+{} exec, +{} nonexec), edge cut {}",
@@ -867,6 +868,6 @@ fn million_element_timing() {
         lm.sets[3].size,
         lm.sets[3].exec_size,
         lm.sets[3].nonexec_size,
-        partition::edge_cut(&g.xadj, &g.adjncy, &d.parts[3])
+        graph::edge_cut(&g.xadj, &g.adjncy, &d.parts[3])
     );
 }

@@ -9,6 +9,7 @@
 //! threads before it.
 
 use op2_core::arg::Access;
+use op2_core::graph;
 use op2_core::halo::HaloPlan;
 use op2_core::partition::{self, GlobalMap, GlobalSet};
 use op2_core::plan::{Plan, PlanArg, PlanInput, Staging};
@@ -92,8 +93,8 @@ fn core_starts_no_thread_outside_a_pool() {
     let three_d: Vec<f64> = centres.chunks(2).flat_map(|c| [c[0], c[1], 0.5]).collect();
     partition::inertial(&three_d, 3, 4);
     let derived = partition::derive(&sets, &maps, 0, &parts, 4).unwrap();
-    partition::adjacency(&maps[1], ncell).unwrap();
-    partition::dual_graph(&maps[0], nnode, 1).unwrap();
+    graph::adjacency(&maps[1], ncell).unwrap();
+    graph::dual_graph(&maps[0], nnode, 1).unwrap();
     let halo = HaloPlan::new(&derived.parts, &maps, 4).unwrap();
     let local = halo.local(1);
     let edges = &local.sets[1];

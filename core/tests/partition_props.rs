@@ -4,9 +4,10 @@
 // Index loops spell out the brute-force definitions.
 #![allow(clippy::needless_range_loop)]
 
+use op2_core::graph::{adjacency, dual_graph, edge_cut, Csr};
 use op2_core::partition::{
-    self, adjacency, block, block_size, derive, dual_graph, edge_cut, imbalance, inertial,
-    part_sizes, random, rcb, BlockDist, DeriveRule, GlobalMap, GlobalSet, SplitMix64,
+    block, block_size, derive, imbalance, inertial, part_sizes, random, rcb, BlockDist, DeriveRule,
+    GlobalMap, GlobalSet, SplitMix64,
 };
 use proptest::prelude::*;
 use std::collections::BTreeSet;
@@ -426,7 +427,7 @@ fn derive_ties() {
 // Graphs and metrics
 // ---------------------------------------------------------------------------
 
-fn check_csr_shape(g: &partition::Csr, n: usize) {
+fn check_csr_shape(g: &Csr, n: usize) {
     assert_eq!(g.nvtxs(), n);
     assert_eq!(g.xadj[0], 0);
     assert_eq!(*g.xadj.last().unwrap() as usize, g.adjncy.len());

@@ -16,7 +16,7 @@
 
 use mpi::ffi;
 use op2_core::dist::{Collectives, DistGraphPartitioner};
-use op2_core::partition::Csr;
+use op2_core::graph::Csr;
 use std::ffi::{c_int, c_void, CStr, CString};
 
 type Num = c_int;

@@ -14,9 +14,9 @@
 //! `u32::MAX - 1` elements or more, as the replicated ones do).
 
 use super::collective::{self, Collectives, Pod};
-use super::GraphPartitioner;
 use crate::error::{Op2Error, Result};
-use crate::partition::{BlockDist, Csr};
+use crate::graph::Csr;
+use crate::partition::{kway, BlockDist, GraphPartitioner};
 
 /// The message tag of [`exchange`]'s point-to-point messages: the largest
 /// tag every MPI library allows (halo exchanges tag with the dat's index).
@@ -171,10 +171,10 @@ pub fn any(c: &dyn Collectives, mine: bool) -> Result<bool> {
         .any(|&b| b != 0))
 }
 
-/// OP2's k-way graph of a map (see [`crate::partition::adjacency`]), built
+/// OP2's k-way graph of a map (see [`crate::graph::adjacency`]), built
 /// where the map's rows are declared and distributed like the to-set `b`:
-/// the rows of this rank's block, with global neighbour ids, sorted, no self
-/// loops. `rows`: this rank's declared map rows (`dim` targets each, global
+/// the rows of this rank's block ([`Csr::from_sorted_pairs`]), with global
+/// neighbour ids, sorted, no self loops. `rows`: this rank's declared map rows (`dim` targets each, global
 /// ids of the to-set). Collective; O(local rows + local vertices) memory.
 pub fn adjacency(c: &dyn Collectives, b: &BlockDist, rows: &[i32], dim: usize) -> Result<Csr> {
     let mut send = vec![Vec::<u32>::new(); c.size()];
@@ -191,15 +191,7 @@ pub fn adjacency(c: &dyn Collectives, b: &BlockDist, rows: &[i32], dim: usize) -
     let range = b.range(c.rank());
     let mut pairs = sorted_pairs(exchange(c, send)?);
     pairs.dedup();
-    let mut xadj = vec![0i32; range.len() + 1];
-    for &p in &pairs {
-        xadj[(p >> 32) as usize - range.start + 1] += 1;
-    }
-    for v in 0..range.len() {
-        xadj[v + 1] += xadj[v];
-    }
-    let adjncy = pairs.iter().map(|&p| p as u32 as i32).collect();
-    Ok(Csr { xadj, adjncy })
+    Csr::from_sorted_pairs(range.start, range.len(), &pairs)
 }
 
 /// Received `(a, b)` pairs of `u32` (flattened, from every rank) as sorted
@@ -251,7 +243,7 @@ impl DistGraphPartitioner for GatheredKway {
         nparts: usize,
     ) -> std::result::Result<Vec<i32>, String> {
         if c.size() == 1 {
-            return (self.0)(&graph.xadj, &graph.adjncy, nparts);
+            return kway(graph, nparts, self.0);
         }
         let e = |err: Op2Error| err.msg;
         let mut send = vec![Vec::<i32>::new(); c.size()];
@@ -284,17 +276,18 @@ impl GatheredKway {
         nparts: usize,
     ) -> std::result::Result<Vec<i32>, String> {
         let n = *vtxdist.last().unwrap_or(&0);
-        let mut xadj = Vec::with_capacity(n + 1);
+        let mut offsets = Vec::with_capacity(n + 1);
         let mut adjncy = Vec::new();
-        xadj.push(0i32);
+        offsets.push(0usize);
         for (r, msg) in got.iter().enumerate() {
             let nv = vtxdist[r + 1] - vtxdist[r];
             for &d in &msg[..nv] {
-                xadj.push(xadj.last().unwrap() + d);
+                offsets.push(offsets.last().unwrap() + d as usize);
             }
             adjncy.extend_from_slice(&msg[nv..]);
         }
-        (self.0)(&xadj, &adjncy, nparts)
+        let graph = Csr::from_parts(offsets, adjncy).map_err(|e| e.msg)?;
+        kway(&graph, nparts, self.0)
     }
 }
 
@@ -317,7 +310,7 @@ pub fn check_size(call: &str, name: &str, n: usize) -> Result<()> {
 mod tests {
     use super::*;
     use crate::dist::sim::run_ranks;
-    use crate::partition::GlobalMap;
+    use crate::graph::GlobalMap;
 
     #[test]
     fn lookups_answer_from_the_directory_rank() {
@@ -344,7 +337,7 @@ mod tests {
             dim: 3,
             values: &rows,
         };
-        let want = crate::partition::adjacency(&g, 7).unwrap();
+        let want = crate::graph::adjacency(&g, 7).unwrap();
         let nranks = 3;
         let (bf, bt) = (
             BlockDist::standard(6, nranks),

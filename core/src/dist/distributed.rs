@@ -8,16 +8,18 @@
 //! across ranks.
 
 use super::collective::{self, Collectives, PendingMessages};
+use super::cross_rank;
 use super::directory::{DistGraphPartitioner, GatheredKway};
 use super::driver::{self, DistSet, ExchangeLists};
 use super::scalable;
 use super::{
-    AbortHandle, DistKind, Distribution, GlobalArg, GraphPartitioner, InFlight, LoopExtent,
-    PartitionOutcome, PartitionRequest, Primary,
+    AbortHandle, DistKind, Gathering, GlobalArg, GraphPartitioner, InFlight, Lifecycle, LoopExtent,
+    LoopHooks, PartitionOutcome, PartitionRequest, Partitioning, Primary,
 };
 use crate::arg::{Access, ArgKind, ArgSpec};
 use crate::domain::{DatId, Domain, MapCheck, MapId, SetId};
 use crate::error::{Op2Error, Result};
+use crate::permute;
 use crate::renumber::{self, RenumberReport};
 use crate::timing::TimingRow;
 use crate::types::ScalarType;
@@ -349,7 +351,7 @@ impl InFlight for Exchanges {
 /// owned positions it exports and sends back to the declared blocks follow
 /// them (halo positions do not move).
 fn renumber_dist_set(ds: &mut DistSet, order: &[u32]) {
-    let inv = renumber::inverse(order);
+    let inv = permute::inverse(order);
     let moved = |i: &mut usize| {
         if *i < inv.len() {
             *i = inv[*i] as usize;
@@ -372,26 +374,7 @@ fn writes_through_map(args: &[ArgSpec]) -> bool {
         .any(|a| a.is_indirect() && a.access != Access::Read)
 }
 
-impl Distribution for Distributed {
-    fn kind(&self) -> DistKind {
-        DistKind::Mpi
-    }
-    fn rank(&self) -> usize {
-        self.comm.rank()
-    }
-    fn nranks(&self) -> usize {
-        self.comm.size()
-    }
-    fn map_check(&self) -> MapCheck {
-        MapCheck::Deferred
-    }
-    fn default_threads(&self) -> usize {
-        let cores = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1);
-        (cores / self.comm.node_ranks().max(1)).max(1)
-    }
-
+impl LoopHooks for Distributed {
     fn before_loop(
         &mut self,
         dom: &mut Domain,
@@ -479,6 +462,20 @@ impl Distribution for Distributed {
         collective::allreduce_logical(&*self.comm, width, access, data)
     }
 
+    fn set_partial_exchange(&mut self, on: bool) {
+        self.partial = on;
+    }
+
+    fn halo_traffic(&self) -> (u64, u64) {
+        (self.halo_bytes, self.halo_exchanges)
+    }
+}
+
+impl Partitioning for Distributed {
+    fn map_check(&self) -> MapCheck {
+        MapCheck::Deferred
+    }
+
     fn partition(&mut self, dom: &mut Domain, req: &PartitionRequest) -> Result<PartitionOutcome> {
         let mut messages = Vec::new();
         let primary = self.choose(dom, req, &mut messages);
@@ -499,6 +496,12 @@ impl Distribution for Distributed {
         self.partitioned
     }
 
+    fn global_ids(&self, set: SetId) -> Option<&[usize]> {
+        self.sets.get(set.0).map(|s| s.local.global_ids.as_slice())
+    }
+}
+
+impl Gathering for Distributed {
     fn fetch_block(&mut self, dom: &Domain, dat: DatId) -> Result<Vec<u8>> {
         let d = dom.dat(dat);
         let (eb, n) = (d.elem_bytes, dom.set(d.set).size);
@@ -532,26 +535,6 @@ impl Distribution for Distributed {
         Ok((tot as usize, off as usize))
     }
 
-    fn global_ids(&self, set: SetId) -> Option<&[usize]> {
-        self.sets.get(set.0).map(|s| s.local.global_ids.as_slice())
-    }
-
-    fn barrier(&mut self) -> Result<()> {
-        self.comm.barrier()
-    }
-
-    fn timing_across_ranks(&mut self, rows: &mut [TimingRow]) -> Result<String> {
-        crate::timing::across_ranks(&*self.comm, rows, (self.halo_bytes, self.halo_exchanges))
-    }
-
-    fn halo_traffic(&self) -> (u64, u64) {
-        (self.halo_bytes, self.halo_exchanges)
-    }
-
-    fn set_partial_exchange(&mut self, on: bool) {
-        self.partial = on;
-    }
-
     fn allgather_bytes(&mut self, local: &[u8]) -> Result<Vec<Vec<u8>>> {
         let (all, counts) = self.comm.allgatherv_bytes(local)?;
         let mut out = Vec::with_capacity(counts.len());
@@ -561,6 +544,35 @@ impl Distribution for Distributed {
             at += c;
         }
         Ok(out)
+    }
+
+    fn timing_across_ranks(&mut self, rows: &mut [TimingRow]) -> Result<String> {
+        cross_rank::timing_across_ranks(&*self.comm, rows, (self.halo_bytes, self.halo_exchanges))
+    }
+}
+
+impl Lifecycle for Distributed {
+    fn kind(&self) -> DistKind {
+        DistKind::Mpi
+    }
+
+    fn rank(&self) -> usize {
+        self.comm.rank()
+    }
+
+    fn nranks(&self) -> usize {
+        self.comm.size()
+    }
+
+    fn default_threads(&self) -> usize {
+        let cores = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1);
+        (cores / self.comm.node_ranks().max(1)).max(1)
+    }
+
+    fn barrier(&mut self) -> Result<()> {
+        self.comm.barrier()
     }
 
     fn abort_handle(&self) -> Option<AbortHandle> {

@@ -15,12 +15,13 @@
 //! dats themselves are never replicated.
 
 use super::collective::{self, allgatherv, Collectives, PendingMessages};
-use super::{GraphPartitioner, Primary};
+use super::Primary;
 use crate::aligned::AlignedBuf;
 use crate::domain::{DatId, Domain, MapId, SetId};
 use crate::error::{obj, Op2Error, Result};
+use crate::graph::{self, Csr, GlobalMap};
 use crate::halo::{migration, HaloPlan, LocalMesh, LocalSet, Migration};
-use crate::partition::{self, BlockDist, DeriveRule, GlobalMap, GlobalSet};
+use crate::partition::{self, BlockDist, DeriveRule, GlobalSet, GraphPartitioner};
 use crate::types::ScalarType;
 use std::sync::Arc;
 
@@ -288,9 +289,23 @@ pub fn primary_partition(
     primary: Primary,
     kway: Option<GraphPartitioner>,
 ) -> Result<(usize, Vec<i32>)> {
+    let (set, part, _) = primary_keeping_graph(c, dom, meta, primary, kway, None)?;
+    Ok((set, part))
+}
+
+/// [`primary_partition`], and the k-way graph it built when that is the
+/// graph of map `keep` (the quality report's, which then reuses it).
+fn primary_keeping_graph(
+    c: &dyn Collectives,
+    dom: &Domain,
+    meta: &Metadata,
+    primary: Primary,
+    kway: Option<GraphPartitioner>,
+    keep: Option<MapId>,
+) -> Result<(usize, Vec<i32>, Option<Csr>)> {
     let nranks = c.size();
     let sizes = meta.sizes();
-    Ok(match primary {
+    let (set, part) = match primary {
         Primary::Block => (
             0,
             meta.blocks.first().map(|b| b.parts()).unwrap_or_default(),
@@ -320,30 +335,34 @@ pub fn primary_partition(
                     "no graph partitioner in this library",
                 )
             })?;
-            kway_partition(dom, meta, map, nranks, f)?
+            let (to, p, graph) = kway_partition(dom, meta, map, nranks, f)?;
+            return Ok((to, p, (keep == Some(map)).then_some(graph)));
         }
-    })
+    };
+    Ok((set, part, None))
 }
 
+/// The k-way partition of `map`'s to-set: the set, its parts, and the graph
+/// ([`graph::adjacency`]) they partition.
 fn kway_partition(
     dom: &Domain,
     meta: &Metadata,
     map: MapId,
     nranks: usize,
     kway: GraphPartitioner,
-) -> Result<(usize, Vec<i32>)> {
+) -> Result<(usize, Vec<i32>, Csr)> {
     let m = dom.map(map);
     let to = m.to.0;
     let gm = meta.global_maps(dom)[map.0];
-    let csr = partition::adjacency(&gm, meta.sizes()[to])?;
-    let p = kway(&csr.xadj, &csr.adjncy, nranks).map_err(|e| {
+    let csr = graph::adjacency(&gm, meta.sizes()[to])?;
+    let p = partition::kway(&csr, nranks, kway).map_err(|e| {
         Op2Error::new(
             CALL,
             obj("map", &m.name),
             format!("k-way graph partitioning failed: {e}"),
         )
     })?;
-    Ok((to, p))
+    Ok((to, p, csr))
 }
 
 /// Phase 3: every set's partition from the primary one (OP2's rules); sets
@@ -381,21 +400,30 @@ pub fn derive_sets(
 }
 
 /// The partition quality of a map's to-set (edge cut of the graph through
-/// the map, imbalance), as a line for the user.
+/// the map, imbalance), as a line for the user. `graph`: the map's graph
+/// when the caller has it (k-way partitioning built it), else built here.
 pub fn quality(
     dom: &Domain,
     meta: &Metadata,
     parts: &[Vec<i32>],
     map: MapId,
     nranks: usize,
+    graph: Option<&Csr>,
 ) -> Option<String> {
     let m = dom.map(map);
     let to = m.to.0;
-    let g = partition::adjacency(&meta.global_maps(dom)[map.0], meta.sizes()[to]).ok()?;
+    let built;
+    let g = match graph {
+        Some(g) => g,
+        None => {
+            built = graph::adjacency(&meta.global_maps(dom)[map.0], meta.sizes()[to]).ok()?;
+            &built
+        }
+    };
     Some(quality_line(
         &dom.set(SetId(to)).name,
         nranks,
-        partition::edge_cut(&g.xadj, &g.adjncy, &parts[to]),
+        g.edge_cut(&parts[to]),
         &m.name,
         partition::imbalance(&parts[to], nranks),
     ))
@@ -558,10 +586,11 @@ pub fn run(
 ) -> Result<Partitioned> {
     let (rank, nranks) = (c.rank(), c.size());
     let meta = gather_metadata(c, dom)?;
-    let (pset, mut ppart) = primary_partition(c, dom, &meta, primary, kway)?;
+    let (pset, mut ppart, graph) = primary_keeping_graph(c, dom, &meta, primary, kway, report)?;
     force_parts(dom, &meta, pset, &mut ppart)?;
     let parts = derive_sets(dom, &meta, pset, &ppart, nranks)?;
-    let quality = report.and_then(|m| quality(dom, &meta, &parts, m, nranks));
+    let quality = report.and_then(|m| quality(dom, &meta, &parts, m, nranks, graph.as_ref()));
+    drop(graph);
     let mesh = build_local(dom, &meta, &parts, rank, nranks)?;
     let migrations = migrate(c, dom, &meta, &parts, &mesh)?;
     let locals = install(dom, mesh);

@@ -1,9 +1,22 @@
 //! Distribution: how the sets of a [`Domain`] are spread over processes.
 //!
-//! [`Distribution`] is what the C ABI layer calls around every loop and for
-//! every operation whose meaning depends on where the data lives (partition,
-//! fetch in original order, global sizes, reductions across ranks, timing
-//! across ranks). Two implementations:
+//! [`Distribution`] is what the loop lifecycle and the C ABI layer call
+//! around every loop and for every operation whose meaning depends on where
+//! the data lives. It is four traits, one per concern, implemented
+//! separately and combined by a blanket impl (`Box<dyn Distribution>`
+//! offers every method):
+//! * [`LoopHooks`]: around a loop: the extent to execute, halo exchanges
+//!   before it (and the automatic partition when a loop runs before
+//!   `op_partition`), dirty halos and global reductions after it, explicit
+//!   reductions, partial exchanges, halo traffic;
+//! * [`Partitioning`]: `op_partition`, `op_renumber`, how maps are checked
+//!   before partitioning, the global ids partitioning leaves;
+//! * [`Gathering`]: data and figures across processes in the original order
+//!   (fetch, gather, global sizes, byte allgather, timing across ranks);
+//! * [`Lifecycle`]: kind, rank, ranks, default threads, barrier, abort and
+//!   finalize.
+//!
+//! Two implementations:
 //! * [`SingleNode`]: one process holds everything; every hook is the identity.
 //! * [`Distributed`]: OP2's MPI semantics (owner-compute, exec/non-exec halos,
 //!   dirty halos exchanged before a loop reads them), over any
@@ -13,10 +26,20 @@
 //! The dirty state of each dat's halo lives in the model ([`Dat::halo_dirty`]);
 //! the C layer mirrors it into OP2's `dirtybit`.
 //!
+//! Submodules: [`driver`] (`op_partition` on replicated metadata) and
+//! [`scalable`] (without the global mesh, over the [`directory`], whose
+//! [`directory::adjacency`] builds each rank's rows of the k-way graph as a
+//! [`crate::graph::Csr`]), [`bisect`] (distributed RCB/inertial), [`force`]
+//! (forced maps), [`collective`] (the [`Collectives`] interface and typed
+//! collectives over it), [`cross_rank`] (the timing table across ranks),
+//! [`sim`] (ranks simulated by threads). The partitioners themselves are
+//! [`crate::partition`]'s, the graphs [`crate::graph`]'s.
+//!
 //! [`Dat::halo_dirty`]: crate::domain::Dat::halo_dirty
 
 pub mod bisect;
 pub mod collective;
+pub mod cross_rank;
 pub mod directory;
 pub mod distributed;
 pub mod driver;
@@ -24,6 +47,7 @@ pub mod force;
 pub mod scalable;
 pub mod sim;
 
+pub use crate::partition::GraphPartitioner;
 pub use collective::{Collectives, PendingMessages};
 pub use directory::{DistGraphPartitioner, GatheredKway};
 pub use distributed::Distributed;
@@ -111,33 +135,27 @@ pub struct PartitionOutcome {
     pub messages: Vec<String>,
 }
 
-/// A graph partitioner for k-way partitioning (CSR graph, number of parts):
-/// one part per vertex. Deterministic: every rank computes the same.
-pub type GraphPartitioner =
-    fn(xadj: &[i32], adjncy: &[i32], nparts: usize) -> std::result::Result<Vec<i32>, String>;
-
 /// Stops every process after a fatal error; callable without the library
 /// state (the error path may hold it).
 pub type AbortHandle = Arc<dyn Fn(i32) + Send + Sync>;
 
-/// Where the data of a run lives and how loops see it (see the module docs).
-pub trait Distribution: Send {
-    fn kind(&self) -> DistKind;
-    fn rank(&self) -> usize;
-    fn nranks(&self) -> usize;
-    /// How `op_decl_map` checks entries: locally, or deferred to partitioning
-    /// (maps hold global indices before `op_partition`).
-    fn map_check(&self) -> MapCheck;
-    /// Threads per process that do not oversubscribe the node's cores.
-    fn default_threads(&self) -> usize {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    }
+/// Where the data of a run lives and how loops see it (see the module docs):
+/// the four concerns below, each its own trait, together. Implemented for
+/// every type that implements them all, so an implementation writes the four
+/// `impl`s and `Box<dyn Distribution>` offers every method (no `use` of the
+/// parts is needed to call them through it).
+pub trait Distribution: LoopHooks + Partitioning + Gathering + Lifecycle + Send {}
 
-    /// Before a loop over `set`: partition if nothing was partitioned yet,
-    /// start exchanging the stale halos of dats the loop reads, and say what
-    /// to execute.
+impl<T: LoopHooks + Partitioning + Gathering + Lifecycle + Send> Distribution for T {}
+
+/// What a parallel loop asks of the distribution, around every loop: which
+/// elements to execute, the halo exchanges before it and the dirty halos
+/// after it, and the global reductions across processes (after the loop, or
+/// called by generated code).
+pub trait LoopHooks {
+    /// Before a loop over `set`: partition if nothing was partitioned yet
+    /// (reported as [`LoopExtent::auto_partitioned`]), start exchanging the
+    /// stale halos of dats the loop reads, and say what to execute.
     fn before_loop(&mut self, dom: &mut Domain, set: SetId, args: &[ArgSpec])
         -> Result<LoopExtent>;
 
@@ -157,6 +175,23 @@ pub trait Distribution: Send {
     /// Combine `width`-byte logicals across processes (op_mpi_reduce_bool).
     fn reduce_logical(&mut self, width: usize, access: Access, data: &mut [u8]) -> Result<()>;
 
+    /// OP_PARTIAL_EXCHANGE: refresh only the halo rows a loop's single map
+    /// reaches when it reads a dat through that map only (no effect on one node).
+    fn set_partial_exchange(&mut self, _on: bool) {}
+
+    /// Halo bytes sent and dat exchanges so far.
+    fn halo_traffic(&self) -> (u64, u64) {
+        (0, 0)
+    }
+}
+
+/// Where each element lives and in which order: `op_partition`,
+/// `op_renumber`, and the numbering they leave.
+pub trait Partitioning {
+    /// How `op_decl_map` checks entries: locally, or deferred to partitioning
+    /// (maps hold global indices before `op_partition`).
+    fn map_check(&self) -> MapCheck;
+
     /// `op_partition`.
     fn partition(&mut self, dom: &mut Domain, req: &PartitionRequest) -> Result<PartitionOutcome>;
 
@@ -170,6 +205,17 @@ pub trait Distribution: Send {
     /// Has the mesh been partitioned (or, on one node, `op_partition` called)?
     fn is_partitioned(&self) -> bool;
 
+    /// The original (declared, 0-based) global index of every local element
+    /// of a set, halos included, once partitioned; `None` on one node (local
+    /// and global numbering agree) and before partitioning.
+    fn global_ids(&self, _set: SetId) -> Option<&[usize]> {
+        None
+    }
+}
+
+/// Data and figures across processes, in the original (declared) order:
+/// what fetching, file output and the timing/profile reports need.
+pub trait Gathering {
     /// This process's declared block of a dat, in the original order.
     fn fetch_block(&mut self, dom: &Domain, dat: DatId) -> Result<Vec<u8>>;
 
@@ -179,34 +225,33 @@ pub trait Distribution: Send {
     /// Owned elements of a set over all processes, and this process's offset.
     fn global_size(&mut self, dom: &Domain, set: SetId) -> Result<(usize, usize)>;
 
-    /// The original (declared, 0-based) global index of every local element
-    /// of a set, halos included, once partitioned; `None` on one node (local
-    /// and global numbering agree) and before partitioning.
-    fn global_ids(&self, _set: SetId) -> Option<&[usize]> {
-        None
-    }
-
-    fn barrier(&mut self) -> Result<()>;
-
-    /// Turn this process's timing rows into figures across processes (mean
-    /// and std of time and MPI time); returns extra text for the table
-    /// (per-process tables), empty on one node.
-    fn timing_across_ranks(&mut self, rows: &mut [TimingRow]) -> Result<String>;
-
-    /// OP_PARTIAL_EXCHANGE: refresh only the halo rows a loop's single map
-    /// reaches when it reads a dat through that map only (no effect on one node).
-    fn set_partial_exchange(&mut self, _on: bool) {}
-
     /// Every process's `local` bytes, in rank order, on every process (the
     /// cross-rank profile, CSV timings and moments). One process: `local`.
     fn allgather_bytes(&mut self, local: &[u8]) -> Result<Vec<Vec<u8>>> {
         Ok(vec![local.to_vec()])
     }
 
-    /// Halo bytes sent and dat exchanges so far.
-    fn halo_traffic(&self) -> (u64, u64) {
-        (0, 0)
+    /// Turn this process's timing rows into figures across processes (mean
+    /// and std of time and MPI time); returns extra text for the table
+    /// (per-process tables), empty on one node.
+    fn timing_across_ranks(&mut self, rows: &mut [TimingRow]) -> Result<String>;
+}
+
+/// The process group: which library this is, this process's place in it,
+/// synchronising, stopping it on a fatal error and releasing it.
+pub trait Lifecycle {
+    fn kind(&self) -> DistKind;
+    fn rank(&self) -> usize;
+    fn nranks(&self) -> usize;
+
+    /// Threads per process that do not oversubscribe the node's cores.
+    fn default_threads(&self) -> usize {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
     }
+
+    fn barrier(&mut self) -> Result<()>;
 
     /// How to stop every process after a fatal error.
     fn abort_handle(&self) -> Option<AbortHandle> {
@@ -235,20 +280,7 @@ fn owned_rows(dom: &Domain, dat: DatId) -> Vec<u8> {
     dom.rows_in_declared_order(dat)
 }
 
-impl Distribution for SingleNode {
-    fn kind(&self) -> DistKind {
-        DistKind::SingleNode
-    }
-    fn rank(&self) -> usize {
-        0
-    }
-    fn nranks(&self) -> usize {
-        1
-    }
-    fn map_check(&self) -> MapCheck {
-        MapCheck::Local
-    }
-
+impl LoopHooks for SingleNode {
     fn before_loop(
         &mut self,
         dom: &mut Domain,
@@ -281,6 +313,12 @@ impl Distribution for SingleNode {
     fn reduce_logical(&mut self, _width: usize, _access: Access, _data: &mut [u8]) -> Result<()> {
         Ok(())
     }
+}
+
+impl Partitioning for SingleNode {
+    fn map_check(&self) -> MapCheck {
+        MapCheck::Local
+    }
 
     fn partition(
         &mut self,
@@ -300,7 +338,9 @@ impl Distribution for SingleNode {
     fn is_partitioned(&self) -> bool {
         self.partitioned
     }
+}
 
+impl Gathering for SingleNode {
     fn fetch_block(&mut self, dom: &Domain, dat: DatId) -> Result<Vec<u8>> {
         Ok(owned_rows(dom, dat))
     }
@@ -313,11 +353,23 @@ impl Distribution for SingleNode {
         Ok((dom.set(set).size, 0))
     }
 
-    fn barrier(&mut self) -> Result<()> {
-        Ok(())
-    }
-
     fn timing_across_ranks(&mut self, _rows: &mut [TimingRow]) -> Result<String> {
         Ok(String::new())
+    }
+}
+
+impl Lifecycle for SingleNode {
+    fn kind(&self) -> DistKind {
+        DistKind::SingleNode
+    }
+    fn rank(&self) -> usize {
+        0
+    }
+    fn nranks(&self) -> usize {
+        1
+    }
+
+    fn barrier(&mut self) -> Result<()> {
+        Ok(())
     }
 }

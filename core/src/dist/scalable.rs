@@ -30,6 +30,7 @@ use super::driver::{self, Partitioned};
 use super::{Collectives, Primary};
 use crate::domain::{Domain, MapId};
 use crate::error::{obj, Op2Error, Result};
+use crate::graph::Csr;
 use crate::halo::{migration, HaloList, LocalMap, LocalMesh, LocalSet, Migration};
 use crate::partition::{self, BlockDist};
 
@@ -89,9 +90,24 @@ pub fn primary_partition(
     primary: Primary,
     kway: Option<&dyn DistGraphPartitioner>,
 ) -> Result<(usize, Vec<i32>)> {
+    let (set, part, _) = primary_keeping_graph(c, dom, blocks, primary, kway, None)?;
+    Ok((set, part))
+}
+
+/// [`primary_partition`], and this rank's rows of the k-way graph it built
+/// when that is the graph of map `keep` (the quality report's, which then
+/// reuses it instead of building it again).
+fn primary_keeping_graph(
+    c: &dyn Collectives,
+    dom: &Domain,
+    blocks: &[BlockDist],
+    primary: Primary,
+    kway: Option<&dyn DistGraphPartitioner>,
+    keep: Option<MapId>,
+) -> Result<(usize, Vec<i32>, Option<Csr>)> {
     let (rank, nranks) = (c.rank(), c.size());
     let mine = |s: usize| blocks[s].range(rank);
-    Ok(match primary {
+    let (set, part) = match primary {
         Primary::Block => match blocks.first() {
             Some(b) => (0, vec![rank as i32; b.range(rank).len()]),
             None => (0, Vec::new()),
@@ -116,31 +132,47 @@ pub fn primary_partition(
             agree(c, driver::external_ranks(dom, parts, nranks))?,
         ),
         Primary::Kway { map } => {
-            let m = dom.map(map);
-            let f = agree(
-                c,
-                kway.ok_or_else(|| {
-                    Op2Error::new(
-                        CALL,
-                        obj("map", &m.name),
-                        "no graph partitioner in this library",
-                    )
-                }),
-            )?;
-            let to = m.to.0;
-            let csr = directory::adjacency(c, &blocks[to], &m.values, m.dim)?;
-            let p = f.partition(c, blocks[to].offsets(), &csr, nranks);
-            let p = p.and_then(|p| valid_parts(p, mine(to).len(), nranks));
-            let p = p.map_err(|e| {
-                Op2Error::new(
-                    CALL,
-                    obj("map", &m.name),
-                    format!("k-way graph partitioning ({}) failed: {e}", f.name()),
-                )
-            });
-            (to, agree(c, p)?)
+            let (to, p, graph) = kway_partition(c, dom, blocks, map, kway)?;
+            return Ok((to, p, (keep == Some(map)).then_some(graph)));
         }
-    })
+    };
+    Ok((set, part, None))
+}
+
+/// The k-way partition of `map`'s to-set over the distributed graph: the
+/// set, the parts of this rank's block of it, and this rank's rows of the
+/// graph ([`directory::adjacency`]).
+fn kway_partition(
+    c: &dyn Collectives,
+    dom: &Domain,
+    blocks: &[BlockDist],
+    map: MapId,
+    kway: Option<&dyn DistGraphPartitioner>,
+) -> Result<(usize, Vec<i32>, Csr)> {
+    let (rank, nranks) = (c.rank(), c.size());
+    let m = dom.map(map);
+    let f = agree(
+        c,
+        kway.ok_or_else(|| {
+            Op2Error::new(
+                CALL,
+                obj("map", &m.name),
+                "no graph partitioner in this library",
+            )
+        }),
+    )?;
+    let to = m.to.0;
+    let csr = directory::adjacency(c, &blocks[to], &m.values, m.dim)?;
+    let p = f.partition(c, blocks[to].offsets(), &csr, nranks);
+    let p = p.and_then(|p| valid_parts(p, blocks[to].range(rank).len(), nranks));
+    let p = p.map_err(|e| {
+        Op2Error::new(
+            CALL,
+            obj("map", &m.name),
+            format!("k-way graph partitioning ({}) failed: {e}", f.name()),
+        )
+    });
+    Ok((to, agree(c, p)?, csr))
 }
 
 fn valid_parts(p: Vec<i32>, n: usize, nparts: usize) -> std::result::Result<Vec<i32>, String> {
@@ -591,17 +623,23 @@ fn announce_nonexec(c: &dyn Collectives, sets: &mut [LocalSet]) -> Result<()> {
 
 /// The partition quality line of the replicated driver, computed on the
 /// distributed graph: edge cut of the map's to-set graph and imbalance.
+/// `graph`: this rank's rows of the map's graph when the caller has them
+/// (k-way partitioning built them), else built here (collective either way).
 pub fn quality(
     c: &dyn Collectives,
     dom: &Domain,
     blocks: &[BlockDist],
     parts: &[Vec<i32>],
     map: MapId,
+    graph: Option<Csr>,
 ) -> Result<String> {
     let m = dom.map(map);
     let to = m.to.0;
     let nranks = c.size();
-    let csr = directory::adjacency(c, &blocks[to], &m.values, m.dim)?;
+    let csr = match graph {
+        Some(g) => g,
+        None => directory::adjacency(c, &blocks[to], &m.values, m.dim)?,
+    };
     let q: Vec<u32> = csr.adjncy.iter().map(|&v| v as u32).collect();
     let np = lookup(c, &blocks[to], &parts[to], &q)?;
     let mine = &parts[to];
@@ -643,11 +681,11 @@ pub fn run(
 ) -> Result<Partitioned> {
     let blocks = declared_blocks(c, dom)?;
     check_maps(c, dom, &blocks)?;
-    let (pset, mut ppart) = primary_partition(c, dom, &blocks, primary, kway)?;
+    let (pset, mut ppart, graph) = primary_keeping_graph(c, dom, &blocks, primary, kway, report)?;
     super::force::force_parts(c, dom, &blocks, pset, &mut ppart)?;
     let parts = derive_sets(c, dom, &blocks, pset, ppart)?;
     let quality = match report {
-        Some(m) => Some(quality(c, dom, &blocks, &parts, m)?),
+        Some(m) => Some(quality(c, dom, &blocks, &parts, m, graph)?),
         None => None,
     };
     let owned = gather_owned(c, dom, &blocks, &parts)?;
