@@ -24,14 +24,15 @@ fn main() {
         let call: Vec<String> = (0..n).map(|i| format!("p[{i}]")).collect();
         writeln!(
             s,
-            "unsafe fn run_{n}(f: KernelFn, views: &[ArgView], start: usize, end: usize, base: i32) {{\n    \
+            "/// # Safety\n/// `f` takes exactly {n} pointer parameters; the views describe live memory for `start..end`.\n\
+             unsafe fn run_{n}(f: KernelFn, views: &[ArgView], start: usize, end: usize, base: i32) {{\n    \
              // SAFETY: the caller promises the kernel takes exactly {n} pointer parameters.\n    \
-             let g: unsafe extern \"C\" fn({params}) = std::mem::transmute(f);\n    \
+             let g: unsafe extern \"C\" fn({params}) = unsafe {{ std::mem::transmute(f) }};\n    \
              with_vector_buffer(|buf| {{\n        \
-             let mut st = ElemState::<{n}>::new(views, base, buf);\n        \
+             let mut st = ElemPointers::<{n}>::new(views, base, buf);\n        \
              for n in start..end {{\n            \
-             let p = st.pointers(views, n);\n            \
-             g({});\n        \
+             // SAFETY: the caller's contract: live views for element n.\n            \
+             unsafe {{ let p = st.pointers(views, n); g({}) }};\n        \
              }}\n    \
              }})\n}}",
             call.join(", ")

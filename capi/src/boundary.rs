@@ -13,11 +13,16 @@ use parking_lot::Mutex;
 use std::io::Write;
 
 /// The body of an exported function: `c_api!("op_call", expr)` evaluates
-/// `expr` (an `op2_core::Result`) inside the boundary.
+/// `expr` (an `op2_core::Result`) inside the boundary;
+/// `c_api!(call = "op_call", expr)` also names the call `call` in `expr`.
 macro_rules! c_api {
-    ($call:expr, $body:expr) => {
+    ($call:literal, $body:expr) => {
         op2_core::boundary::enter($call, $crate::boundary::stop, || $body)
     };
+    ($name:ident = $call:literal, $body:expr) => {{
+        let $name: &'static str = $call;
+        op2_core::boundary::enter($name, $crate::boundary::stop, || $body)
+    }};
 }
 pub(crate) use c_api;
 

@@ -76,20 +76,9 @@ pub(crate) fn compose(comm: Option<c_int>) -> op2_core::Result<Parts> {
     })
 }
 
-/// The CUDA device for `rank` (its primary context), or the one-line
-/// reason there is none. `OP2_RS_DEVICE=host` selects a device simulated in
-/// host memory instead: device pointers are then host addresses, so tests
-/// can check every transfer the library makes on a machine without a GPU
-/// (no CUDA kernel can run on it).
+/// The device of `rank` (see `op2_backend_cuda::device_for_rank`).
 #[cfg(op2_device)]
 fn open_device(rank: usize) -> op2_core::Result<Arc<dyn DeviceMemory>> {
-    use op2_backend_cuda::cuda;
-    use op2_core::device::HostMemory;
-    let no_device = |e: cuda::NoDevice| op2_core::Op2Error::new("op_init", "", e.to_string());
-    if std::env::var("OP2_RS_DEVICE").is_ok_and(|v| v == "host") {
-        return Ok(Arc::new(HostMemory::new()));
-    }
-    let count = cuda::device_count().map_err(no_device)?;
-    let mem = cuda::open(rank % count.max(1)).map_err(no_device)?;
-    Ok(Arc::new(mem))
+    op2_backend_cuda::device_for_rank(rank)
+        .map_err(|e| op2_core::Op2Error::new("op_init", "", e.to_string()))
 }

@@ -31,30 +31,6 @@ pub extern "C" fn cutilDeviceInit_mpi(_argc: c_int, _argv: *mut *mut c_char, _ra
     c_api!("cutilDeviceInit_mpi", Ok(()))
 }
 
-/// Names of the CUDA runtime's most common error codes (cudaError_t).
-fn cuda_error_name(code: c_int) -> &'static str {
-    match code {
-        1 => "cudaErrorInvalidValue",
-        2 => "cudaErrorMemoryAllocation",
-        3 => "cudaErrorInitializationError",
-        4 => "cudaErrorCudartUnloading",
-        9 => "cudaErrorInvalidConfiguration",
-        13 => "cudaErrorInvalidSymbol",
-        35 => "cudaErrorInsufficientDriver",
-        98 => "cudaErrorInvalidDeviceFunction",
-        100 => "cudaErrorNoDevice",
-        101 => "cudaErrorInvalidDevice",
-        200 => "cudaErrorInvalidKernelImage",
-        209 => "cudaErrorNoKernelImageForDevice",
-        222 => "cudaErrorUnsupportedPtxVersion",
-        700 => "cudaErrorIllegalAddress",
-        701 => "cudaErrorLaunchOutOfResources",
-        702 => "cudaErrorLaunchTimeout",
-        719 => "cudaErrorLaunchFailure",
-        _ => "see cuda_runtime_api.h",
-    }
-}
-
 /// The device's memory, in a library that has one.
 fn memory() -> Result<Option<Arc<dyn DeviceMemory>>> {
     with_state(|st| Ok(st.rt.device_memory().cloned()))
@@ -76,7 +52,10 @@ pub unsafe extern "C" fn __cudaSafeCall(err: c_int, file: *const c_char, line: c
         Err(Op2Error::new(
             "",
             at,
-            format!("CUDA runtime error {err} ({})", cuda_error_name(err)),
+            format!(
+                "CUDA runtime error {err} ({})",
+                op2_backend_cuda::cuda::error_name(err)
+            ),
         ))
     })
 }

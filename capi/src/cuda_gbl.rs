@@ -44,10 +44,8 @@ use crate::args::slice;
 use crate::boundary::c_api;
 use crate::ffi::*;
 use crate::state::{name_or, with_state};
-use op2_core::device::gbl::{
-    block_limit, combine, layout, red_type, slot, Elem, GblArg, RedType, Slot,
-};
-use op2_core::device::{DevPtr, DeviceMemory};
+use op2_core::device::gbl::{self, block_limit, slot, GblArg, GblData, Slot};
+use op2_core::device::DevPtr;
 use op2_core::{Op2Error, Result};
 use std::os::raw::{c_char, c_int};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -55,6 +53,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Atomic global INC selected by the generated code (`setGblIncAtomic`).
 static GBL_INC_ATOMIC: AtomicBool = AtomicBool::new(false);
 
+/// The storage rule of each argument (an INFO argument follows the
+/// argument it refers to).
 fn gbl_args(args: &[op_arg]) -> Result<Vec<GblArg>> {
     let n = args.len();
     args.iter()
@@ -87,51 +87,52 @@ fn gbl_args(args: &[op_arg]) -> Result<Vec<GblArg>> {
         .collect()
 }
 
-fn dev_err(e: impl std::fmt::Display) -> Op2Error {
-    Op2Error::new("", "", format!("device: {e}"))
+/// The args as the device side needs them.
+///
+/// # Safety
+/// The args' type strings are NULL or NUL-terminated.
+unsafe fn gbl_data(args: &[op_arg]) -> Result<Vec<GblData>> {
+    Ok(gbl_args(args)?
+        .into_iter()
+        .zip(args)
+        .map(|(g, a)| GblData {
+            arg: g,
+            host: a.data as *mut u8,
+            dev: a.data_d as DevPtr,
+            // SAFETY: the caller's contract.
+            type_name: unsafe { name_or(a.r#type, "?") },
+        })
+        .collect())
 }
 
+/// Give the global arguments their device storage (`args[i].data_d`) and
+/// upload the values the kernel reads.
+///
 /// # Safety
-/// `p` points to `n` readable bytes when non-NULL.
-unsafe fn host_bytes<'a>(p: *mut c_char, n: usize) -> Result<&'a mut [u8]> {
-    if n == 0 {
-        return Ok(&mut []);
-    }
-    if p.is_null() {
-        return Err(Op2Error::new("", "", "a global argument's data is NULL"));
-    }
-    // SAFETY: an op_arg_gbl's data holds `size` bytes (OP2's contract).
-    Ok(unsafe { std::slice::from_raw_parts_mut(p as *mut u8, n) })
-}
-
-/// # Safety
-/// `args` is NULL or holds `nargs` op_args, which the caller may write.
-unsafe fn prepare(args: *mut op_arg, nargs: c_int, max_threads: c_int) -> Result<()> {
-    // SAFETY: the caller's contract.
-    let args = unsafe { slice_mut(nargs, args) };
-    with_state(|st| {
-        let Some(dev) = st.rt.device() else {
-            return Ok(());
-        };
-        let g = gbl_args(args)?;
-        let inc_atomic = GBL_INC_ATOMIC.load(Ordering::Relaxed);
-        let (offs, total) = layout(&g, max_threads.max(0) as usize, inc_atomic);
-        if total == 0 {
-            return Ok(());
-        }
-        let base = dev.gbl_block(total).map_err(dev_err)?;
-        for ((a, ga), off) in args.iter_mut().zip(&g).zip(offs) {
-            let Some(off) = off else { continue };
-            let p = base + off as u64;
-            a.data_d = p as *mut c_char;
-            if slot(ga, inc_atomic) == Slot::Single && a.acc != OP_WRITE {
-                // SAFETY: the op_arg's data holds its `size` bytes.
-                let src = unsafe { host_bytes(a.data, ga.size) }?;
-                dev.mem.upload(p, src).map_err(dev_err)?;
+/// `args` is NULL or holds `nargs` op_args whose data hold their values.
+#[no_mangle]
+pub unsafe extern "C" fn prepareDeviceGbls(args: *mut op_arg, nargs: c_int, max_threads: c_int) {
+    c_api!(
+        "prepareDeviceGbls",
+        with_state(|st| {
+            let Some(dev) = st.rt.device() else {
+                return Ok(());
+            };
+            // SAFETY: the caller's contract.
+            let args = unsafe { slice_mut(nargs, args) };
+            // SAFETY: as above.
+            let data = unsafe { gbl_data(args) }?;
+            let inc_atomic = GBL_INC_ATOMIC.load(Ordering::Relaxed);
+            // SAFETY: each op_arg's data holds its values (the caller's contract).
+            let at = unsafe { gbl::prepare(dev, &data, max_threads.max(0) as usize, inc_atomic) }?;
+            for (a, p) in args.iter_mut().zip(at) {
+                if let Some(p) = p {
+                    a.data_d = p as *mut c_char;
+                }
             }
-        }
-        Ok(())
-    })
+            Ok(())
+        })
+    )
 }
 
 /// # Safety
@@ -142,130 +143,6 @@ unsafe fn slice_mut<'a>(nargs: c_int, args: *mut op_arg) -> &'a mut [op_arg] {
     }
     // SAFETY: the caller passes its array of `nargs` arguments.
     unsafe { std::slice::from_raw_parts_mut(args, nargs as usize) }
-}
-
-/// Give the global arguments their device storage (`args[i].data_d`) and
-/// upload the values the kernel reads.
-///
-/// # Safety
-/// `args` is NULL or holds `nargs` op_args whose data hold their values.
-#[no_mangle]
-pub unsafe extern "C" fn prepareDeviceGbls(args: *mut op_arg, nargs: c_int, max_threads: c_int) {
-    c_api!("prepareDeviceGbls", prepare(args, nargs, max_threads))
-}
-
-/// Download the partials of reduced argument `a`, fold them into its host
-/// value and return the winning thread per component.
-///
-/// # Safety
-/// The op_arg's data holds its `dim` values; `data_d` its partials.
-unsafe fn reduce_one<T: Elem>(
-    mem: &dyn DeviceMemory,
-    a: &op_arg,
-    dim: usize,
-    max_threads: usize,
-    nelems: usize,
-) -> Result<Vec<Option<usize>>> {
-    // SAFETY: the caller's contract.
-    let host_b = unsafe { host_bytes(a.data, dim * T::BYTES) }?;
-    let count = if dim == 0 || nelems == 0 {
-        0
-    } else {
-        (dim - 1) * max_threads + nelems
-    };
-    let mut raw = vec![0u8; count * T::BYTES];
-    if count > 0 {
-        mem.download(a.data_d as DevPtr, &mut raw)
-            .map_err(dev_err)?;
-    }
-    let partials: Vec<T> = raw.chunks_exact(T::BYTES).map(T::read).collect();
-    let mut host: Vec<T> = host_b.chunks_exact(T::BYTES).map(T::read).collect();
-    let won = combine(a.acc, &mut host, &partials, max_threads, nelems);
-    for (x, b) in host.iter().zip(host_b.chunks_exact_mut(T::BYTES)) {
-        x.write(b);
-    }
-    Ok(won)
-}
-
-/// Copy each INFO argument referring to argument `i` from the winning
-/// threads' slots.
-///
-/// # Safety
-/// As for [`reduce_one`], for the INFO arguments.
-unsafe fn fetch_payloads(
-    mem: &dyn DeviceMemory,
-    args: &[op_arg],
-    g: &[GblArg],
-    i: usize,
-    won: &[Option<usize>],
-    max_threads: usize,
-) -> Result<()> {
-    for (p, gp) in args.iter().zip(g) {
-        if gp.argtype != OP_ARG_INFO || p.acc as usize != i || gp.disabled || gp.dim == 0 {
-            continue;
-        }
-        let esize = gp.size / gp.dim;
-        // SAFETY: the caller's contract.
-        let host = unsafe { host_bytes(p.data, gp.size) }?;
-        for (d, t) in won.iter().enumerate().take(gp.dim) {
-            let Some(t) = t else { continue };
-            let src = p.data_d as DevPtr + ((d * max_threads + t) * esize) as u64;
-            mem.download(src, &mut host[d * esize..(d + 1) * esize])
-                .map_err(dev_err)?;
-        }
-    }
-    Ok(())
-}
-
-/// # Safety
-/// As for [`processDeviceGbls`].
-unsafe fn process(args: &[op_arg], nelems: c_int, max_threads: c_int) -> Result<bool> {
-    let Some(mem) = with_state(|st| Ok(st.rt.device_memory().cloned()))? else {
-        return Ok(false);
-    };
-    let mem = &*mem;
-    let g = gbl_args(args)?;
-    let inc_atomic = GBL_INC_ATOMIC.load(Ordering::Relaxed);
-    let (mt, ne) = (max_threads.max(0) as usize, nelems.max(0) as usize);
-    // Reductions first, then the copies back (OP2's order).
-    for (i, (a, ga)) in args.iter().zip(&g).enumerate() {
-        if ga.argtype != OP_ARG_GBL || slot(ga, inc_atomic) != Slot::PerThread || ga.acc == OP_WORK
-        {
-            continue;
-        }
-        // SAFETY: NULL or a NUL-terminated type string.
-        let ty = unsafe { name_or(a.r#type, "?") };
-        // SAFETY: the caller's contract.
-        let won = unsafe {
-            match red_type(&ty) {
-                Some(RedType::F64) => reduce_one::<f64>(mem, a, ga.dim, mt, ne)?,
-                Some(RedType::F32) => reduce_one::<f32>(mem, a, ga.dim, mt, ne)?,
-                Some(RedType::I32) => reduce_one::<i32>(mem, a, ga.dim, mt, ne)?,
-                None => {
-                    return Err(Op2Error::new(
-                        "",
-                        format!("argument {i}"),
-                        format!("unknown type in reduction: {ty}"),
-                    ))
-                }
-            }
-        };
-        if a.acc != OP_INC {
-            // SAFETY: the caller's contract.
-            unsafe { fetch_payloads(mem, args, &g, i, &won, mt) }?;
-        }
-    }
-    for (a, ga) in args.iter().zip(&g) {
-        let back = ga.argtype == OP_ARG_GBL
-            && slot(ga, inc_atomic) == Slot::Single
-            && matches!(a.acc, OP_RW | OP_WRITE | OP_INC);
-        if back {
-            // SAFETY: the caller's contract.
-            let host = unsafe { host_bytes(a.data, ga.size) }?;
-            mem.download(a.data_d as DevPtr, host).map_err(dev_err)?;
-        }
-    }
-    Ok(false)
 }
 
 /// Combine the per-thread partials of reduced globals into their host
@@ -281,12 +158,19 @@ pub unsafe extern "C" fn processDeviceGbls(
     nelems: c_int,
     max_threads: c_int,
 ) -> bool {
-    c_api!(
-        "processDeviceGbls",
-        process(slice(nargs, args), nelems, max_threads)
-    )
+    c_api!("processDeviceGbls", {
+        let Some(mem) = with_state(|st| Ok(st.rt.device_memory().cloned()))? else {
+            return Ok(false);
+        };
+        // SAFETY: the caller's contract.
+        let data = unsafe { gbl_data(slice(nargs, args)) }?;
+        let inc_atomic = GBL_INC_ATOMIC.load(Ordering::Relaxed);
+        let (mt, ne) = (max_threads.max(0) as usize, nelems.max(0) as usize);
+        // SAFETY: the caller's contract: prepared args with their values.
+        unsafe { gbl::process(&*mem, &data, inc_atomic, mt, ne) }?;
+        Ok(false)
+    })
 }
-
 /// The most blocks a launch of `block_size` threads may use so that the
 /// per-thread reduction storage stays within `OP_cuda_reductions_mib` MiB.
 ///

@@ -246,30 +246,25 @@ pub extern "C" fn op_rt_exit() {
 /// `name` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn op_decl_set(size: idx_l_t, name: *const c_char) -> op_set {
-    c_api!(
-        "op_decl_set",
-        with_state(|st| {
-            // SAFETY: the caller's contract.
-            let name = unsafe { c_str("the set name", name) }?;
-            let id = st.rt.dom_mut().decl_set(size as i64, &name)?;
-            Ok(st.add_set(id))
-        })
-    )
+    c_api!("op_decl_set", decl_set(size, name))
+}
+
+/// # Safety
+/// As for [`op_decl_set`].
+unsafe fn decl_set(size: c_int, name: *const c_char) -> Result<op_set> {
+    with_state(|st| {
+        // SAFETY: the caller's contract.
+        let name = unsafe { c_str("the set name", name) }?;
+        let id = st.rt.dom_mut().decl_set(size as i64, &name)?;
+        Ok(st.add_set(id))
+    })
 }
 
 /// # Safety
 /// As for [`op_decl_set`].
 #[no_mangle]
 pub unsafe extern "C" fn op_decl_set_core(size: c_int, name: *const c_char) -> op_set {
-    c_api!(
-        "op_decl_set",
-        with_state(|st| {
-            // SAFETY: the caller's contract.
-            let name = unsafe { c_str("the set name", name) }?;
-            let id = st.rt.dom_mut().decl_set(size as i64, &name)?;
-            Ok(st.add_set(id))
-        })
-    )
+    c_api!("op_decl_set", decl_set(size, name))
 }
 
 /// `op_decl_map` and its variants: `imap` holds `from.size * dim` entries.
@@ -810,7 +805,7 @@ pub unsafe extern "C" fn op2_decl_const_checked(
 }
 
 /// The type string of a declaration against the pointer's real element
-/// type (`actual`, from the C++ template or C11 `_Generic`; NULL: unknown).
+/// type (`actual`; NULL: unknown), see [`op2_core::types::check_declared`].
 ///
 /// # Safety
 /// The strings are NULL or NUL-terminated.
@@ -824,30 +819,12 @@ pub(crate) unsafe fn check_decl_type(
         return Ok(());
     }
     // SAFETY: the caller's contract.
-    let (d, a) = unsafe { (name_or(declared, ""), name_or(actual, "")) };
-    let (sd, sa) = (
-        op2_core::ScalarType::parse(&d),
-        op2_core::ScalarType::parse(&a),
-    );
-    use op2_core::ScalarType as T;
-    if sa == T::Other || sd == sa {
-        return Ok(());
-    }
-    let o = if name.is_null() {
-        format!("{what} of type \"{d}\"")
-    } else {
-        // SAFETY: the caller's contract.
-        obj(what, &unsafe { name_or(name, "") })
-    };
-    let msg = if sd == T::Other {
-        // The pointer's element type is known (C++ template, C11 _Generic), so
-        // the string must be one of OP2's spellings of it, not a user type.
-        format!(
-            "incorrect type specified: type string \"{d}\" is not an OP2 spelling of {}",
-            sa.c_spelling()
+    let (n, d, a) = unsafe {
+        (
+            name_or(name, ""),
+            name_or(declared, ""),
+            name_or(actual, ""),
         )
-    } else {
-        format!("incorrect type specified: type string \"{d}\" but the data pointer is {a}*")
     };
-    Err(Op2Error::new("", o, msg))
+    op2_core::types::check_declared(what, (!name.is_null()).then_some(n.as_str()), &d, &a)
 }

@@ -331,9 +331,8 @@ pub extern "C" fn op_dat_write_index(set: op_set, dat: *mut c_int) {
 /// `file` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn op_print_dat_to_txtfile2(dat: *mut c_int, file: *const c_char) {
-    let call = "op_print_dat_to_txtfile2";
     c_api!(
-        call,
+        call = "op_print_dat_to_txtfile2",
         with_state(|st| {
             let id = dat_filed(st, dat as *const c_void)?;
             // SAFETY: the caller's contract.

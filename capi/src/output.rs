@@ -4,8 +4,7 @@ use crate::boundary::c_api;
 use crate::ffi::*;
 use crate::globals::*;
 use crate::state::{c_str, name_or, running, with_state, State};
-use op2_core::error::obj;
-use op2_core::timing::{format_table, moments_ignoring_zeros, TimingRow};
+use op2_core::timing::{format_table, TimingRow};
 use op2_core::{Op2Error, Result};
 use std::os::raw::{c_char, c_double, c_int};
 use std::ptr::addr_of;
@@ -15,58 +14,32 @@ fn out(s: &str) {
 }
 
 /// Copy elements `low..=high` of a dat in the declared order (this rank's
-/// block: `None`; a global range: `Some`) to `dst`, whose elements have
-/// `dst_elem` bytes when the headers know it.
+/// block: `None`) to `dst`, whose scalars have `dst_elem` bytes when the
+/// headers know it.
 ///
 /// # Safety
 /// `dst` is NULL or holds the elements copied.
 unsafe fn fetch(
-    st: &mut State,
-    call: &str,
+    call: &'static str,
     dat: op_dat,
-    low: Option<(i64, i64)>,
+    range: Option<(i64, i64)>,
     dst: *mut c_char,
     dst_elem: Option<usize>,
 ) -> Result<()> {
-    let id = st.h.dat_id(dat)?;
-    let d = st.rt.dat(id);
-    let o = obj("dat", &d.name);
-    let eb = d.elem_bytes;
-    if dst.is_null() {
-        return Err(Op2Error::new(call, o, "the destination pointer is NULL"));
-    }
-    if let (Some(sz), Some(ts)) = (dst_elem, d.scalar.size()) {
-        if ts != sz {
+    with_state(|st| {
+        let id = st.h.dat_id(dat)?;
+        if dst.is_null() {
             return Err(Op2Error::new(
                 call,
-                o,
-                format!("the destination has {sz}-byte elements but the dat's type \"{}\" has {ts}-byte elements", d.type_name),
+                st.dat_obj(id),
+                "the destination pointer is NULL",
             ));
         }
-    }
-    // op_fetch_data: this rank's block; op_fetch_data_idx: a global range.
-    let rows = st
-        .rt
-        .dat_rows(&mut st.c, "op_fetch_data", id, low.is_some())?;
-    let n = (rows.len() / eb.max(1)) as i64;
-    let (low, high) = low.unwrap_or((0, n - 1));
-    if n == 0 && low == 0 && high == -1 {
-        return Ok(());
-    }
-    if low < 0 || high >= n || low > high {
-        return Err(Op2Error::new(
-            call,
-            o,
-            format!(
-                "range [{low}, {high}] is not inside the set's elements [0, {}]",
-                n - 1
-            ),
-        ));
-    }
-    let bytes = &rows[low as usize * eb..(high as usize + 1) * eb];
-    // SAFETY: OP2's contract: dst holds (high - low + 1) elements.
-    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst as *mut u8, bytes.len()) };
-    Ok(())
+        let bytes = st.rt.fetch(&mut st.c, call, id, range, dst_elem)?;
+        // SAFETY: OP2's contract: dst holds the elements asked for.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst as *mut u8, bytes.len()) };
+        Ok(())
+    })
 }
 
 /// Copy all of a dat's owned elements to `dst`.
@@ -77,7 +50,7 @@ unsafe fn fetch(
 pub unsafe extern "C" fn op_fetch_data_char(dat: op_dat, dst: *mut c_char) {
     c_api!(
         "op_fetch_data",
-        with_state(|st| fetch(st, "op_fetch_data", dat, None, dst, None))
+        fetch("op_fetch_data", dat, None, dst, None)
     )
 }
 
@@ -89,7 +62,7 @@ pub unsafe extern "C" fn op_fetch_data_char(dat: op_dat, dst: *mut c_char) {
 pub unsafe extern "C" fn op2_fetch_data_checked(dat: op_dat, dst: *mut c_char, dst_elem: c_int) {
     c_api!(
         "op_fetch_data",
-        with_state(|st| fetch(st, "op_fetch_data", dat, None, dst, Some(dst_elem as usize)))
+        fetch("op_fetch_data", dat, None, dst, Some(dst_elem as usize))
     )
 }
 
@@ -105,10 +78,15 @@ pub unsafe extern "C" fn op_fetch_data_idx_char(
     low: c_int,
     high: c_int,
 ) {
-    let range = Some((low as i64, high as i64));
     c_api!(
         "op_fetch_data_idx",
-        with_state(|st| fetch(st, "op_fetch_data_idx", dat, range, dst, None))
+        fetch(
+            "op_fetch_data_idx",
+            dat,
+            Some((low as i64, high as i64)),
+            dst,
+            None
+        )
     )
 }
 
@@ -122,17 +100,15 @@ pub unsafe extern "C" fn op2_fetch_data_idx_checked(
     high: c_int,
     dst_elem: c_int,
 ) {
-    let range = Some((low as i64, high as i64));
     c_api!(
-        "op_fetch_data_idx",
-        with_state(|st| fetch(
-            st,
-            "op_fetch_data_idx",
+        call = "op_fetch_data_idx",
+        fetch(
+            call,
             dat,
-            range,
+            Some((low as i64, high as i64)),
             dst,
             Some(dst_elem as usize)
-        ))
+        )
     )
 }
 
@@ -143,9 +119,8 @@ pub unsafe extern "C" fn op2_fetch_data_idx_checked(
 /// `file` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn op_print_dat_to_txtfile(dat: op_dat, file: *const c_char) {
-    let call = "op_print_dat_to_txtfile";
     c_api!(
-        call,
+        call = "op_print_dat_to_txtfile",
         with_state(|st| {
             let id = st.h.dat_id(dat)?;
             // SAFETY: the caller's contract.
@@ -161,9 +136,8 @@ pub unsafe extern "C" fn op_print_dat_to_txtfile(dat: op_dat, file: *const c_cha
 /// `file` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn op_print_dat_to_binfile(dat: op_dat, file: *const c_char) {
-    let call = "op_print_dat_to_binfile";
     c_api!(
-        call,
+        call = "op_print_dat_to_binfile",
         with_state(|st| {
             let id = st.h.dat_id(dat)?;
             // SAFETY: the caller's contract.
@@ -276,23 +250,8 @@ pub extern "C" fn op_timing_realloc_manytime(k: c_int, ntimers: c_int) {
 
 /// Rows of the timing table from `OP_kernels`.
 pub(crate) fn timing_rows(st: &mut State) -> Vec<TimingRow> {
-    crate::cross_rank::local_figures(st)
-        .into_iter()
-        .map(|f| {
-            let (m, sd) = moments_ignoring_zeros(&f.times);
-            TimingRow {
-                name: f.name,
-                count: f.count,
-                plan_time: f.plan_time,
-                mpi_time: f.mpi_time,
-                mpi_std: 0.0,
-                time: m,
-                time_std: sd,
-                transfer: f.transfer,
-                transfer2: f.transfer2,
-            }
-        })
-        .collect()
+    let figures = crate::cross_rank::local_figures(st);
+    figures.iter().map(|f| f.row()).collect()
 }
 
 /// Print the per-kernel timing table (every loop run through op_par_loop and

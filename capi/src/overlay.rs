@@ -26,9 +26,8 @@ fn overlay(st: &mut State, call: &'static str, set: op_set, base: DatId) -> Resu
 /// `set` (halos included) may not be larger than `dat`'s set.
 #[no_mangle]
 pub extern "C" fn op_decl_dat_overlay(set: op_set, dat: op_dat) -> op_dat {
-    let call = "op_decl_dat_overlay";
     c_api!(
-        call,
+        call = "op_decl_dat_overlay",
         with_state(|st| {
             let base = st.h.dat_id(dat)?;
             overlay(st, call, set, base)
@@ -40,9 +39,8 @@ pub extern "C" fn op_decl_dat_overlay(set: op_set, dat: op_dat) -> op_dat {
 /// op_decl_dat, or an overlay's index: what Fortran passes).
 #[no_mangle]
 pub extern "C" fn op_decl_dat_overlay_ptr(set: op_set, dat: *mut c_char) -> op_dat {
-    let call = "op_decl_dat_overlay_ptr";
     c_api!(
-        call,
+        call = "op_decl_dat_overlay_ptr",
         with_state(|st| {
             let base = st.c.dat_by_orig_ptr(dat as *const c_void).ok_or_else(|| {
                 Op2Error::new(

@@ -14,11 +14,10 @@ use crate::ffi::*;
 use crate::handles::Handles;
 use crate::signature;
 use crate::state::{with_state, State};
-use op2_core::arg::{ArgKind, ArgSpec};
+use op2_core::arg::{check_kernel_params, ArgSpec};
 use op2_core::error::obj;
-use op2_core::invoke::{ArgView, Invoker, ViewKind};
+use op2_core::invoke::{ArgView, ElemPointers, Invoker};
 use op2_core::runtime::{LoopDesc, PreparedLoop, Ready};
-use op2_core::types::ScalarType;
 use op2_core::{Op2Error, Result};
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_void};
@@ -26,76 +25,10 @@ use std::sync::Arc;
 
 /// A C kernel, type-erased: `void kernel(T0*, T1*, ...)`.
 pub type KernelFn = unsafe extern "C" fn();
-type P = *mut c_void;
+type P = *mut u8;
 pub(crate) type RangeFn = unsafe fn(KernelFn, &[ArgView], usize, usize, i32);
 
 use crate::vector_ptrs::with_vector_buffer;
-
-/// Per-element argument pointers for a C kernel of `N` parameters.
-struct ElemState<'b, const N: usize> {
-    p: [P; N],
-    /// Where vector argument `i`'s pointers start in `vecs` (unused otherwise).
-    vec_at: [usize; N],
-    /// Pointer arrays of all vector arguments, back to back.
-    vecs: &'b mut Vec<P>,
-    /// The `int` each index argument points to.
-    idx: [c_int; N],
-    /// Added to element indices and map entries given to index arguments
-    /// (1 for Fortran kernels, which see 1-based indices).
-    base: i32,
-}
-
-impl<'b, const N: usize> ElemState<'b, N> {
-    fn new(views: &[ArgView], base: i32, vecs: &'b mut Vec<P>) -> Self {
-        let mut vec_at = [0; N];
-        vecs.clear();
-        for (i, v) in views.iter().enumerate().take(N) {
-            if v.kind == ViewKind::Vector {
-                vec_at[i] = vecs.len();
-                vecs.resize(vecs.len() + (-v.idx) as usize, std::ptr::null_mut());
-            }
-        }
-        ElemState {
-            p: [std::ptr::null_mut(); N],
-            vec_at,
-            vecs,
-            idx: [0; N],
-            base,
-        }
-    }
-
-    /// # Safety
-    /// `views` has N entries describing live memory for element `n`.
-    #[inline(always)]
-    unsafe fn pointers(&mut self, views: &[ArgView], n: usize) -> [P; N] {
-        for i in 0..N {
-            let v = views.get_unchecked(i);
-            self.p[i] = match v.kind {
-                ViewKind::Vector => {
-                    let at = self.vec_at[i];
-                    let vec = &mut self.vecs[at..at + (-v.idx) as usize];
-                    for (k, p) in vec.iter_mut().enumerate() {
-                        *p = v
-                            .data
-                            .add(v.map_entry(n, k) as usize * v.elem_bytes as usize)
-                            as P;
-                    }
-                    vec.as_mut_ptr() as P
-                }
-                ViewKind::IdxDirect => {
-                    self.idx[i] = n as c_int + self.base;
-                    &mut self.idx[i] as *mut c_int as P
-                }
-                ViewKind::IdxMapped if self.base != 0 => {
-                    self.idx[i] = v.map_entry(n, v.idx as usize) + self.base;
-                    &mut self.idx[i] as *mut c_int as P
-                }
-                _ => v.simple_ptr(n) as P,
-            };
-        }
-        self.p
-    }
-}
 
 /// The generated runners (capi/build.rs): `run_N` calls a kernel of N pointer
 /// parameters for every element of a range.
@@ -140,71 +73,6 @@ impl Invoker for RangeInvoker {
     unsafe fn run(&self, views: &[ArgView], start: usize, end: usize) {
         (self.f)(views.as_ptr(), start as c_int, end as c_int)
     }
-}
-
-/// Kernel parameter type codes sent by the C++ trampoline.
-fn code_of(t: ScalarType) -> c_int {
-    match t {
-        ScalarType::F64 => 1,
-        ScalarType::F32 => 2,
-        ScalarType::I32 => 3,
-        ScalarType::U32 => 4,
-        ScalarType::I64 => 5,
-        ScalarType::U64 => 6,
-        ScalarType::Bool => 7,
-        ScalarType::Other => 0,
-    }
-}
-
-fn code_name(c: c_int) -> &'static str {
-    match c & 15 {
-        1 => "double",
-        2 => "float",
-        3 => "int",
-        4 => "unsigned int",
-        5 => "long long",
-        6 => "unsigned long long",
-        7 => "bool",
-        _ => "?",
-    }
-}
-
-/// Compare the kernel's parameter types (C++ only) with the arguments.
-fn check_params(name: &str, specs: &[ArgSpec], codes: &[c_int]) -> Result<()> {
-    let err = |i: usize, m: String| {
-        Op2Error::new("op_par_loop", obj("loop", name), format!("arg {i}: {m}"))
-    };
-    for (i, (s, &c)) in specs.iter().zip(codes).enumerate() {
-        if !s.opt || c == 0 {
-            continue;
-        }
-        let vector = matches!(s.kind, ArgKind::Dat { idx, .. } if idx < -1);
-        let is_pp = c & 16 != 0;
-        if vector && !is_pp {
-            return Err(err(
-                i,
-                "a vector argument (idx < -1) needs a kernel parameter of type T**".into(),
-            ));
-        }
-        if !vector && is_pp {
-            return Err(err(i, format!("the kernel parameter is {}** but the argument is not a vector argument (idx < -1)", code_name(c))));
-        }
-        let (want, shown) = match s.kind {
-            ArgKind::Idx { .. } => (ScalarType::I32, "int"),
-            _ => (ScalarType::parse(&s.type_name), s.type_name.as_str()),
-        };
-        let wc = code_of(want);
-        if wc != 0 && (c & 15) != 0 && wc != (c & 15) {
-            return Err(err(
-                i,
-                format!(
-                    "the kernel parameter is {}* but the argument's type is \"{shown}\"",
-                    code_name(c)
-                ),
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// One `op_par_loop` call as it arrives at the C ABI.
@@ -285,7 +153,7 @@ impl LoopCall<'_> {
         let codes = lc.codes;
         let extra = move |specs: &[ArgSpec]| {
             let name = String::from_utf8_lossy(sig.name);
-            codes.map_or(Ok(()), |c| check_params(&name, specs, c))
+            codes.map_or(Ok(()), |c| check_kernel_params(&name, specs, c))
         };
         let lp = st.rt.prepare_loop(&mut st.c, desc, &extra)?;
         st.rt.remember_loop(&sig, lp.clone());

@@ -9,12 +9,10 @@ use crate::c_plans::CPlan;
 use crate::ffi::*;
 use crate::signature;
 use crate::state::{c_str, name_or, with_state, State};
-use op2_core::arg::Access;
 use op2_core::device::plan_upload::PlanHostArrays;
 use op2_core::error::obj;
-use op2_core::plan::Staging;
-use op2_core::runtime::plans::{PlanArgKey, PlanKey};
-use op2_core::{Op2Error, Result, SetId};
+use op2_core::runtime::plans::{GeneratedPlanArg, PlanKey};
+use op2_core::{Op2Error, Result};
 use std::os::raw::{c_char, c_int, c_short};
 
 /// The raw inputs of an `op_plan_get*` call.
@@ -29,96 +27,40 @@ struct PlanCall<'a> {
 }
 
 impl PlanCall<'_> {
-    /// Does a cached plan answer this call? (Same raw args per the call
-    /// cache; the numbers are compared here.)
-    fn answers(&self, key: &PlanKey) -> bool {
-        key.part_size == self.part_size.max(0) as usize
-            && key.staging as c_int == self.staging
-            && key.ninds == self.ninds as usize
-            && key.args.len() == self.inds.len()
-            && key.args.iter().zip(self.inds).all(|(a, &i)| a.ind == i)
-    }
-
     /// Check the call and turn it into a plan key.
     ///
     /// # Safety
-    /// The name and the args' strings are NULL or NUL-terminated.
+    /// The name is NULL or NUL-terminated.
     unsafe fn key(&self, st: &State) -> Result<PlanKey> {
-        let ninds = self.ninds;
         // SAFETY: the caller's contract.
         let lname = unsafe { c_str("the kernel name", self.name) }?;
         let err = |m: String| Op2Error::new("", obj("loop", &lname), m);
         let s = st.h.set_id(self.set).map_err(|e| err(e.msg))?;
-        let staging = Staging::from_c(self.staging).ok_or_else(|| {
-            err(format!(
-                "staging {} is not OP_STAGE_*/OP_COLOR2",
-                self.staging
-            ))
-        })?;
-        let mut owned = Vec::with_capacity(self.args.len());
-        for (m, (a, &ind)) in self.args.iter().zip(self.inds).enumerate() {
-            owned.push(
-                plan_arg(st, s, a, ind, ninds).map_err(|msg| err(format!("arg {m}: {msg}")))?,
-            );
+        let mut args = Vec::with_capacity(self.args.len());
+        for (m, a) in self.args.iter().enumerate() {
+            let opt = a.opt != 0;
+            let handles = || -> Result<_> {
+                if a.argtype == OP_ARG_DAT && !a.dat.is_null() && opt {
+                    Ok((Some(st.h.dat_id(a.dat)?), st.h.opt_map_id(a.map)?))
+                } else {
+                    Ok((None, None))
+                }
+            };
+            let (dat, map) = handles().map_err(|e| err(format!("arg {m}: {}", e.msg)))?;
+            args.push(GeneratedPlanArg {
+                opt,
+                acc: a.acc,
+                gbl: a.argtype == OP_ARG_GBL,
+                dat,
+                map,
+                idx: a.idx,
+                size: a.size,
+                dim: a.dim,
+            });
         }
-        if let Some(g) = (0..ninds).find(|g| !self.inds.contains(g)) {
-            return Err(err(format!(
-                "indirect group {g} has no argument (inds does not list it)"
-            )));
-        }
-        Ok(PlanKey {
-            name: lname,
-            set: s,
-            part_size: self.part_size.max(0) as usize,
-            staging,
-            ninds: ninds as usize,
-            args: owned,
-        })
+        let (ps, stg, ni) = (self.part_size, self.staging, self.ninds);
+        PlanKey::generated(st.rt.dom(), lname, s, ps, stg, ni, &args, self.inds)
     }
-}
-
-/// One argument of a generated loop as the planner sees it.
-fn plan_arg(
-    st: &State,
-    s: SetId,
-    a: &op_arg,
-    ind: c_int,
-    ninds: c_int,
-) -> std::result::Result<PlanArgKey, String> {
-    if ind < -1 || ind >= ninds {
-        return Err(format!("inds = {ind} is outside [-1, {ninds})"));
-    }
-    let opt = a.opt != 0;
-    let access = Access::from_c(a.acc).unwrap_or(Access::Read);
-    let (map, dat_bytes, dat_dim) = if a.argtype == OP_ARG_DAT && !a.dat.is_null() && opt {
-        let dt = st.rt.dat(st.h.dat_id(a.dat).map_err(|e| e.msg)?);
-        let map = st.h.opt_map_id(a.map).map_err(|e| e.msg)?;
-        (map, dt.elem_bytes, dt.dim)
-    } else {
-        (None, a.size.max(0) as usize, a.dim.max(0) as usize)
-    };
-    if ind >= 0 && opt {
-        let Some(m_id) = map else {
-            return Err(format!("inds = {ind} but the argument has no map"));
-        };
-        let mp = st.rt.dom().map(m_id);
-        if a.idx < 0 || a.idx as usize >= mp.dim {
-            return Err(format!("idx {} of an indirect argument must be a column of map \"{}\" (expand vector arguments first)", a.idx, mp.name));
-        }
-        if mp.from != s {
-            return Err(format!("map \"{}\" is not from the loop set", mp.name));
-        }
-    }
-    Ok(PlanArgKey {
-        opt,
-        ind,
-        map: if ind >= 0 && opt { map } else { None },
-        idx: a.idx.max(0) as usize,
-        access,
-        gbl: a.argtype == OP_ARG_GBL,
-        dat_bytes,
-        dat_dim,
-    })
 }
 
 /// Build a plan for generated code, keep it behind `OP_plans`, return its index.
@@ -154,11 +96,11 @@ unsafe fn plan_core(st: &mut State, pc: &PlanCall<'_>) -> Result<usize> {
     let sig = unsafe { signature::sig(&st.sig, pc.name) };
     let generation = st.rt.generation();
     let plans = &mut st.c.plans;
-    let hit = plans
-        .by_call
-        .get(generation, &sig)
-        .copied()
-        .filter(|&i| pc.answers(&plans.plans[i].key));
+    let hit = plans.by_call.get(generation, &sig).copied().filter(|&i| {
+        plans.plans[i]
+            .key
+            .answers(pc.part_size, pc.staging, pc.ninds, pc.inds)
+    });
     let (i, old) = match hit {
         Some(i) => (i, true),
         None => {

@@ -145,9 +145,9 @@ fn write_json(file: &str, json: &str) {
 /// `filename` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn op_profile_output_json(filename: *const c_char) {
-    // SAFETY: the caller's contract.
-    let f = unsafe { self::name(filename) };
     c_api!("op_profile_output_json", {
+        // SAFETY: the caller's contract.
+        let f = unsafe { self::name(filename) };
         let (local, level) = with(|p| (p.encode(), p.level()));
         if let Some(merged) = crate::cross_rank::merged_profile(local, level)? {
             if let Some(j) = merged.output_json() {

@@ -6,9 +6,8 @@
 //! nothing.
 
 use std::cell::RefCell;
-use std::os::raw::c_void;
 
-type P = *mut c_void;
+type P = *mut u8;
 
 thread_local! {
     static VECTOR_PTRS: RefCell<Vec<P>> = const { RefCell::new(Vec::new()) };

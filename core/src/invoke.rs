@@ -251,6 +251,78 @@ impl<F: Fn(usize, &[*mut u8]) + Sync> Invoker for FnInvoker<F> {
     }
 }
 
+/// Per-element kernel parameters for a kernel of `N` pointer parameters
+/// (C and Fortran kernels, called through an arity runner): one pointer per
+/// argument, vector arguments as arrays of pointers (kept in `vecs`, a
+/// buffer reused range after range), index arguments as pointers to `int`s
+/// holding the element index or map entry plus `base` (1 for Fortran).
+pub struct ElemPointers<'b, const N: usize> {
+    p: [*mut u8; N],
+    /// Where vector argument `i`'s pointers start in `vecs` (unused otherwise).
+    vec_at: [usize; N],
+    /// Pointer arrays of all vector arguments, back to back.
+    vecs: &'b mut Vec<*mut u8>,
+    /// The `int` each index argument points to.
+    idx: [i32; N],
+    base: i32,
+}
+
+impl<'b, const N: usize> ElemPointers<'b, N> {
+    pub fn new(views: &[ArgView], base: i32, vecs: &'b mut Vec<*mut u8>) -> Self {
+        let mut vec_at = [0; N];
+        vecs.clear();
+        for (i, v) in views.iter().enumerate().take(N) {
+            if v.kind == ViewKind::Vector {
+                vec_at[i] = vecs.len();
+                vecs.resize(vecs.len() + (-v.idx) as usize, std::ptr::null_mut());
+            }
+        }
+        ElemPointers {
+            p: [std::ptr::null_mut(); N],
+            vec_at,
+            vecs,
+            idx: [0; N],
+            base,
+        }
+    }
+
+    /// The kernel's parameters for element `n`.
+    ///
+    /// # Safety
+    /// `views` has N entries describing live memory for element `n`.
+    #[inline(always)]
+    pub unsafe fn pointers(&mut self, views: &[ArgView], n: usize) -> [*mut u8; N] {
+        for i in 0..N {
+            // SAFETY: the caller's contract (N views, live memory, map rows).
+            unsafe {
+                let v = views.get_unchecked(i);
+                self.p[i] = match v.kind {
+                    ViewKind::Vector => {
+                        let at = self.vec_at[i];
+                        let vec = &mut self.vecs[at..at + (-v.idx) as usize];
+                        for (k, p) in vec.iter_mut().enumerate() {
+                            *p = v
+                                .data
+                                .add(v.map_entry(n, k) as usize * v.elem_bytes as usize);
+                        }
+                        vec.as_mut_ptr() as *mut u8
+                    }
+                    ViewKind::IdxDirect => {
+                        self.idx[i] = n as i32 + self.base;
+                        &mut self.idx[i] as *mut i32 as *mut u8
+                    }
+                    ViewKind::IdxMapped if self.base != 0 => {
+                        self.idx[i] = v.map_entry(n, v.idx as usize) + self.base;
+                        &mut self.idx[i] as *mut i32 as *mut u8
+                    }
+                    _ => v.simple_ptr(n),
+                };
+            }
+        }
+        self.p
+    }
+}
+
 /// One loop, ready to execute: everything a backend needs besides the invoker.
 pub struct LoopRun<'a> {
     pub name: &'a str,

@@ -73,6 +73,37 @@ impl ScalarType {
     }
 }
 
+/// A declaration's type string against the element type of the pointer the
+/// program passed (`actual`, known to the C++ template or C11 `_Generic`):
+/// an error naming `what` (`dat`, `global`, `constant`) and `name` when
+/// they disagree. An unknown `actual` (a user type) accepts any string.
+pub fn check_declared(
+    what: &str,
+    name: Option<&str>,
+    declared: &str,
+    actual: &str,
+) -> crate::Result<()> {
+    let (sd, sa) = (ScalarType::parse(declared), ScalarType::parse(actual));
+    if sa == ScalarType::Other || sd == sa {
+        return Ok(());
+    }
+    let o = match name {
+        None => format!("{what} of type \"{declared}\""),
+        Some(n) => crate::error::obj(what, n),
+    };
+    let msg = if sd == ScalarType::Other {
+        // The pointer's element type is known, so the string must be one of
+        // OP2's spellings of it, not a user type.
+        format!(
+            "incorrect type specified: type string \"{declared}\" is not an OP2 spelling of {}",
+            sa.c_spelling()
+        )
+    } else {
+        format!("incorrect type specified: type string \"{declared}\" but the data pointer is {actual}*")
+    };
+    Err(crate::Op2Error::new("", o, msg))
+}
+
 /// The type string without a `:soa` suffix, trimmed.
 pub fn base_type(type_name: &str) -> &str {
     let t = type_name.trim();

@@ -260,6 +260,30 @@ impl DeviceMemory for CudaMemory {
     }
 }
 
+/// Names of the CUDA runtime's most common error codes (cudaError_t).
+pub fn error_name(code: i32) -> &'static str {
+    match code {
+        1 => "cudaErrorInvalidValue",
+        2 => "cudaErrorMemoryAllocation",
+        3 => "cudaErrorInitializationError",
+        4 => "cudaErrorCudartUnloading",
+        9 => "cudaErrorInvalidConfiguration",
+        13 => "cudaErrorInvalidSymbol",
+        35 => "cudaErrorInsufficientDriver",
+        98 => "cudaErrorInvalidDeviceFunction",
+        100 => "cudaErrorNoDevice",
+        101 => "cudaErrorInvalidDevice",
+        200 => "cudaErrorInvalidKernelImage",
+        209 => "cudaErrorNoKernelImageForDevice",
+        222 => "cudaErrorUnsupportedPtxVersion",
+        700 => "cudaErrorIllegalAddress",
+        701 => "cudaErrorLaunchOutOfResources",
+        702 => "cudaErrorLaunchTimeout",
+        719 => "cudaErrorLaunchFailure",
+        _ => "see cuda_runtime_api.h",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

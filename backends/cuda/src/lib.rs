@@ -16,3 +16,20 @@
 pub mod cuda;
 
 pub use cuda::{CudaMemory, NoDevice};
+
+use op2_core::device::{DeviceMemory, HostMemory};
+use std::sync::Arc;
+
+/// The CUDA device for MPI rank `rank` (rank modulo the devices of the
+/// node, as OP2; its primary context), or the one-line reason there is
+/// none. `OP2_RS_DEVICE=host` selects a device simulated in host memory
+/// instead: device pointers are then host addresses, so tests can check
+/// every transfer a library makes on a machine without a GPU (no CUDA
+/// kernel can run on it).
+pub fn device_for_rank(rank: usize) -> Result<Arc<dyn DeviceMemory>, NoDevice> {
+    if std::env::var("OP2_RS_DEVICE").is_ok_and(|v| v == "host") {
+        return Ok(Arc::new(HostMemory::new()));
+    }
+    let count = cuda::device_count()?;
+    Ok(Arc::new(cuda::open(rank % count.max(1))?))
+}

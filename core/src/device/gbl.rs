@@ -6,6 +6,8 @@
 //! the layout in full.
 
 use crate::arg::Access;
+use crate::device::{DevPtr, DeviceCopies, DeviceMemory};
+use crate::error::{Op2Error, Result};
 
 /// OP2's `op_arg` kinds (`OP_ARG_GBL`, `OP_ARG_DAT`, `OP_ARG_INFO`), as C has them.
 pub const OP_ARG_GBL: i32 = 0;
@@ -211,6 +213,166 @@ pub fn red_type(t: &str) -> Option<RedType> {
         "int" | "integer(4)" | "integer*4" | "integer" | "i4" => Some(RedType::I32),
         _ => None,
     }
+}
+
+/// One argument of a generated loop, as the device side needs it: its
+/// storage rule, the program's values (`host`, `arg.size` bytes), its
+/// device storage (`dev`, from [`prepare`]) and its type string.
+pub struct GblData {
+    pub arg: GblArg,
+    pub host: *mut u8,
+    pub dev: DevPtr,
+    pub type_name: String,
+}
+
+fn dev_err(e: crate::device::DeviceError) -> Op2Error {
+    Op2Error::new("", "", format!("device: {e}"))
+}
+
+fn host_bytes<'a>(g: &GblData, n: usize) -> Result<&'a mut [u8]> {
+    if n == 0 {
+        return Ok(&mut []);
+    }
+    if g.host.is_null() {
+        return Err(Op2Error::new("", "", "a global argument's data is NULL"));
+    }
+    // SAFETY: the host values of an argument hold its `size` bytes
+    // ([`prepare`]'s and [`process`]'s contract).
+    Ok(unsafe { std::slice::from_raw_parts_mut(g.host, n) })
+}
+
+/// Give the arguments their device storage (in one block of `dev`) and
+/// upload the values the kernel reads; returns each argument's storage.
+///
+/// # Safety
+/// Every `host` holds its argument's `size` bytes.
+pub unsafe fn prepare(
+    dev: &mut DeviceCopies,
+    args: &[GblData],
+    max_threads: usize,
+    inc_atomic: bool,
+) -> Result<Vec<Option<DevPtr>>> {
+    let g: Vec<GblArg> = args.iter().map(|a| a.arg).collect();
+    let (offs, total) = layout(&g, max_threads, inc_atomic);
+    if total == 0 {
+        return Ok(vec![None; args.len()]);
+    }
+    let base = dev.gbl_block(total).map_err(dev_err)?;
+    let mut out = Vec::with_capacity(args.len());
+    for (a, off) in args.iter().zip(offs) {
+        let p = off.map(|o| base + o as u64);
+        if let Some(p) =
+            p.filter(|_| slot(&a.arg, inc_atomic) == Slot::Single && a.arg.acc != OP_WRITE)
+        {
+            dev.mem
+                .upload(p, host_bytes(a, a.arg.size)?)
+                .map_err(dev_err)?;
+        }
+        out.push(p);
+    }
+    Ok(out)
+}
+
+/// Download argument `a`'s partials, fold them into its host value and
+/// return the winning thread per component.
+fn reduce_one<T: Elem>(
+    mem: &dyn DeviceMemory,
+    a: &GblData,
+    max_threads: usize,
+    nelems: usize,
+) -> Result<Vec<Option<usize>>> {
+    let dim = a.arg.dim;
+    let host_b = host_bytes(a, dim * T::BYTES)?;
+    let count = if dim == 0 || nelems == 0 {
+        0
+    } else {
+        (dim - 1) * max_threads + nelems
+    };
+    let mut raw = vec![0u8; count * T::BYTES];
+    if count > 0 {
+        mem.download(a.dev, &mut raw).map_err(dev_err)?;
+    }
+    let partials: Vec<T> = raw.chunks_exact(T::BYTES).map(T::read).collect();
+    let mut host: Vec<T> = host_b.chunks_exact(T::BYTES).map(T::read).collect();
+    let won = combine(a.arg.acc, &mut host, &partials, max_threads, nelems);
+    for (x, b) in host.iter().zip(host_b.chunks_exact_mut(T::BYTES)) {
+        x.write(b);
+    }
+    Ok(won)
+}
+
+/// Copy each INFO argument referring to argument `i` from the winning
+/// threads' slots.
+fn fetch_payloads(
+    mem: &dyn DeviceMemory,
+    args: &[GblData],
+    i: usize,
+    won: &[Option<usize>],
+    max_threads: usize,
+) -> Result<()> {
+    for p in args {
+        let g = &p.arg;
+        if g.argtype != OP_ARG_INFO || g.acc as usize != i || g.disabled || g.dim == 0 {
+            continue;
+        }
+        let esize = g.size / g.dim;
+        let host = host_bytes(p, g.size)?;
+        for (d, t) in won.iter().enumerate().take(g.dim) {
+            let Some(t) = t else { continue };
+            let src = p.dev + ((d * max_threads + t) * esize) as u64;
+            mem.download(src, &mut host[d * esize..(d + 1) * esize])
+                .map_err(dev_err)?;
+        }
+    }
+    Ok(())
+}
+
+/// After the kernel: combine the per-thread partials of reduced globals
+/// into their host values (reductions first, then INFO payloads), then copy
+/// RW/WRITE (and atomic INC) globals back, as OP2 orders them.
+///
+/// # Safety
+/// Every `host` holds its argument's `size` bytes; `dev` is the storage
+/// [`prepare`] gave it.
+pub unsafe fn process(
+    mem: &dyn DeviceMemory,
+    args: &[GblData],
+    inc_atomic: bool,
+    max_threads: usize,
+    nelems: usize,
+) -> Result<()> {
+    for (i, a) in args.iter().enumerate() {
+        let g = &a.arg;
+        if g.argtype != OP_ARG_GBL || slot(g, inc_atomic) != Slot::PerThread || g.acc == OP_WORK {
+            continue;
+        }
+        let won = match red_type(&a.type_name) {
+            Some(RedType::F64) => reduce_one::<f64>(mem, a, max_threads, nelems)?,
+            Some(RedType::F32) => reduce_one::<f32>(mem, a, max_threads, nelems)?,
+            Some(RedType::I32) => reduce_one::<i32>(mem, a, max_threads, nelems)?,
+            None => {
+                return Err(Op2Error::new(
+                    "",
+                    format!("argument {i}"),
+                    format!("unknown type in reduction: {}", a.type_name),
+                ))
+            }
+        };
+        if g.acc != OP_INC {
+            fetch_payloads(mem, args, i, &won, max_threads)?;
+        }
+    }
+    for a in args {
+        let g = &a.arg;
+        let back = g.argtype == OP_ARG_GBL
+            && slot(g, inc_atomic) == Slot::Single
+            && matches!(g.acc, OP_RW | OP_WRITE | OP_INC);
+        if back {
+            mem.download(a.dev, host_bytes(a, g.size)?)
+                .map_err(dev_err)?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -24,6 +24,25 @@ pub struct KernelFigures {
     pub transfer2: f64,
 }
 
+impl KernelFigures {
+    /// This rank's row of the timing table (time: the mean over threads
+    /// that recorded any).
+    pub fn row(&self) -> crate::timing::TimingRow {
+        let (time, time_std) = crate::timing::moments_ignoring_zeros(&self.times);
+        crate::timing::TimingRow {
+            name: self.name.clone(),
+            count: self.count,
+            plan_time: self.plan_time,
+            mpi_time: self.mpi_time,
+            mpi_std: 0.0,
+            time,
+            time_std,
+            transfer: self.transfer,
+            transfer2: self.transfer2,
+        }
+    }
+}
+
 /// Header line of [`timings_csv`].
 const CSV_HEADER: &str =
     "rank,thread,nranks,nthreads,count,total time,plan time,mpi time,GB used,GB total,kernel name\n";

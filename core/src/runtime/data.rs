@@ -187,6 +187,55 @@ impl Runtime {
         Ok(Cow::Owned(rows))
     }
 
+    /// `op_fetch_data*`: the dat's elements `low..=high` in the declared
+    /// order (`range` given: of the whole set; `None`: this process's whole
+    /// block), for a destination of `dst_elem`-byte scalars when known.
+    pub fn fetch(
+        &mut self,
+        m: &mut dyn Mirror,
+        call: &str,
+        id: DatId,
+        range: Option<(i64, i64)>,
+        dst_elem: Option<usize>,
+    ) -> Result<Cow<'_, [u8]>> {
+        let d = self.dom.dat(id);
+        let (o, eb) = (obj("dat", &d.name), d.elem_bytes);
+        if let (Some(sz), Some(ts)) = (dst_elem, d.scalar.size()) {
+            if ts != sz {
+                return Err(Op2Error::new(
+                    call,
+                    o,
+                    format!("the destination has {sz}-byte elements but the dat's type \"{}\" has {ts}-byte elements", d.type_name),
+                ));
+            }
+        }
+        let rows = self.dat_rows(m, "op_fetch_data", id, range.is_some())?;
+        let n = (rows.len() / eb.max(1)) as i64;
+        let (low, high) = range.unwrap_or((0, n - 1));
+        if n == 0 && low == 0 && high == -1 {
+            return Ok(Cow::Borrowed(&[]));
+        }
+        if low < 0 || high >= n || low > high {
+            return Err(Op2Error::new(
+                call,
+                o,
+                format!(
+                    "range [{low}, {high}] is not inside the set's elements [0, {}]",
+                    n - 1
+                ),
+            ));
+        }
+        let (a, b) = (low as usize * eb, (high as usize + 1) * eb);
+        Ok(match rows {
+            Cow::Borrowed(r) => Cow::Borrowed(&r[a..b]),
+            Cow::Owned(mut r) => {
+                r.truncate(b);
+                r.drain(..a);
+                Cow::Owned(r)
+            }
+        })
+    }
+
     /// `op_print_dat_to_txtfile`: OP2's text layout (its MPI layout in a
     /// library of several processes), written by the root.
     pub fn print_dat_txt(

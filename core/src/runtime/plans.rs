@@ -99,6 +99,117 @@ impl PlanKey {
     }
 }
 
+/// An argument of a loop that generated code runs, as `op_plan_get*`
+/// receives it (handles resolved to ids; `dat` only for a switched-on dat
+/// argument).
+#[derive(Clone, Copy, Debug)]
+pub struct GeneratedPlanArg {
+    pub opt: bool,
+    /// OP2's access code.
+    pub acc: i32,
+    pub gbl: bool,
+    pub dat: Option<crate::domain::DatId>,
+    pub map: Option<MapId>,
+    pub idx: i32,
+    /// `arg.size` and `arg.dim` (used when there is no dat).
+    pub size: i32,
+    pub dim: i32,
+}
+
+impl GeneratedPlanArg {
+    /// The planner's view of the argument in indirect group `ind` of
+    /// `ninds`, checked against the loop set.
+    fn key(
+        &self,
+        dom: &Domain,
+        set: SetId,
+        ind: i32,
+        ninds: i32,
+    ) -> std::result::Result<PlanArgKey, String> {
+        if ind < -1 || ind >= ninds {
+            return Err(format!("inds = {ind} is outside [-1, {ninds})"));
+        }
+        let (map, dat_bytes, dat_dim) = match self.dat {
+            Some(d) => (self.map, dom.dat(d).elem_bytes, dom.dat(d).dim),
+            None => (None, self.size.max(0) as usize, self.dim.max(0) as usize),
+        };
+        if ind >= 0 && self.opt {
+            let Some(m) = map else {
+                return Err(format!("inds = {ind} but the argument has no map"));
+            };
+            let mp = dom.map(m);
+            if self.idx < 0 || self.idx as usize >= mp.dim {
+                return Err(format!("idx {} of an indirect argument must be a column of map \"{}\" (expand vector arguments first)", self.idx, mp.name));
+            }
+            if mp.from != set {
+                return Err(format!("map \"{}\" is not from the loop set", mp.name));
+            }
+        }
+        Ok(PlanArgKey {
+            opt: self.opt,
+            ind,
+            map: if ind >= 0 && self.opt { map } else { None },
+            idx: self.idx.max(0) as usize,
+            access: Access::from_c(self.acc).unwrap_or(Access::Read),
+            gbl: self.gbl,
+            dat_bytes,
+            dat_dim,
+        })
+    }
+}
+
+impl PlanKey {
+    /// OP2's plan key of a loop of generated code (`op_plan_get*`: block
+    /// size, staging, indirect groups `inds` of `ninds`), checked.
+    #[allow(clippy::too_many_arguments)]
+    pub fn generated(
+        dom: &Domain,
+        name: String,
+        set: SetId,
+        part_size: i32,
+        staging: i32,
+        ninds: i32,
+        args: &[GeneratedPlanArg],
+        inds: &[i32],
+    ) -> Result<PlanKey> {
+        let err = |m: String| Op2Error::new("", crate::error::obj("loop", &name), m);
+        let staging = Staging::from_c(staging)
+            .ok_or_else(|| err(format!("staging {staging} is not OP_STAGE_*/OP_COLOR2")))?;
+        let keys = args
+            .iter()
+            .zip(inds)
+            .enumerate()
+            .map(|(m, (a, &ind))| {
+                a.key(dom, set, ind, ninds)
+                    .map_err(|e| err(format!("arg {m}: {e}")))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        if let Some(g) = (0..ninds).find(|g| !inds.contains(g)) {
+            return Err(err(format!(
+                "indirect group {g} has no argument (inds does not list it)"
+            )));
+        }
+        Ok(PlanKey {
+            name,
+            set,
+            part_size: part_size.max(0) as usize,
+            staging,
+            ninds: ninds as usize,
+            args: keys,
+        })
+    }
+
+    /// Does this key answer a call with these numbers (the same raw
+    /// arguments otherwise)?
+    pub fn answers(&self, part_size: i32, staging: i32, ninds: i32, inds: &[i32]) -> bool {
+        self.part_size == part_size.max(0) as usize
+            && self.staging as i32 == staging
+            && self.ninds == ninds as usize
+            && self.args.len() == inds.len()
+            && self.args.iter().zip(inds).all(|(a, &i)| a.ind == i)
+    }
+}
+
 /// The planner arguments of a checked loop. Each column of a vector
 /// argument is one planner argument; an indirect OP_WRITE is coloured like
 /// OP_RW (elements sharing a target must not run concurrently).
