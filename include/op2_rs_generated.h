@@ -5,11 +5,6 @@
 
 #include <stdint.h>
 
-/**
- * Every argument's region starts on this boundary (bytes).
- */
-#define GBL_ALIGN 128
-
 #define OP_STAGE_NONE 0
 
 #define OP_STAGE_INC 1
@@ -404,30 +399,58 @@ extern int OP_reduct_bytes;
 /**
  * An argument referring to a dat, directly (`idx` -1, `OP_ID`) or through
  * column `idx` of `map` (all columns if `idx` < -1).
+ *
+ * # Safety
+ * `type_` is NULL or a NUL-terminated string; handles are NULL or OP2's.
  */
 struct op_arg op_arg_dat(op_dat dat, int idx, op_map map, int dim, const char *type_, op_access acc);
 
 /**
  * `op_arg_dat` that the kernel receives as NULL when `opt` is 0.
+ *
+ * # Safety
+ * As for [`op_arg_dat`].
  */
 struct op_arg op_opt_arg_dat(int opt, op_dat dat, int idx, op_map map, int dim, const char *type_, op_access acc);
 
+/**
+ * # Safety
+ * As for [`op_arg_dat`].
+ */
 struct op_arg op_arg_dat_core(op_dat dat, int idx, op_map map, int dim, const char *type_, op_access acc);
 
+/**
+ * # Safety
+ * As for [`op_arg_dat`].
+ */
 struct op_arg op_opt_arg_dat_core(int opt, op_dat dat, int idx, op_map map, int dim, const char *type_, op_access acc);
 
 /**
  * A global argument: `dim` values at `data`, read or reduced per `acc`.
+ *
+ * # Safety
+ * `type_` is NULL or a NUL-terminated string; `data` holds `dim` values.
  */
 struct op_arg op_arg_gbl_char(char *data, int dim, const char *type_, int type_size, op_access acc);
 
+/**
+ * # Safety
+ * As for [`op_arg_gbl_char`].
+ */
 struct op_arg op_opt_arg_gbl_char(int opt, char *data, int dim, const char *type_, int type_size, op_access acc);
 
+/**
+ * # Safety
+ * As for [`op_arg_gbl_char`].
+ */
 struct op_arg op_arg_gbl_core(int opt, char *data, int dim, const char *type_, int type_size, op_access acc);
 
 /**
  * `op_arg_gbl` from the C and C++ headers: `actual` names the type the
  * pointer really has (NULL if unknown), so a wrong type string is caught.
+ *
+ * # Safety
+ * As for [`op_arg_gbl_char`]; `actual` is NULL or a NUL-terminated string.
  */
 struct op_arg op2_arg_gbl_checked(int opt, char *data, int dim, const char *type_, int type_size, op_access acc, const char *actual);
 
@@ -438,35 +461,53 @@ struct op_arg op_arg_idx(int idx, op_map map);
 
 /**
  * Location info that a kernel updates together with the MIN/MAX global at arg `ref_`.
+ *
+ * # Safety
+ * As for [`op_arg_gbl_char`].
  */
 struct op_arg op_arg_info_char(char *data, int dim, const char *type_, int type_size, int ref_);
 
 /**
  * Print OP2's argument error line.
+ *
+ * # Safety
+ * `msg` and `name` are NULL or NUL-terminated strings.
  */
 void op_err_print(const char *msg, int argno, const char *name);
 
 /**
  * Check argument `argno` of kernel `name` against loop set `set`; counts
  * indirect arguments into `*ninds`. A bad argument stops the program.
+ *
+ * # Safety
+ * `ninds` is NULL or writable; `name` is NULL or a NUL-terminated string.
  */
 void op_arg_check(op_set set, int argno, struct op_arg arg, int *ninds, const char *name);
 
 /**
  * Per-kernel timings as CSV: every rank's and thread's figures, written by
  * the root.
+ *
+ * # Safety
+ * `file` is NULL or a NUL-terminated string.
  */
 void op_timings_to_csv(const char *file);
 
 /**
  * First and second moment of `t` over the ranks (mean of t and of t²), on
  * every rank (OP2 leaves them on the root only).
+ *
+ * # Safety
+ * `m1` and `m2` are NULL or writable.
  */
 void op_compute_moment(double t, double *m1, double *m2);
 
 /**
  * Moments over `n` times on every rank together, optionally ignoring
  * zeros; `m1`/`m2` are left unchanged when no time counts (as OP2).
+ *
+ * # Safety
+ * `times` is NULL or holds `n` doubles; `m1` and `m2` are NULL or writable.
  */
 void op_compute_moment_across_times(const double *times, int n, bool ignore_zeros, double *m1, double *m2);
 
@@ -481,6 +522,9 @@ void cutilDeviceInit_mpi(int _argc, char **_argv, int _rank);
 /**
  * `cutilCheckMsg(msg)`: wait for the device and stop with `msg` if a
  * kernel failed.
+ *
+ * # Safety
+ * The strings are NULL or NUL-terminated.
  */
 void __cutilCheckMsg(const char *msg, const char *file, int line);
 
@@ -492,12 +536,18 @@ void deviceSync(void);
 /**
  * Move a malloc'ed host array to the device: `*map` is freed and replaced
  * by the device copy (nothing happens without a device or for size 0).
+ *
+ * # Safety
+ * `map` is NULL or points to NULL or a malloc'ed block of `size` bytes.
  */
 void op_mvHostToDevice(void **map, size_t size);
 
 /**
  * Copy `size` bytes of `*data_h` into a new device block `*data_d` (an
  * old block there is freed first).
+ *
+ * # Safety
+ * The pointers are NULL or valid; `*data_h` holds `size` bytes.
  */
 void op_cpHostToDevice(void **data_d, void **data_h, size_t size);
 
@@ -541,6 +591,9 @@ void mvConstArraysToHost(int consts_bytes);
 /**
  * Give the global arguments their device storage (`args[i].data_d`) and
  * upload the values the kernel reads.
+ *
+ * # Safety
+ * `args` is NULL or holds `nargs` op_args whose data hold their values.
  */
 void prepareDeviceGbls(struct op_arg *args, int nargs, int max_threads);
 
@@ -548,12 +601,18 @@ void prepareDeviceGbls(struct op_arg *args, int nargs, int max_threads);
  * Combine the per-thread partials of reduced globals into their host
  * values and copy RW/WRITE (and atomic INC) globals back. Returns whether
  * the caller must still synchronise (never: the copies are synchronous).
+ *
+ * # Safety
+ * `args` is NULL or holds `nargs` op_args prepared by prepareDeviceGbls.
  */
 bool processDeviceGbls(struct op_arg *args, int nargs, int nelems, int max_threads);
 
 /**
  * The most blocks a launch of `block_size` threads may use so that the
  * per-thread reduction storage stays within `OP_cuda_reductions_mib` MiB.
+ *
+ * # Safety
+ * `args` is NULL or holds `nargs` op_args; `name` is NULL or NUL-terminated.
  */
 int getBlockLimit(struct op_arg *args, int nargs, int block_size, const char *name);
 
@@ -565,29 +624,48 @@ void setGblIncAtomic(bool enable);
 
 /**
  * Initialise OP2: parse `OP_*` options from argv, set the diagnostics level.
+ *
+ * # Safety
+ * `argv` is NULL or holds `argc` NULL or NUL-terminated strings.
  */
 void op_init(int argc, char **argv, int diags);
 
 /**
  * `op_init` that also requests SoA layout on devices (no effect on CPUs).
+ *
+ * # Safety
+ * As for [`op_init`].
  */
 void op_init_soa(int argc, char **argv, int diags, int soa);
 
 /**
  * OP2's core initialiser (same as op_init here).
+ *
+ * # Safety
+ * As for [`op_init`].
  */
 void op_init_core(int argc, char **argv, int diags);
 
 /**
  * op_init on the application's communicator `global` (a Fortran handle,
  * MPI_Fint; MPI must be initialised). Single-node libraries ignore it.
+ *
+ * # Safety
+ * As for [`op_init`].
  */
 void op_mpi_init(int argc, char **argv, int diags, int global, int _local);
 
+/**
+ * # Safety
+ * As for [`op_init`].
+ */
 void op_mpi_init_soa(int argc, char **argv, int diags, int global, int _local, int soa);
 
 /**
  * Parse one option string (Fortran passes options one by one).
+ *
+ * # Safety
+ * `arg` is NULL or a NUL-terminated string.
  */
 void op_set_args(int _argc, char *arg);
 
@@ -610,35 +688,66 @@ void op_rt_exit(void);
 
 /**
  * Declare a set of `size` elements.
+ *
+ * # Safety
+ * `name` is NULL or a NUL-terminated string.
  */
 op_set op_decl_set(idx_l_t size, const char *name);
 
+/**
+ * # Safety
+ * As for [`op_decl_set`].
+ */
 op_set op_decl_set_core(int size, const char *name);
 
 /**
  * Declare a map from `from` to `to` with `dim` entries per element (copied).
+ *
+ * # Safety
+ * As for [`decl_map`].
  */
 op_map op_decl_map(op_set from, op_set to, int dim, idx_l_t *imap, const char *name);
 
+/**
+ * # Safety
+ * As for [`decl_map`].
+ */
 op_map op_decl_map_core(op_set from, op_set to, int dim, idx_l_t *imap, const char *name);
 
 /**
  * Declare a map given with 64-bit entries (each must fit a local index).
+ *
+ * # Safety
+ * As for [`decl_map`], with `long long` entries.
  */
 op_map op_decl_map_long(op_set from, op_set to, int dim, idx_g_t *imap, const char *name);
 
 /**
  * Declare data on a set (`dim` values of `type` per element, copied).
+ *
+ * # Safety
+ * As for [`decl_dat`].
  */
 op_dat op_decl_dat_char(op_set set, int dim, const char *type_, int type_size, char *data, const char *name);
 
+/**
+ * # Safety
+ * As for [`decl_dat`].
+ */
 op_dat op_decl_dat_core(op_set set, int dim, const char *type_, int type_size, char *data, const char *name);
 
 /**
  * Declare a zero-initialised temporary dat (free it with op_free_dat_temp).
+ *
+ * # Safety
+ * As for [`decl_dat`].
  */
 op_dat op_decl_dat_temp_char(op_set set, int dim, const char *type_, int type_size, const char *name);
 
+/**
+ * # Safety
+ * As for [`decl_dat`].
+ */
 op_dat op_decl_dat_temp_core(op_set set, int dim, const char *type_, int type_size, char *data, const char *name);
 
 /**
@@ -654,9 +763,16 @@ int op_free_dat_temp_core(op_dat dat);
  * libraries leave `op_decl_const_char` to the code OP2's translator
  * generates (it copies each constant to the device): there the checked
  * declaration is forwarded to it.
+ *
+ * # Safety
+ * Strings are NULL or NUL-terminated; `data` holds `dim` values.
  */
 void op_decl_const_char(int dim, const char *type_, int type_size, char *data, const char *name);
 
+/**
+ * # Safety
+ * As for `op_decl_const_char`.
+ */
 void op_decl_const_core(int dim, const char *type_, int type_size, char *data, const char *name);
 
 /**
@@ -679,6 +795,9 @@ idx_g_t op_get_global_set_offset(op_set set);
 
 /**
  * size + exec + nonexec of the set named `name`.
+ *
+ * # Safety
+ * `name` is NULL or a NUL-terminated string.
  */
 int op_size_of_set(const char *name);
 
@@ -692,16 +811,25 @@ int op_is_partitioned(void);
 /**
  * `op_decl_dat` from the C/C++ headers: `actual` names the data pointer's
  * real element type (NULL if unknown), so a wrong type string is caught.
+ *
+ * # Safety
+ * As for [`decl_dat`]; `actual` is NULL or NUL-terminated.
  */
 op_dat op2_decl_dat_checked(op_set set, int dim, const char *type_, int type_size, char *data, const char *name, const char *actual);
 
 /**
  * `op_decl_dat_temp` from the headers (type-checked like op2_decl_dat_checked).
+ *
+ * # Safety
+ * As for [`op2_decl_dat_checked`].
  */
 op_dat op2_decl_dat_temp_checked(op_set set, int dim, const char *type_, int type_size, const char *name, const char *actual);
 
 /**
  * `op_decl_const` from the headers (the C macro passes the variable's name).
+ *
+ * # Safety
+ * As for `op_decl_const_char`; `actual` is NULL or NUL-terminated.
  */
 void op2_decl_const_checked(int dim, const char *type_, int type_size, char *data, const char *name, const char *actual);
 
@@ -709,11 +837,17 @@ void op2_decl_const_checked(int dim, const char *type_, int type_size, char *dat
  * Partition the mesh over the ranks (OP2's partitioner names are accepted;
  * unknown or unavailable ones keep the declared blocks, with a message).
  * On one node it only records that it was called.
+ *
+ * # Safety
+ * The strings are NULL or NUL-terminated; the handles NULL or OP2's.
  */
 void op_partition(const char *lib, const char *routine, op_set set, op_map map, op_dat coords);
 
 /**
  * `op_partition` with the map and coordinates named by their original arrays (Fortran).
+ *
+ * # Safety
+ * As for [`op_partition`].
  */
 void op_partition_ptr(const char *lib, const char *routine, op_set set, int *map, double *coords);
 
@@ -721,27 +855,42 @@ void op_partition_ptr(const char *lib, const char *routine, op_set set, int *map
  * Start the halo exchanges a generated loop needs; returns the number of
  * elements to execute (owned, plus the exec halo when the loop writes
  * through a map). The exchanges complete in op_mpi_wait_all.
+ *
+ * # Safety
+ * As for [`halo_exchanges`].
  */
 int op_mpi_halo_exchanges(op_set set, int nargs, struct op_arg *args);
 
 /**
  * `op_mpi_halo_exchanges` for a loop on the host (`device` 1) or on the
  * device (`device` 2).
+ *
+ * # Safety
+ * As for [`halo_exchanges`].
  */
 int op_mpi_halo_exchanges_grouped(op_set set, int nargs, struct op_arg *args, int device);
 
 /**
  * `op_mpi_halo_exchanges` for a loop on the device.
+ *
+ * # Safety
+ * As for [`halo_exchanges`].
  */
 int op_mpi_halo_exchanges_cuda(op_set set, int nargs, struct op_arg *args);
 
 /**
  * Mark the halos of dats a generated loop wrote as stale.
+ *
+ * # Safety
+ * As for [`halo_exchanges`].
  */
 void op_mpi_set_dirtybit(int nargs, struct op_arg *args);
 
 /**
  * After a generated loop on the device: written dats are newer there.
+ *
+ * # Safety
+ * As for [`halo_exchanges`].
  */
 void op_mpi_set_dirtybit_cuda(int nargs, struct op_arg *args);
 
@@ -750,9 +899,9 @@ void op_mpi_set_dirtybit_cuda(int nargs, struct op_arg *args);
  */
 void op_mpi_wait_all(int _nargs, struct op_arg *_args);
 
-void op_mpi_wait_all_grouped(int nargs, struct op_arg *args, int _device);
+void op_mpi_wait_all_grouped(int _nargs, struct op_arg *_args, int _device);
 
-void op_mpi_wait_all_cuda(int nargs, struct op_arg *args);
+void op_mpi_wait_all_cuda(int _nargs, struct op_arg *_args);
 
 /**
  * Progress of pending messages: MPI progresses them in op_mpi_wait_all.
@@ -766,26 +915,46 @@ void op_mpi_test_all_grouped(int _nargs, struct op_arg *_args);
  * dats that `args` read (OP_READ/OP_RW) and whose halos are stale are
  * filled with NaN, so a loop that reads them before an exchange shows it.
  * One node: no halos, nothing to do.
+ *
+ * # Safety
+ * As for [`halo_exchanges`].
  */
 void op_mpi_reset_halos(int nargs, struct op_arg *args);
 
 /**
  * Combine a global reduction across ranks (the value is in `arg->data`).
+ *
+ * # Safety
+ * As for [`reduce_arg`].
  */
 void op_mpi_reduce_double(struct op_arg *arg, double *_data);
 
+/**
+ * # Safety
+ * As for [`reduce_arg`].
+ */
 void op_mpi_reduce_float(struct op_arg *arg, float *_data);
 
+/**
+ * # Safety
+ * As for [`reduce_arg`].
+ */
 void op_mpi_reduce_int(struct op_arg *arg, int *_data);
 
 /**
  * Combine a logical global across ranks: INC/MAX "any rank true", MIN
  * "every rank true" (C `bool`, or a Fortran `logical` of 4 bytes).
+ *
+ * # Safety
+ * As for [`reduce_arg`].
  */
 void op_mpi_reduce_bool(struct op_arg *arg, bool *_data);
 
 /**
  * Reduce every global among `args`, each by its type string.
+ *
+ * # Safety
+ * `args` is NULL or holds `nargs` op_args.
  */
 void op_mpi_reduce_combined(struct op_arg *args, int nargs);
 
@@ -795,6 +964,9 @@ void op_barrier(void);
 
 /**
  * Fortran's rank query.
+ *
+ * # Safety
+ * As for [`op_rank`].
  */
 void op_mpi_rank(int *rank);
 
@@ -818,6 +990,9 @@ void op_partition_destroy(void);
  * Should loop `name` run its main (parallel/device) version? False after
  * `op_disable_device_execution(true)`; otherwise true when there is no
  * whitelist or one of its expressions matches the whole name.
+ *
+ * # Safety
+ * `name` is NULL or a NUL-terminated string.
  */
 bool op_check_whitelist(const char *name);
 
@@ -825,6 +1000,9 @@ bool op_check_whitelist(const char *name);
  * Loop `name` is about to run its fallback: say so (`OP_FALLBACK_MODE=warn`)
  * or stop the program (`error`); silent otherwise, and always silent after
  * `op_disable_device_execution(true)`.
+ *
+ * # Safety
+ * `name` is NULL or a NUL-terminated string.
  */
 void op_check_fallback_mode(const char *name);
 
@@ -841,16 +1019,25 @@ op_map op_decl_null_map(void);
 
 /**
  * `op_arg_gbl` from Fortran (`acc` 0-based).
+ *
+ * # Safety
+ * `type_` is NULL or NUL-terminated; `data` holds `dim` values.
  */
 struct op_arg op_arg_gbl_copy(char *data, int dim, const char *type_, int size, int acc);
 
 /**
  * `op_opt_arg_gbl` from Fortran.
+ *
+ * # Safety
+ * As for [`op_arg_gbl_copy`].
  */
 struct op_arg op_opt_arg_gbl_copy(int opt, char *data, int dim, const char *type_, int size, int acc);
 
 /**
  * `op_arg_info` from Fortran (`ref_` 0-based).
+ *
+ * # Safety
+ * As for [`op_arg_gbl_copy`].
  */
 struct op_arg op_arg_info_copy(char *data, int dim, const char *type_, int size, int ref_);
 
@@ -858,6 +1045,9 @@ struct op_arg op_arg_info_copy(char *data, int dim, const char *type_, int size,
  * `op_arg_dat` with the dat and map named by the arrays they were declared
  * from. An unknown or NULL map array with idx -1 (or -2, OP2's shifted -1)
  * means direct access.
+ *
+ * # Safety
+ * `type_` is NULL or NUL-terminated.
  */
 struct op_arg op_arg_dat_ptr(int opt, char *dat_ptr, int idx, int *map_ptr, int dim, const char *type_, int acc);
 
@@ -878,6 +1068,9 @@ int get_associated_set_size(op_dat dat);
 
 /**
  * Dimension of an argument's map (0 if it has none).
+ *
+ * # Safety
+ * `arg` is NULL or points to an op_arg.
  */
 int getMapDimFromOpArg(struct op_arg *arg);
 
@@ -885,16 +1078,25 @@ bool isCNullPointer(void *ptr);
 
 /**
  * Add a generated Fortran kernel's timing to `OP_kernels[id]` (returns 0).
+ *
+ * # Safety
+ * `name` is NULL or NUL-terminated.
  */
 int setKernelTime(int id, char *name, double t, float transfer, float transfer2, int count);
 
 /**
  * The plan of a generated Fortran loop.
+ *
+ * # Safety
+ * As for `op_plan_get_stage`.
  */
 struct op_plan *FortranPlanCaller(char *name, op_set set, int part, int nargs, struct op_arg *args, int ninds, int *inds, int staging);
 
 /**
  * Print an argument's type string.
+ *
+ * # Safety
+ * `arg` is NULL or points to an op_arg.
  */
 void print_type(struct op_arg *arg);
 
@@ -1045,35 +1247,55 @@ void op_free(void *ptr);
  * Fortran helper: `*p = op_malloc(*bytes)`.
  *
  * # Safety
- * `p` and `bytes` are valid pointers.
+ * `p` and `bytes` are NULL or valid pointers.
  */
 void op_malloc2(void **p, int *bytes);
 
 /**
  * Copy all of a dat's owned elements to `dst`.
+ *
+ * # Safety
+ * `dst` holds the dat's owned elements.
  */
 void op_fetch_data_char(op_dat dat, char *dst);
 
 /**
  * `op_fetch_data` from the C/C++ headers, which know the destination's element size.
+ *
+ * # Safety
+ * As for [`op_fetch_data_char`].
  */
 void op2_fetch_data_checked(op_dat dat, char *dst, int dst_elem);
 
 /**
  * Copy elements `low..=high` of a dat to `dst` (which holds `high-low+1` elements).
  * Unlike OP2, nothing past `high` is read.
+ *
+ * # Safety
+ * `dst` holds `high - low + 1` elements.
  */
 void op_fetch_data_idx_char(op_dat dat, char *dst, int low, int high);
 
+/**
+ * # Safety
+ * As for [`op_fetch_data_idx_char`].
+ */
 void op2_fetch_data_idx_checked(op_dat dat, char *dst, int low, int high, int dst_elem);
 
 /**
- * Write a dat as text (OP2's single-node format).
+ * Write a dat as text (OP2's layout; under MPI the root writes every
+ * rank's rows in the declared order, in OP2's MPI layout).
+ *
+ * # Safety
+ * `file` is NULL or a NUL-terminated string.
  */
 void op_print_dat_to_txtfile(op_dat dat, const char *file);
 
 /**
  * Write a dat as binary: int32 count, int32 dim, raw element data.
+ *
+ * # Safety
+ * `file` is NULL or a NUL-terminated string.
  */
 void op_print_dat_to_binfile(op_dat dat, const char *file);
 
@@ -1089,11 +1311,17 @@ void op_diagnostic_output(void);
 
 /**
  * Wall-clock seconds in `*et` and process CPU seconds in `*cpu` (either may be NULL).
+ *
+ * # Safety
+ * The pointers are NULL or writable.
  */
 void op_timers_core(double *cpu, double *et);
 
 /**
  * As op_timers_core (a barrier first under MPI).
+ *
+ * # Safety
+ * As for [`op_timers_core`].
  */
 void op_timers(double *cpu, double *et);
 
@@ -1114,11 +1342,17 @@ void op_timing_output_core(void);
 
 /**
  * The timing table in OP2's file layout.
+ *
+ * # Safety
+ * `file` is NULL or a NUL-terminated string.
  */
 void op_timing_output_2_file(const char *file);
 
 /**
  * Print a line (root only under MPI).
+ *
+ * # Safety
+ * `line` is NULL or a NUL-terminated string.
  */
 void op_print(const char *line);
 
@@ -1143,26 +1377,42 @@ op_dat op_decl_dat_overlay_ptr(op_set set, char *dat);
 /**
  * `op_par_loop` for C kernels (the C `op_par_loop` macro calls this):
  * `kernel` takes `nargs` pointer parameters.
+ *
+ * # Safety
+ * `name` is NULL or NUL-terminated; `args` holds `nargs` op_args; the
+ * kernel takes `nargs` pointer parameters.
  */
 void op2_par_loop_c(void (*kernel)(void), const char *name, op_set set, int nargs, const struct op_arg *args);
 
 /**
  * OP2's plan builder (cached): blocks, renumbering, two-level colouring.
+ *
+ * # Safety
+ * As for [`plan_entry`].
  */
 struct op_plan *op_plan_core(const char *name, op_set set, int part_size, int nargs, struct op_arg *args, int ninds, int *inds, int staging);
 
 /**
  * A plan staging every indirect dat (`OP_STAGE_ALL`).
+ *
+ * # Safety
+ * As for [`plan_entry`].
  */
 struct op_plan *op_plan_get(const char *name, op_set set, int part_size, int nargs, struct op_arg *args, int ninds, int *inds);
 
 /**
  * A plan with the given staging.
+ *
+ * # Safety
+ * As for [`plan_entry`].
  */
 struct op_plan *op_plan_get_stage(const char *name, op_set set, int part_size, int nargs, struct op_arg *args, int ninds, int *inds, int staging);
 
 /**
  * As op_plan_get_stage; with a device, `upload` 0 keeps the plan on the host.
+ *
+ * # Safety
+ * As for [`plan_entry`].
  */
 struct op_plan *op_plan_get_stage_upload(const char *name, op_set set, int part_size, int nargs, struct op_arg *args, int ninds, int *inds, int staging, int upload);
 
@@ -1174,6 +1424,9 @@ void op_plan_check(struct op_plan plan, int _ninds, int *_inds);
 
 /**
  * Start the profile's root section.
+ *
+ * # Safety
+ * `name` is NULL or a NUL-terminated string.
  */
 void op_profile_start(const char *name);
 
@@ -1184,16 +1437,25 @@ void op_profile_end(void);
 
 /**
  * Open a nested section.
+ *
+ * # Safety
+ * `name` is NULL or a NUL-terminated string.
  */
 void op_profile_enter(const char *name);
 
 /**
  * Open a kernel section (generated code).
+ *
+ * # Safety
+ * The strings are NULL or NUL-terminated.
  */
 void op_profile_enter_kernel(const char *name, const char *target, const char *variant);
 
 /**
  * Close the current section and open a sibling.
+ *
+ * # Safety
+ * `name` is NULL or a NUL-terminated string.
  */
 void op_profile_next(const char *name);
 
@@ -1209,6 +1471,9 @@ void op_profile_output(void);
 
 /**
  * Write the profile as JSON to `filename`.
+ *
+ * # Safety
+ * `filename` is NULL or a NUL-terminated string.
  */
 void op_profile_output_json(const char *filename);
 
@@ -1228,6 +1493,9 @@ void op_renumber_ptr(int *map);
 
 /**
  * Elements an argument's dat holds (0 for a switched-off argument).
+ *
+ * # Safety
+ * `arg` is NULL or points to an op_arg.
  */
 int getSetSizeFromOpArg(struct op_arg *arg);
 
