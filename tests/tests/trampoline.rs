@@ -4,6 +4,9 @@
 //! instruction set) and the generic path, against plain loops, bitwise with
 //! libop2_seq; with libop2_openmp within 1e-12, and bitwise the same for every
 //! thread count. The program also checks which paths each loop took.
+//! tests/c/trampoline_const.cpp: kernels whose vector parameters are spelled
+//! with const at either level, at every level and with -O0, -O3 and
+//! -O3 -march=native.
 
 mod common;
 
