@@ -14,7 +14,7 @@ OUT=target/bench-mpi; mkdir -p "$OUT"
 MPIRUN="mpirun --allow-run-as-root --oversubscribe --bind-to none"
 OP2_LIBDIR=${OP2_LIBDIR:-target/release}
 
-cargo build --release -p op2-mpi >/dev/null
+cargo build --release -p libop2-mpi >/dev/null
 make -s -C c-examples build/meshgen build/naca_mesh.o >/dev/null
 mpicxx -std=c++17 -O3 -DOMPI_SKIP_MPICXX -Iinclude -Ic-examples/common -Ic-examples/airfoil \
   c-examples/airfoil/airfoil_mpi.cpp c-examples/build/naca_mesh.o "$OP2_LIBDIR/libop2_mpi.a" \

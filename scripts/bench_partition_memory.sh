@@ -19,7 +19,7 @@ CELLS=("$@")
 [ ${#CELLS[@]} -gt 0 ] || CELLS=(720000 2880000 11520000)
 ITERS=${ITERS:-2}
 if [ "${CARGO_BUILD:-1}" != 0 ]; then
-  cargo build --release -p op2-mpi -p op2-seq -p op2-hdf5 >&2
+  cargo build --release -p libop2-mpi -p libop2-seq -p libop2-hdf5 >&2
 fi
 W=target/partmem
 mkdir -p "$W"

@@ -28,7 +28,7 @@ OUT=target/bench-renumber
 mkdir -p "$OUT/logs"
 
 if [ "$CARGO_BUILD" = 1 ]; then
-  cargo build --release -p op2-seq -p op2-openmp
+  cargo build --release -p libop2-seq -p libop2-openmp
 fi
 CXXFLAGS="-O3 -Wall -Wextra -std=c++17"
 gcc -O3 -Wall -Wextra -std=c99 -pedantic -c c-examples/common/naca_mesh.c -o "$OUT/naca_mesh.o"

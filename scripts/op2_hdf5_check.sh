@@ -12,7 +12,7 @@
 #    externlib/op_util, externlib/op_hdf5, which #includes op_hdf5_common.cpp),
 #    compiled with g++ -std=c++17 -O2 against Debian's serial HDF5 into
 #    libop2_seq.a / libop2_hdf5.a; op2-rs's libop2_hdf5.a / libop2_seq.a by
-#    `cargo build --release -p op2-hdf5 -p op2-seq`.
+#    `cargo build --release -p libop2-hdf5 -p libop2-seq`.
 # 2. tests/hdf5_op2/writer.cpp and reader.cpp (op2-rs's programs, OP2's public
 #    API only) built against each library. Each writer writes its file (sets,
 #    a map and dats "double", "float", "int", "long", "long long",
@@ -83,7 +83,7 @@ build_op2_libs() {
 step "OP2 libop2_seq.a + libop2_hdf5.a (g++)" op2_libs.log build_op2_libs
 OP2_OK=$?
 step "op2-rs libop2_hdf5.a + libop2_seq.a (cargo)" cargo.log \
-  in_dir "$ROOT" cargo build --release -j1 -p op2-hdf5 -p op2-seq
+  in_dir "$ROOT" cargo build --release -j1 -p libop2-hdf5 -p libop2-seq
 RS_OK=$?
 
 # link lines: op2 = OP2's headers and libraries, rs = op2-rs's
