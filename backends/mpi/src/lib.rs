@@ -1,7 +1,8 @@
 //! The MPI backend of op2-rs (`libop2_mpi`): [`MpiComm`] implements core's
 //! [`Collectives`] over an MPI communicator, and [`distribution`] assembles
-//! core's [`Distributed`] with it, METIS k-way partitioning and an abort
-//! handle. What to send where comes from `op2_core::dist`; this crate only
+//! core's [`Distributed`] with it, k-way partitioning (PT-Scotch over the
+//! distributed graph where it is installed, [`ptscotch`]; METIS otherwise)
+//! and an abort handle. What to send where comes from `op2_core::dist`; this crate only
 //! moves bytes.
 //!
 //! Every MPI call's return code is checked: the library's communicator gets
