@@ -186,9 +186,11 @@ fn select_library() {
         println!("cargo:rustc-cfg=op2_device");
     }
 
+    // The package is named after the library file: libop2-seq builds
+    // libop2_seq.so. The *-capi crates are rlibs inside a library crate that
+    // names itself.
     let lib = std::env::var("CARGO_PKG_NAME").unwrap().replace('-', "_");
-    // The *-capi crates are rlibs inside a library crate that names itself.
     if !lib.ends_with("_capi") {
-        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,lib{lib}.so");
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{lib}.so");
     }
 }

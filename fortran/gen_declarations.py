@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
-"""Write the type/rank variants of OP2_Fortran_Declarations.
+"""Write the type/rank variants of OP2_Fortran_Declarations and
+OP2_Fortran_HDF5_Declarations.
 
-op2_for_declarations.F90 is hand-written except for two regions,
+op2_for_declarations.F90 and op2_for_hdf5_declarations.F90 are hand-written
+except for two regions in each,
 
     !GENERATED-BEGIN interfaces ... !GENERATED-END interfaces
     !GENERATED-BEGIN procedures ... !GENERATED-END procedures
 
-which this script fills: the generic interfaces op_decl_dat, op_decl_const,
-op_arg_dat, op_opt_arg_dat, op_arg_gbl, op_opt_arg_gbl, op_arg_info,
-op_fetch_data, op_fetch_data_idx, op_decl_dat_overlay, op_reset_data_ptr
-and one specific procedure per element type and array rank.
+which this script fills with generic interfaces and one specific procedure
+per element type and array rank: in op2_for_declarations.F90 op_decl_dat,
+op_decl_const, op_arg_dat, op_opt_arg_dat, op_arg_gbl, op_opt_arg_gbl,
+op_arg_info, op_fetch_data, op_fetch_data_idx, op_decl_dat_overlay,
+op_reset_data_ptr; in op2_for_hdf5_declarations.F90 op_get_const_hdf5,
+op_write_const_hdf5, op_fetch_data_hdf5_file2 and
+op_fetch_data_hdf5_file_ptr.
 
     python3 gen_declarations.py          # rewrite the regions in place
-    python3 gen_declarations.py --check  # exit 1 if the file is out of date
+    python3 gen_declarations.py --check  # exit 1 if a file is out of date
 """
 
 import pathlib
@@ -21,6 +26,7 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 TARGET = HERE / "op2_for_declarations.F90"
+HDF5_TARGET = HERE / "op2_for_hdf5_declarations.F90"
 
 # key: (Fortran declaration type, type string given to C, bytes per element)
 TYPES = {
@@ -45,6 +51,14 @@ INFO_RANKS = [0, 1, 2]
 CONST_TYPES = ["i4", "i8", "r4", "r8"]
 CONST_RANKS = [0, 1, 2]
 
+# OP2_Fortran_HDF5_Declarations: the C type name handed to
+# op_get_const_hdf5/op_write_const_hdf5 per element type
+HDF5_C_TYPES = {"i4": "int", "i8": "long long", "r4": "float", "r8": "double"}
+HDF5_CONST_TYPES = ["i4", "i8", "r4", "r8"]
+HDF5_CONST_RANKS = [0, 1, 2]
+HDF5_FETCH_TYPES = ["i4", "r4", "r8"]
+HDF5_FETCH_RANKS = [1, 2, 3]
+
 
 def rank_attr(rank):
     """Dummy-array attribute: scalar, assumed size, or assumed shape."""
@@ -52,6 +66,13 @@ def rank_attr(rank):
         return ""
     if rank == 1:
         return ", dimension(*)"
+    return ", dimension(" + ", ".join([":"] * rank) + ")"
+
+
+def shape_attr(rank):
+    """Dummy-array attribute: scalar or assumed shape."""
+    if rank == 0:
+        return ""
     return ", dimension(" + ", ".join([":"] * rank) + ")"
 
 
@@ -257,6 +278,77 @@ def reset_data_ptr(t, r):
     return name, body
 
 
+def hdf5_const(t, r, write):
+    """op_get_const_hdf5_<t>_<r> / op_write_const_hdf5_<t>_<r>."""
+    ftype, canonical, _ = TYPES[t]
+    what = "op_write_const_hdf5" if write else "op_get_const_hdf5"
+    name = f"{what}_{t}_{r}"
+    intent = "in" if write else "inout"
+    if r == 0:
+        count, contiguous = "int(1, 8)", ".true."
+    else:
+        count, contiguous = "int(size(data), 8)", "is_contiguous(data)"
+    check = "    call op2_hdf5_check_const("
+    call = f"    call {what}_c("
+    body = [
+        f"  subroutine {name}(name, dim, type, data, file)",
+        "    character(len=*), intent(in) :: name",
+        "    integer(4), intent(in) :: dim",
+        "    character(len=*), intent(in) :: type",
+        f"    {ftype}{shape_attr(r)}, intent({intent}), target :: data",
+        "    character(len=*), intent(in) :: file",
+        f"{check}'{what}', name, dim, type, &",
+        " " * len(check) + f"'{canonical}', {count}, {contiguous})",
+        f"{call}op2_c_string(name), int(dim, c_int), op2_c_string('{HDF5_C_TYPES[t]}'), &",
+        " " * len(call) + "c_loc(data), op2_c_string(file))",
+        f"  end subroutine {name}",
+        "",
+    ]
+    return name, body
+
+
+def hdf5_fetch_file2(t, r):
+    """op_fetch_data_hdf5_file2_<t>_<r> (also op_fetch_data_hdf5_file_ptr)."""
+    ftype, _, _ = TYPES[t]
+    name = f"op_fetch_data_hdf5_file2_{t}_{r}"
+    body = [
+        f"  subroutine {name}(data, file)",
+        f"    {ftype}{shape_attr(r)}, intent(in), target :: data",
+        "    character(len=*), intent(in) :: file",
+        "    call op2_require_contiguous(is_contiguous(data), 'op_fetch_data_hdf5_file_ptr')",
+        "    call op_fetch_data_hdf5_file_ptr_c(c_loc(data), op2_c_string(file))",
+        f"  end subroutine {name}",
+        "",
+    ]
+    return name, body
+
+
+def build_hdf5():
+    """The regions of op2_for_hdf5_declarations.F90."""
+    consts = {
+        write: [hdf5_const(t, r, write) for t in HDF5_CONST_TYPES for r in HDF5_CONST_RANKS]
+        for write in (False, True)
+    }
+    fetches = [hdf5_fetch_file2(t, r) for t in HDF5_FETCH_TYPES for r in HDF5_FETCH_RANKS]
+    interfaces = []
+    interfaces += generic("op_get_const_hdf5", [n for n, _ in consts[False]])
+    interfaces += generic("op_write_const_hdf5", [n for n, _ in consts[True]])
+    # two generic names for the same procedures, as in OP2's module
+    interfaces += generic("op_fetch_data_hdf5_file2", [n for n, _ in fetches])
+    interfaces += generic("op_fetch_data_hdf5_file_ptr", [n for n, _ in fetches])
+    procedures = []
+    for _, body in consts[False] + consts[True]:
+        procedures += body
+    procedures += [
+        "  ! op_fetch_data_hdf5_file2 / op_fetch_data_hdf5_file_ptr(array, file): the",
+        "  ! dat declared with op_decl_dat on `array` (the same array, not a copy)",
+        "",
+    ]
+    for _, body in fetches:
+        procedures += body
+    return interfaces, procedures
+
+
 def build():
     interfaces = []
     procedures = []
@@ -294,30 +386,33 @@ def build():
     return interfaces, procedures
 
 
-def splice(text, region, lines):
+def splice(target, text, region, lines):
     pattern = re.compile(
         rf"(^!GENERATED-BEGIN {region}\n).*?(^!GENERATED-END {region}\n)",
         re.S | re.M,
     )
     if not pattern.search(text):
-        sys.exit(f"{TARGET.name}: markers for region '{region}' not found")
+        sys.exit(f"{target.name}: markers for region '{region}' not found")
     block = "\n".join(lines).rstrip("\n") + "\n"
     return pattern.sub(lambda m: m.group(1) + block + m.group(2), text, count=1)
 
 
 def main():
-    interfaces, procedures = build()
-    old = TARGET.read_text()
-    new = splice(old, "interfaces", interfaces)
-    new = splice(new, "procedures", procedures)
-    if "--check" in sys.argv[1:]:
-        if new != old:
-            print(f"{TARGET.name} is out of date: run gen_declarations.py")
-            return 1
-        return 0
-    if new != old:
-        TARGET.write_text(new)
-    return 0
+    check = "--check" in sys.argv[1:]
+    status = 0
+    for target, regions in ((TARGET, build), (HDF5_TARGET, build_hdf5)):
+        interfaces, procedures = regions()
+        old = target.read_text()
+        new = splice(target, old, "interfaces", interfaces)
+        new = splice(target, new, "procedures", procedures)
+        if new == old:
+            continue
+        if check:
+            print(f"{target.name} is out of date: run gen_declarations.py")
+            status = 1
+        else:
+            target.write_text(new)
+    return status
 
 
 if __name__ == "__main__":

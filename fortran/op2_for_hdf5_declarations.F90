@@ -30,6 +30,9 @@
 ! when the dataset is missing (the C library warns and returns NULL; the
 ! handle is then left null). The maps of a file are 0-based, as OP2 writes
 ! them: read them after op_init_base(diags, 0), as OP2's Fortran HDF5 apps do.
+!
+! The type/rank variants between the "generated" markers are written by
+! gen_declarations.py; edit that script, not those lines.
 
 module OP2_Fortran_HDF5_Declarations
 
@@ -139,6 +142,7 @@ module OP2_Fortran_HDF5_Declarations
     module procedure op_decl_set_hdf5_infer_noSetSize, op_decl_set_hdf5_infer_setSize
   end interface op_decl_set_hdf5_infer_size
 
+!GENERATED-BEGIN interfaces
   interface op_get_const_hdf5
     module procedure op_get_const_hdf5_i4_0, &
                      op_get_const_hdf5_i4_1, &
@@ -192,6 +196,7 @@ module OP2_Fortran_HDF5_Declarations
                      op_fetch_data_hdf5_file2_r8_2, &
                      op_fetch_data_hdf5_file2_r8_3
   end interface op_fetch_data_hdf5_file_ptr
+!GENERATED-END interfaces
 
   interface op_fetch_data_hdf5
     module procedure op_fetch_data_hdf5_file_path
@@ -360,6 +365,7 @@ contains
   ! 'float' or 'double' for C); the type string is informational
   ! ---------------------------------------------------------------------
 
+!GENERATED-BEGIN procedures
   subroutine op_get_const_hdf5_i4_0(name, dim, type, data, file)
     character(len=*), intent(in) :: name
     integer(4), intent(in) :: dim
@@ -713,4 +719,5 @@ contains
     call op2_require_contiguous(is_contiguous(data), 'op_fetch_data_hdf5_file_ptr')
     call op_fetch_data_hdf5_file_ptr_c(c_loc(data), op2_c_string(file))
   end subroutine op_fetch_data_hdf5_file2_r8_3
+!GENERATED-END procedures
 end module OP2_Fortran_HDF5_Declarations

@@ -608,14 +608,18 @@ template <class Info, std::size_t I, typename T> struct arg<Info, I, T, OP2_VIEW
 
 /* The pointers a vector argument hands the kernel for one element: a
    temporary of the kernel call's full expression (which the compiler keeps
-   in registers more readily than an array that lives across elements). */
+   in registers more readily than an array that lives across elements). P is
+   the pointer type without cv-qualifiers, so that the array can be filled
+   whatever the kernel's spelling (T**, const T**, T* const*, const T* const*);
+   P* converts to the kernel's parameter type. */
 template <typename P, int K> struct ptr_array {
   P p[K];
 };
 template <typename T> OP2_RS_INLINE T *as_param(T *p) { return p; }
 template <typename P, int K> OP2_RS_INLINE P *as_param(ptr_array<P, K> &&v) { return v.p; }
 
-/* A vector argument (parameter U**): the -IDX pointers of the element's row. */
+/* A vector argument (parameter U**, or with const at either level: T is
+   then U* or U* const): the -IDX pointers of the element's row. */
 template <class Info, std::size_t I, typename T> struct arg<Info, I, T, OP2_VIEW_KIND_VECTOR> {
   using D = desc_of<Info, I>;
   static constexpr int K = -D::d.idx;
@@ -623,14 +627,15 @@ template <class Info, std::size_t I, typename T> struct arg<Info, I, T, OP2_VIEW
   void init(const op2_arg_view *v, cursors<count_of<Info>> &, long) { eb = v[I].elem_bytes; }
   OP2_RS_INLINE auto at(const cursors<count_of<Info>> &c, long) {
     if constexpr (std::is_pointer<T>::value) {
-      using U = typename std::remove_pointer<T>::type;
-      ptr_array<T, K> a;
+      using P = value_t<T>;
+      using U = typename std::remove_pointer<P>::type;
+      ptr_array<P, K> a;
       const int *r = c.row[D::d.mslot];
       for (int k = 0; k < K; ++k) {
         if constexpr (D::d.dim > 0)
-          a.p[k] = (T)((U *)c.base[D::d.dslot] + (long)r[k] * D::d.dim);
+          a.p[k] = (P)((U *)c.base[D::d.dslot] + (long)r[k] * D::d.dim);
         else
-          a.p[k] = (T)(c.base[D::d.dslot] + (long)r[k] * eb);
+          a.p[k] = (P)(c.base[D::d.dslot] + (long)r[k] * eb);
       }
       return a;
     } else {

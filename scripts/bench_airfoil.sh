@@ -32,7 +32,8 @@
 #            MAX_OTHER cores [0.15] is marked "disturbed" and repeated, up to
 #            TRIES runs in all [1: never repeated]; the last one counts
 #   CARGO_BUILD  0: skip `cargo build --release`, link the archives already
-#            in target/release [1]
+#            in OP2_LIBDIR [1]
+#   OP2_LIBDIR  the op2-rs libraries linked [target/release]
 #   CG_CELLS, CG_ITERS  callgrind mode: mesh size and the iteration
 #            difference measured [20000, 20]
 #   EXTRA_CXXFLAGS  added to every C++ compilation, e.g. "-march=native" or
@@ -68,7 +69,7 @@ TRIES=${TRIES:-1}
 MODE=${1:-time}
 
 OUT=target/bench${TAG:+-$TAG}
-LIB=target/release
+OP2_LIBDIR=${OP2_LIBDIR:-target/release}
 EX=c-examples
 mkdir -p "$OUT/logs"
 
@@ -84,7 +85,7 @@ build() {
   if [ "$CARGO_BUILD" = 1 ]; then
     cargo build --release 2>&1 | tail -n 1
   else
-    echo "   (CARGO_BUILD=0: using the existing $LIB/libop2_{seq,openmp}.a)"
+    echo "   (CARGO_BUILD=0: using the existing $OP2_LIBDIR/libop2_{seq,openmp}.a)"
   fi
   $CC $CFLAGS -I$EX/common -c $EX/common/naca_mesh.c -o $OUT/naca_mesh.o
   $CC $CFLAGS -I$EX/common $EX/meshgen/meshgen.c $OUT/naca_mesh.o -lm -o $OUT/meshgen
@@ -101,15 +102,15 @@ build() {
     $CXX $CXXFLAGS -fopenmp -I$EX/common -I$EX/airfoil $dir/airfoil_omp_ref$suffix.cpp \
       $OUT/naca_mesh.o -lm -o $OUT/airfoil_omp_ref$suffix
     $CXX $CXXFLAGS -Iinclude -I$EX/common -I$EX/airfoil $dir/airfoil$suffix.cpp \
-      $OUT/naca_mesh.o $LIB/libop2_seq.a $SYSLIBS -o $OUT/airfoil_seq$suffix
+      $OUT/naca_mesh.o $OP2_LIBDIR/libop2_seq.a $SYSLIBS -o $OUT/airfoil_seq$suffix
     $CXX $CXXFLAGS -Iinclude -I$EX/common -I$EX/airfoil $dir/airfoil$suffix.cpp \
-      $OUT/naca_mesh.o $LIB/libop2_openmp.a $SYSLIBS -o $OUT/airfoil_openmp$suffix
+      $OUT/naca_mesh.o $OP2_LIBDIR/libop2_openmp.a $SYSLIBS -o $OUT/airfoil_openmp$suffix
   done
   # the vector-argument benchmark (quad_res takes double ** through idx -4)
   $CXX $CXXFLAGS -I$EX/quadvec $EX/quadvec/quadvec_ref.cpp -o $OUT/quadvec_ref
-  $CXX $CXXFLAGS -Iinclude -I$EX/quadvec $EX/quadvec/quadvec.cpp $LIB/libop2_seq.a $SYSLIBS \
+  $CXX $CXXFLAGS -Iinclude -I$EX/quadvec $EX/quadvec/quadvec.cpp $OP2_LIBDIR/libop2_seq.a $SYSLIBS \
     -o $OUT/quadvec_seq
-  $CXX $CXXFLAGS -Iinclude -I$EX/quadvec $EX/quadvec/quadvec.cpp $LIB/libop2_openmp.a $SYSLIBS \
+  $CXX $CXXFLAGS -Iinclude -I$EX/quadvec $EX/quadvec/quadvec.cpp $OP2_LIBDIR/libop2_openmp.a $SYSLIBS \
     -o $OUT/quadvec_openmp
 }
 
@@ -187,7 +188,7 @@ timed() {
   ncell=$(awk 'NR == 1 { print $2; exit }' "$mesh")
   echo "== timing: $mesh ($ncell cells), $ITERS steps, $ROUNDS rounds, $(nproc) cores"
   echo "   $(uname -srm); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); $CXX $($CXX -dumpfullversion)"
-  echo "   source: $(git describe --always --dirty 2> /dev/null || echo unknown); libraries built $(date -r $LIB/libop2_openmp.a '+%F %T')"
+  echo "   source: $(git describe --always --dirty 2> /dev/null || echo unknown); libraries built $(date -r $OP2_LIBDIR/libop2_openmp.a '+%F %T')"
   local r i n=${#CONFIGS[@]} cfg label log b0 b1
   # CPU seconds of everything but the time loop (reading the mesh, set-up),
   # from one --iters=0 run per configuration; subtracted from each timed
@@ -361,7 +362,7 @@ build_g() {
   $CXX $CXXFLAGS -g -I$EX/common -I$EX/airfoil $EX/airfoil/airfoil_ref.cpp \
     $OUT/naca_mesh.o -lm -o $OUT/airfoil_ref_g
   $CXX $CXXFLAGS -g -Iinclude -I$EX/common -I$EX/airfoil $EX/airfoil/airfoil.cpp \
-    $OUT/naca_mesh.o $LIB/libop2_seq.a $SYSLIBS -o $OUT/airfoil_seq_g
+    $OUT/naca_mesh.o $OP2_LIBDIR/libop2_seq.a $SYSLIBS -o $OUT/airfoil_seq_g
 }
 
 # cg_sum FILE FN [SRC L0 L1 HDR DIR]: instructions of the functions whose
@@ -423,7 +424,7 @@ loop_costs() {
   awk -v a="$ir_seq" -v b="$ir_ref" -v n="$((2 * CG_ITERS * nedge))" 'BEGIN {
     printf "   res_calc per edge:  airfoil_seq %6.1f, airfoil_ref %6.1f, ratio %.3f  (target <= 1.2)\n", a / n, b / n, a / b }'
   $CXX $CXXFLAGS -g -I$EX/quadvec $EX/quadvec/quadvec_ref.cpp -o $OUT/quadvec_ref_g
-  $CXX $CXXFLAGS -g -Iinclude -I$EX/quadvec $EX/quadvec/quadvec.cpp $LIB/libop2_seq.a $SYSLIBS \
+  $CXX $CXXFLAGS -g -Iinclude -I$EX/quadvec $EX/quadvec/quadvec.cpp $OP2_LIBDIR/libop2_seq.a $SYSLIBS \
     -o $OUT/quadvec_seq_g
   for prog in quadvec_ref_g quadvec_seq_g; do
     cg_raw $OUT/logs/cg.$prog.raw.out "$OUT/$prog" --nx=100 --ny=100 --iters="$CG_ITERS"

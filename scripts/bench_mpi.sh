@@ -12,11 +12,12 @@ cd "$ROOT"
 NI=${NI:-1202}; NJ=${NJ:-600}; ITERS=${ITERS:-50}; ROUNDS=${ROUNDS:-3}
 OUT=target/bench-mpi; mkdir -p "$OUT"
 MPIRUN="mpirun --allow-run-as-root --oversubscribe --bind-to none"
+OP2_LIBDIR=${OP2_LIBDIR:-target/release}
 
-cargo build --release -p op2-mpi >/dev/null
+cargo build --release -p libop2-mpi >/dev/null
 make -s -C c-examples build/meshgen build/naca_mesh.o >/dev/null
 mpicxx -std=c++17 -O3 -DOMPI_SKIP_MPICXX -Iinclude -Ic-examples/common -Ic-examples/airfoil \
-  c-examples/airfoil/airfoil_mpi.cpp c-examples/build/naca_mesh.o target/release/libop2_mpi.a \
+  c-examples/airfoil/airfoil_mpi.cpp c-examples/build/naca_mesh.o "$OP2_LIBDIR/libop2_mpi.a" \
   -lpthread -ldl -lm -o "$OUT/airfoil_mpi"
 MESH="$OUT/grid_${NI}x${NJ}.dat"
 [ -f "$MESH" ] || c-examples/build/meshgen --ni "$NI" --nj "$NJ" -o "$MESH" >/dev/null

@@ -166,7 +166,7 @@ OP2_BUILD=${OP2_BUILD:-1}
 BUILD=${BUILD:-1}
 
 OUT=$ROOT/target/op2bench
-LIB=$ROOT/target/release
+OP2_LIBDIR=${OP2_LIBDIR:-$ROOT/target/release}
 OP2SRC=$OUT/op2-src        # copy of OP2's op2/ and makefiles/
 OP2B=$OUT/op2              # OP2's build directory (lib/, obj/)
 OP2INC=$OP2SRC/op2/include
@@ -231,7 +231,7 @@ build_rs() {
   fi
   local l
   for l in seq openmp mpi; do
-    [ -s "$LIB/libop2_$l.a" ] || { echo "missing $LIB/libop2_$l.a" >&2; exit 1; }
+    [ -s "$OP2_LIBDIR/libop2_$l.a" ] || { echo "missing $OP2_LIBDIR/libop2_$l.a" >&2; exit 1; }
   done
 }
 
@@ -350,20 +350,20 @@ build_app() { # APP
   local gm="$d/genmpi/${main}_mpi.cpp $d/genmpi/seq/op2_kernels.cpp"
   local rsi="-I$ROOT/include -I$src" op2i="-I$OP2INC -I$src" op2l="-L$OP2B/lib"
   set -x
-  $cxx $rsi "$src/$main.cpp" "$LIB/libop2_seq.a" $RS_SYSLIBS -o "${b}_seq_rs"
+  $cxx $rsi "$src/$main.cpp" "$OP2_LIBDIR/libop2_seq.a" $RS_SYSLIBS -o "${b}_seq_rs"
   $cxx $op2i "$src/$main.cpp" $op2l -lop2_seq -o "${b}_seq_op2"
   $cxx $op2i $gs $op2l -lop2_seq -o "${b}_genseq_op2"
-  $cxx $rsi $gs "$LIB/libop2_seq.a" $RS_SYSLIBS -o "${b}_genseq_rs"
-  $cxx $rsi "$src/$main.cpp" "$LIB/libop2_openmp.a" $RS_SYSLIBS -o "${b}_omp_rs"
+  $cxx $rsi $gs "$OP2_LIBDIR/libop2_seq.a" $RS_SYSLIBS -o "${b}_genseq_rs"
+  $cxx $rsi "$src/$main.cpp" "$OP2_LIBDIR/libop2_openmp.a" $RS_SYSLIBS -o "${b}_omp_rs"
   $cxx -fopenmp $op2i $go $op2l -lop2_openmp -o "${b}_genomp_op2"
-  $cxx -fopenmp $rsi $go "$LIB/libop2_openmp.a" $RS_SYSLIBS -o "${b}_genomp_rs"
+  $cxx -fopenmp $rsi $go "$OP2_LIBDIR/libop2_openmp.a" $RS_SYSLIBS -o "${b}_genomp_rs"
   { set +x; } 2> /dev/null
   if app_has_mpi "$app"; then
     set -x
-    $mpicxx -DUSE_MPI $rsi "$src/${main}_mpi.cpp" "$LIB/libop2_mpi.a" $RS_SYSLIBS -o "${b}_mpi_rs"
+    $mpicxx -DUSE_MPI $rsi "$src/${main}_mpi.cpp" "$OP2_LIBDIR/libop2_mpi.a" $RS_SYSLIBS -o "${b}_mpi_rs"
     $mpicxx -DUSE_MPI $op2i "$src/${main}_mpi.cpp" $op2l -lop2_mpi $OP2_MPI_LIBS -o "${b}_mpi_op2"
     $mpicxx -DUSE_MPI $op2i $gm $op2l -lop2_mpi $OP2_MPI_LIBS -o "${b}_genmpi_op2"
-    $mpicxx -DUSE_MPI $rsi $gm "$LIB/libop2_mpi.a" $RS_SYSLIBS -o "${b}_genmpi_rs"
+    $mpicxx -DUSE_MPI $rsi $gm "$OP2_LIBDIR/libop2_mpi.a" $RS_SYSLIBS -o "${b}_genmpi_rs"
     { set +x; } 2> /dev/null
   fi
 }
@@ -372,7 +372,7 @@ record_versions() {
   {
     echo "date: $(date -u '+%F %T UTC')"
     echo "machine: $(uname -srm); $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
-    echo "op2-rs: $(git describe --always --dirty 2> /dev/null || echo unknown); libraries built $(date -r "$LIB/libop2_seq.a" '+%F %T')"
+    echo "op2-rs: $(git describe --always --dirty 2> /dev/null || echo unknown); libraries built $(date -r "$OP2_LIBDIR/libop2_seq.a" '+%F %T')"
     echo "OP2-Common: $(git -C "$OP2_DIR" rev-parse HEAD 2> /dev/null || echo unknown) $(git -C "$OP2_DIR" status --short --untracked-files=no 2> /dev/null | grep -q . && echo '(local changes)')"
     echo "compilers: $(g++ -dumpfullversion) (g++), $(mpirun --version 2> /dev/null | head -n1), $(rustc --version)"
     echo "application flags: $APP_CXXFLAGS; OP2 library flags: $(awk -F' := ' '/^ ?CXXFLAGS :=/ { sub(/#$/, "", $2); print $2 }' "$OP2SRC/makefiles/.config.mk")"

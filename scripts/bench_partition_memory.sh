@@ -19,22 +19,22 @@ CELLS=("$@")
 [ ${#CELLS[@]} -gt 0 ] || CELLS=(720000 2880000 11520000)
 ITERS=${ITERS:-2}
 if [ "${CARGO_BUILD:-1}" != 0 ]; then
-  cargo build --release -p op2-mpi -p op2-seq -p op2-hdf5 >&2
+  cargo build --release -p libop2-mpi -p libop2-seq -p libop2-hdf5 >&2
 fi
 W=target/partmem
 mkdir -p "$W"
-LIB=$ROOT/target/release
+OP2_LIBDIR=${OP2_LIBDIR:-$ROOT/target/release}
 C=$ROOT/c-examples
 SER=/usr/lib/x86_64-linux-gnu/hdf5/serial
 PAR=/usr/lib/x86_64-linux-gnu/hdf5/openmpi
 if [ ! -x "$W/mesh2hdf5" ]; then
   gcc -std=c99 -O2 -c "$C/common/naca_mesh.c" -o "$W/naca_mesh.o"
   g++ -std=c++17 -O2 -I"$ROOT/include" -I"$C/common" -I"$C/airfoil" \
-    "$C/hdf5/mesh2hdf5.cpp" "$W/naca_mesh.o" "$LIB/libop2_hdf5.a" "$LIB/libop2_seq.a" \
+    "$C/hdf5/mesh2hdf5.cpp" "$W/naca_mesh.o" "$OP2_LIBDIR/libop2_hdf5.a" "$OP2_LIBDIR/libop2_seq.a" \
     -L"$SER/lib" -Wl,-rpath,"$SER/lib" -lhdf5 -lpthread -ldl -lm -o "$W/mesh2hdf5"
 fi
 mpicxx -DOMPI_SKIP_MPICXX -std=c++17 -O2 -I"$ROOT/include" -I"$C/common" -I"$C/airfoil" \
-  "$C/hdf5/airfoil_hdf5_mpi.cpp" "$W/naca_mesh.o" "$LIB/libop2_mpi.a" \
+  "$C/hdf5/airfoil_hdf5_mpi.cpp" "$W/naca_mesh.o" "$OP2_LIBDIR/libop2_mpi.a" \
   -L"$PAR/lib" -Wl,-rpath,"$PAR/lib" -lhdf5 -lpthread -ldl -lm -o "$W/airfoil_hdf5_mpi"
 printf '| cells | ranks | partitioning | peak RSS per rank, max (MiB) | mean (MiB) | max / 1-rank peak | op_partition (s) | edge cut |\n'
 printf '|---:|---:|---|---:|---:|---:|---:|---:|\n'

@@ -25,12 +25,12 @@ ROOT=$PWD
 CELLS=("$@")
 [ ${#CELLS[@]} -gt 0 ] || CELLS=(720000 2880000 11520000)
 if [ "${CARGO_BUILD:-1}" != 0 ]; then
-  cargo build --release -p op2-mpi -p op2-seq -p op2-hdf5 >&2
+  cargo build --release -p libop2-mpi -p libop2-seq -p libop2-hdf5 >&2
 fi
 W=$ROOT/target/partmem
 Q=$ROOT/target/partquality
 mkdir -p "$W" "$Q"
-LIB=$ROOT/target/release
+OP2_LIBDIR=${OP2_LIBDIR:-$ROOT/target/release}
 C=$ROOT/c-examples
 SER=/usr/lib/x86_64-linux-gnu/hdf5/serial
 PAR=/usr/lib/x86_64-linux-gnu/hdf5/openmpi
@@ -39,12 +39,12 @@ OP2INC=$ROOT/target/op2bench/op2-src/op2/include
 if [ ! -x "$W/mesh2hdf5" ]; then
   gcc -std=c99 -O2 -c "$C/common/naca_mesh.c" -o "$W/naca_mesh.o"
   g++ -std=c++17 -O2 -I"$ROOT/include" -I"$C/common" -I"$C/airfoil" \
-    "$C/hdf5/mesh2hdf5.cpp" "$W/naca_mesh.o" "$LIB/libop2_hdf5.a" "$LIB/libop2_seq.a" \
+    "$C/hdf5/mesh2hdf5.cpp" "$W/naca_mesh.o" "$OP2_LIBDIR/libop2_hdf5.a" "$OP2_LIBDIR/libop2_seq.a" \
     -L"$SER/lib" -Wl,-rpath,"$SER/lib" -lhdf5 -lpthread -ldl -lm -o "$W/mesh2hdf5"
 fi
 PROG="$C/mpi/partition_quality.cpp"
 mpicxx -DOMPI_SKIP_MPICXX -std=c++17 -O2 -Wall -Wextra -I"$ROOT/include" "$PROG" \
-  "$LIB/libop2_mpi.a" -L"$PAR/lib" -Wl,-rpath,"$PAR/lib" -lhdf5 -lpthread -ldl -lm -o "$Q/pq_rs"
+  "$OP2_LIBDIR/libop2_mpi.a" -L"$PAR/lib" -Wl,-rpath,"$PAR/lib" -lhdf5 -lpthread -ldl -lm -o "$Q/pq_rs"
 LIBS=(rs rs_metis)
 if [ -f "$OP2B/lib/libop2_mpi.a" ] && [ -d "$OP2INC" ]; then
   # OP2's headers warn under -Wextra; its library needs its HDF5 and PT-Scotch

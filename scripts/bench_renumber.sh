@@ -23,18 +23,19 @@ ROUNDS=${ROUNDS:-3}
 THREADS=${THREADS:-2}
 SEED=${SEED:-7}
 CARGO_BUILD=${CARGO_BUILD:-1}
+OP2_LIBDIR=${OP2_LIBDIR:-target/release}
 OUT=target/bench-renumber
 mkdir -p "$OUT/logs"
 
 if [ "$CARGO_BUILD" = 1 ]; then
-  cargo build --release -p op2-seq -p op2-openmp
+  cargo build --release -p libop2-seq -p libop2-openmp
 fi
 CXXFLAGS="-O3 -Wall -Wextra -std=c++17"
 gcc -O3 -Wall -Wextra -std=c99 -pedantic -c c-examples/common/naca_mesh.c -o "$OUT/naca_mesh.o"
 for lib in seq openmp; do
   g++ $CXXFLAGS -Iinclude -Ic-examples/common -Ic-examples/airfoil \
     c-examples/airfoil/airfoil.cpp "$OUT/naca_mesh.o" \
-    "target/release/libop2_$lib.a" -lpthread -ldl -lm -o "$OUT/airfoil_$lib"
+    "$OP2_LIBDIR/libop2_$lib.a" -lpthread -ldl -lm -o "$OUT/airfoil_$lib"
 done
 
 declare -A ARGS=(

@@ -46,7 +46,7 @@ CARGO_BUILD=${CARGO_BUILD:-1}
 QUIET_WAIT=${QUIET_WAIT:-0}
 
 OUT=target/bench-seq-omp
-LIB=target/release
+OP2_LIBDIR=${OP2_LIBDIR:-target/release}
 EX=c-examples
 CXX=${CXX:-g++}
 CC=${CC:-gcc}
@@ -59,8 +59,8 @@ if [ "$CARGO_BUILD" = 1 ]; then cargo build --release 2>&1 | tail -n 1; fi
 $CC -O3 -Wall -Wextra -std=c99 -I$EX/common -c $EX/common/naca_mesh.c -o $OUT/naca_mesh.o
 for lib in seq openmp; do
   $CXX $CXXFLAGS -Iinclude -I$EX/common -I$EX/airfoil $EX/airfoil/airfoil.cpp \
-    $OUT/naca_mesh.o $LIB/libop2_$lib.a $SYSLIBS -o $OUT/airfoil_$lib
-  $CXX $CXXFLAGS -Iinclude -I$EX/jac $EX/jac/jac.cpp $LIB/libop2_$lib.a $SYSLIBS -o $OUT/jac_$lib
+    $OUT/naca_mesh.o $OP2_LIBDIR/libop2_$lib.a $SYSLIBS -o $OUT/airfoil_$lib
+  $CXX $CXXFLAGS -Iinclude -I$EX/jac $EX/jac/jac.cpp $OP2_LIBDIR/libop2_$lib.a $SYSLIBS -o $OUT/jac_$lib
 done
 
 JAC1_BIN=target/op2bench/bin

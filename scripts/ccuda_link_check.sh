@@ -55,7 +55,7 @@ CUDA_LIB="$CUDA_HOME/lib"
 [ -d "$CUDA_HOME/lib64" ] && CUDA_LIB="$CUDA_HOME/lib64"
 CXX=${CXX:-g++}
 OUT=$ROOT/target/ccuda-link-check
-LIBDIR=${OP2_LIBDIR:-$ROOT/target/release}
+OP2_LIBDIR=${OP2_LIBDIR:-$ROOT/target/release}
 mkdir -p "$OUT"
 
 NVFLAGS=(-arch=sm_90 -std=c++17 -O3 --expt-relaxed-constexpr -DOP2_CUDA -I "$ROOT/include")
@@ -176,11 +176,11 @@ check_run() { # binary
 }
 link_and_run() { # library, linker
   local lib=$1 cxx=$2 kind libargs exe log
-  [ -e "$LIBDIR/lib$lib.a" ] || { echo "skip lib$lib: $LIBDIR/lib$lib.a not built"; return; }
+  [ -e "$OP2_LIBDIR/lib$lib.a" ] || { echo "skip lib$lib: $OP2_LIBDIR/lib$lib.a not built"; return; }
   command -v "$cxx" >/dev/null || { echo "skip lib$lib: no $cxx"; return; }
   for kind in static shared; do
-    if [ $kind = static ]; then libargs=("$LIBDIR/lib$lib.a"); else
-      libargs=(-L "$LIBDIR" -Wl,-rpath,"$LIBDIR" -l"$lib"); fi
+    if [ $kind = static ]; then libargs=("$OP2_LIBDIR/lib$lib.a"); else
+      libargs=(-L "$OP2_LIBDIR" -Wl,-rpath,"$OP2_LIBDIR" -l"$lib"); fi
     exe=$APP/airfoil_c_cuda_${lib}_$kind; log=$(mktemp)
     if "$cxx" "$APP/airfoil.o" "$APP/kernels.o" "${libargs[@]}" "${LINK_CUDA[@]}" -o "$exe" >"$log" 2>&1; then
       pass "link airfoil (c_cuda) against lib$lib ($kind)"

@@ -35,7 +35,7 @@ CUDA_LIB="$CUDA_HOME/lib"
 CXX=${CXX:-g++}
 MPICXX=${MPICXX:-mpicxx}
 OUT=$ROOT/target/cuda-link-check
-LIBDIR=${OP2_LIBDIR:-$ROOT/target/release}
+OP2_LIBDIR=${OP2_LIBDIR:-$ROOT/target/release}
 mkdir -p "$OUT"
 
 NVFLAGS=(-arch=sm_90 -std=c++17 -O3 --expt-relaxed-constexpr -DOP2_CUDA -I "$ROOT/include"
@@ -139,9 +139,9 @@ link_and_run() { # test, linker, library name: static archive, then shared libra
   for kind in static shared; do
     local log libargs exe="$OUT/$t-$kind"; log=$(mktemp)
     if [ $kind = static ]; then
-      libargs=("$LIBDIR/lib$lib.a")
+      libargs=("$OP2_LIBDIR/lib$lib.a")
     else
-      libargs=(-L "$LIBDIR" -Wl,-rpath,"$LIBDIR" -l"$lib")
+      libargs=(-L "$OP2_LIBDIR" -Wl,-rpath,"$OP2_LIBDIR" -l"$lib")
     fi
     if "$cxx" "$OUT/$t.o" "$OUT/${t}_kernels.o" "${libargs[@]}" "${LINK_CUDA[@]}" \
         -o "$exe" >"$log" 2>&1; then
@@ -164,10 +164,10 @@ for t in "${tests[@]}"; do
     *mpi*) lib=op2_mpi_cuda; cxx=$MPICXX ;;
     *) lib=op2_cuda; cxx=$CXX ;;
   esac
-  if [ -e "$LIBDIR/lib$lib.a" ]; then
+  if [ -e "$OP2_LIBDIR/lib$lib.a" ]; then
     link_and_run "$t" "$cxx" "$lib"
   else
-    echo "skip $t: $LIBDIR/lib$lib.a not built"
+    echo "skip $t: $OP2_LIBDIR/lib$lib.a not built"
   fi
 done
 

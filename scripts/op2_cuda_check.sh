@@ -22,11 +22,11 @@
 #              runtime, libm, the CUDA runtime (libcudart_static) and, for
 #              mpi, the MPI libraries define: the functions and variables the
 #              op2-rs CUDA library must export (listed after the table, each
-#              marked with whether $LIB's CPU library of the same kind
+#              marked with whether $OP2_LIBDIR's CPU library of the same kind
 #              already defines it). When op2_kernels.cu does not compile
 #              against include/ (CUDA headers not there yet), the list comes
 #              from a compile against OP2's own include/ and says so.
-#   link       with $LIB/libop2_cuda.a (mpi: libop2_mpi_cuda.a) and
+#   link       with $OP2_LIBDIR/libop2_cuda.a (mpi: libop2_mpi_cuda.a) and
 #              -lcudart_static -lpthread -ldl -lrt -lm: undefined and
 #              duplicate symbols are reported; SKIP while the library does
 #              not exist
@@ -42,7 +42,7 @@
 #
 # Environment (defaults in brackets):
 #   OUT          work directory [target/op2cuda]; nothing here is committed
-#   LIB          op2-rs libraries [target/release]
+#   OP2_LIBDIR   op2-rs libraries [target/release]
 #   INCLUDE      op2-rs headers [include]
 #   OP2_TRANSLATOR_VENV  Python venv with translator-v2's dependencies
 #                [target/op2bench/venv, created as scripts/bench_op2.sh does]
@@ -65,7 +65,7 @@ if [ -z "$OP2_DIR" ] || [ ! -f "$OP2_DIR/translator-v2/op2-translator/__main__.p
 fi
 OP2_DIR=$(cd "$OP2_DIR" && pwd)
 OUT=${OUT:-$ROOT/target/op2cuda}
-LIB=${LIB:-$ROOT/target/release}
+OP2_LIBDIR=${OP2_LIBDIR:-$ROOT/target/release}
 VENV=${OP2_TRANSLATOR_VENV:-$ROOT/target/op2bench/venv}
 CUDA_ARCH=${CUDA_ARCH:-sm_90}
 VARIANTS=${VARIANTS:-aos soa color mpi}
@@ -206,8 +206,8 @@ symbols() { # VARIANT
   nm -u "${objs[@]}" | awk 'NF == 2 && $1 == "U" { print $2 }' | sort -u |
     comm -23 - "$d/defined.syms" | comm -23 - "$sys" > "$d/needed.syms"
   local have=$OUT/cpu-lib.syms
-  [ -s "$LIB/$cpu" ] || cpu="$cpu (absent)"
-  nm --defined-only "$LIB/${cpu% (absent)}" 2> /dev/null | awk 'NF >= 3 && $2 ~ /[TDBRVWu]/ { print $3 }' | sort -u > "$have"
+  [ -s "$OP2_LIBDIR/$cpu" ] || cpu="$cpu (absent)"
+  nm --defined-only "$OP2_LIBDIR/${cpu% (absent)}" 2> /dev/null | awk 'NF >= 3 && $2 ~ /[TDBRVWu]/ { print $3 }' | sort -u > "$have"
   local n missing src_note=""
   n=$(wc -l < "$d/needed.syms")
   missing=$(comm -23 "$d/needed.syms" "$have" | wc -l)
@@ -227,7 +227,7 @@ link() { # VARIANT
   local v=$1 d=$OUT/$1 src lib=libop2_cuda.a cxx=g++
   src=$(variant_source "$v")
   [ "$v" = mpi ] && lib=libop2_mpi_cuda.a && cxx=mpicxx
-  if [ ! -s "$LIB/$lib" ]; then
+  if [ ! -s "$OP2_LIBDIR/$lib" ]; then
     result "$v" link SKIP "no $lib yet"
     return
   fi
@@ -237,7 +237,7 @@ link() { # VARIANT
   fi
   local -a lf=()
   read -r -a lf <<< "$LINK_FLAGS"
-  if nice -n 10 $cxx "$d/obj/$src.o" "$d/obj/op2_kernels.o" "$LIB/$lib" -L"$CUDALIB" \
+  if nice -n 10 $cxx "$d/obj/$src.o" "$d/obj/op2_kernels.o" "$OP2_LIBDIR/$lib" -L"$CUDALIB" \
     -lcudart_static -lpthread -ldl -lrt -lm "${lf[@]}" -o "$d/$v" > "$d/link.log" 2>&1; then
     result "$v" link PASS
   else
@@ -261,7 +261,7 @@ reference() { # the rms lines of airfoil.cpp on op_seq.h and libop2_seq.a
   local r=$OUT/ref
   mkdir -p "$r"
   cp "$OP2_DIR/$APP"/*.h "$OP2_DIR/$APP/airfoil.cpp" "$r/"
-  nice -n 10 g++ -std=c++17 -O3 -I"$INC" -I"$r" "$r/airfoil.cpp" "$LIB/libop2_seq.a" \
+  nice -n 10 g++ -std=c++17 -O3 -I"$INC" -I"$r" "$r/airfoil.cpp" "$OP2_LIBDIR/libop2_seq.a" \
     -lpthread -ldl -lm -o "$r/airfoil_seq" > "$r/build.log" 2>&1 || return 1
   ln -sf "$MESH" "$r/new_grid.dat"
   (cd "$r" && ./airfoil_seq > out.txt 2> err.txt) || return 1

@@ -101,7 +101,7 @@ RUN_TIMEOUT=${RUN_TIMEOUT:-120}
 CARGO_BUILD=${CARGO_BUILD:-1}
 OP2_REBUILD=${OP2_REBUILD:-0}
 
-LIB=$ROOT/target/release
+OP2_LIBDIR=${OP2_LIBDIR:-$ROOT/target/release}
 H5SER=/usr/lib/x86_64-linux-gnu/hdf5/serial
 H5PAR=/usr/lib/x86_64-linux-gnu/hdf5/openmpi
 H5SER_LIBS=(-L"$H5SER/lib" "-Wl,-rpath,$H5SER/lib" -lhdf5 -lz)
@@ -221,8 +221,8 @@ link_flags() {
   case $kind in seq | genseq) clib=seq ;; omp | genomp) clib=openmp ;; *) clib=mpi ;; esac
   if [ "$side" = rs ]; then
     [ "$lang" = f ] && printf '%s\n' "$OUT/rs/lib/libop2_fortran.a"
-    [ "$h5" = 1 ] && [ "$clib" != mpi ] && printf '%s\n' "$LIB/libop2_hdf5.a"
-    printf '%s\n' "$LIB/libop2_$clib.a" "${SYSLIBS[@]}"
+    [ "$h5" = 1 ] && [ "$clib" != mpi ] && printf '%s\n' "$OP2_LIBDIR/libop2_hdf5.a"
+    printf '%s\n' "$OP2_LIBDIR/libop2_$clib.a" "${SYSLIBS[@]}"
   else
     printf '%s\n' "-L$OUT/op2/lib"
     if [ "$lang" = f ]; then

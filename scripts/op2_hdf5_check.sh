@@ -12,7 +12,7 @@
 #    externlib/op_util, externlib/op_hdf5, which #includes op_hdf5_common.cpp),
 #    compiled with g++ -std=c++17 -O2 against Debian's serial HDF5 into
 #    libop2_seq.a / libop2_hdf5.a; op2-rs's libop2_hdf5.a / libop2_seq.a by
-#    `cargo build --release -p op2-hdf5 -p op2-seq`.
+#    `cargo build --release -p libop2-hdf5 -p libop2-seq`.
 # 2. tests/hdf5_op2/writer.cpp and reader.cpp (op2-rs's programs, OP2's public
 #    API only) built against each library. Each writer writes its file (sets,
 #    a map and dats "double", "float", "int", "long", "long long",
@@ -29,7 +29,8 @@
 #    they write (h5dump, exact values: file_name.h5 is p_q after 1000 steps).
 #
 # Environment: HDF5_DIR (Debian's serial HDF5 prefix by default), CXX (g++),
-# MESH_CELLS (cells of the airfoil mesh, 20000).
+# MESH_CELLS (cells of the airfoil mesh, 20000), OP2_LIBDIR (op2-rs's
+# libraries, target/release).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -eq 1 ] || { echo "usage: $0 OP2_DIR" >&2; exit 2; }
@@ -38,6 +39,7 @@ OP2=$(cd "$1" && pwd) || exit 2
 CXX=${CXX:-g++}
 HDF5_DIR=${HDF5_DIR:-/usr/lib/x86_64-linux-gnu/hdf5/serial}
 MESH_CELLS=${MESH_CELLS:-20000}
+OP2_LIBDIR=${OP2_LIBDIR:-$ROOT/target/release}
 T=$ROOT/target/op2hdf5
 HDF5_INC=(-I"$HDF5_DIR/include")
 HDF5_LIB=(-L"$HDF5_DIR/lib" -Wl,-rpath,"$HDF5_DIR/lib" -lhdf5)
@@ -81,7 +83,7 @@ build_op2_libs() {
 step "OP2 libop2_seq.a + libop2_hdf5.a (g++)" op2_libs.log build_op2_libs
 OP2_OK=$?
 step "op2-rs libop2_hdf5.a + libop2_seq.a (cargo)" cargo.log \
-  in_dir "$ROOT" cargo build --release -j1 -p op2-hdf5 -p op2-seq
+  in_dir "$ROOT" cargo build --release -j1 -p libop2-hdf5 -p libop2-seq
 RS_OK=$?
 
 # link lines: op2 = OP2's headers and libraries, rs = op2-rs's
@@ -94,7 +96,7 @@ cc_op2() { # cc_op2 OUT SRC [extra flags]: OP2's headers as system headers
 cc_rs() { # cc_rs OUT SRC [extra flags]
   local out=$1 src=$2; shift 2
   "$CXX" -std=c++17 -O2 "$@" -I"$ROOT/include" "$src" \
-    "$ROOT/target/release/libop2_hdf5.a" "$ROOT/target/release/libop2_seq.a" \
+    "$OP2_LIBDIR/libop2_hdf5.a" "$OP2_LIBDIR/libop2_seq.a" \
     "${HDF5_LIB[@]}" -lpthread -ldl -lm -o "$out"
 }
 

@@ -1,7 +1,7 @@
 //! `op2-core`: the OP2 model in pure Rust.
 //!
 //! Sets, maps and dats live in a [`Domain`]; loop arguments are described by
-//! [`ArgSpec`] and checked against a loop set by [`Domain::check_loop`]. The crate
+//! [`ArgSpec`] and checked against a loop set by [`arg::check_loop`]. The crate
 //! has no FFI and no global state: the C ABI layer (`capi/`) owns one `Domain`
 //! and mirrors its objects in OP2's C structs. It starts no thread of its own:
 //! plan, halo and partition construction run in parallel only when called on

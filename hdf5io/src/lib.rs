@@ -2,7 +2,7 @@
 //! op2-rs's HDF5 libraries (`libop2_hdf5` beside `libop2_seq`/`libop2_openmp`,
 //! and the MPI library's collective variant).
 //!
-//! * [`file`]: an HDF5 file with `/`-paths (groups created on the way),
+//! * [`file`](mod@file): an HDF5 file with `/`-paths (groups created on the way),
 //!   row-range reads/writes with type conversion, OP2's attribute forms
 //!   (1-element `int`, scalar fixed-length NULLTERM strings).
 //! * [`layout`]: OP2's objects: set sizes, maps, dats, constants, and the

@@ -2,7 +2,7 @@
 //! `libop2_mpi_cuda` as in OP2 (link: `-lop2_mpi` and a parallel HDF5).
 //!
 //! Every call opens its file on the library's communicator with HDF5's
-//! MPI-IO driver and transfers collectively ([`mpio`]):
+//! MPI-IO driver and transfers collectively (`mpio`):
 //!
 //! * `op_decl_set_hdf5[_infer_size]`: each rank declares OP2's block of the
 //!   global size (`⌊g·r/P⌋..⌊g·(r+1)/P⌋`);

@@ -2,7 +2,7 @@
 //! programs against `include/` and a built OP2 library, run them.
 //!
 //! The libraries must have been built first (`cargo build --release`, which
-//! `scripts/test.sh` does); `OP2_LIB_DIR` overrides where they are looked for.
+//! `scripts/test.sh` does); `OP2_LIBDIR` overrides where they are looked for.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -18,7 +18,7 @@ pub fn root() -> PathBuf {
 
 /// Directory holding libop2_*.{a,so}.
 pub fn lib_dir() -> PathBuf {
-    std::env::var_os("OP2_LIB_DIR")
+    std::env::var_os("OP2_LIBDIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root().join("target/release"))
 }

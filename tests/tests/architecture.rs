@@ -408,7 +408,7 @@ fn backends_do_not_depend_on_the_c_abi() {
     for b in ["seq", "threads", "mpi"] {
         let toml =
             std::fs::read_to_string(root().join(format!("backends/{b}/Cargo.toml"))).unwrap();
-        for lib in ["op2-seq", "op2-openmp", "op2-mpi", "capi"] {
+        for lib in ["libop2-seq", "libop2-openmp", "libop2-mpi", "capi"] {
             assert!(
                 !toml.lines().any(|l| l.trim_start().starts_with(lib)),
                 "backends/{b} depends on {lib}"

@@ -364,7 +364,9 @@ fn fortran_features_openmp() {
     assert_features_pass(&r);
 }
 
-/// The generated parts of the modules are what fortran/gen_*.py produce.
+/// The generated parts of the modules are what fortran/gen_*.py produce
+/// (gen_declarations.py: op2_for_declarations.F90 and
+/// op2_for_hdf5_declarations.F90; gen_reference.py: op2_for_reference.F90).
 #[test]
 fn fortran_generated_sources_up_to_date() {
     for script in ["gen_declarations.py", "gen_reference.py"] {

@@ -41,7 +41,7 @@ const NEEDS_SYSTEM: [&str; 4] = ["mpi-sys", "clang-sys", "hdf5-metno-sys", "bind
 #[test]
 fn default_members_need_no_system_package() {
     let pkgs = packages(&[]);
-    for lib in ["op2-seq", "op2-openmp", "op2-cuda"] {
+    for lib in ["libop2-seq", "libop2-openmp", "libop2-cuda"] {
         assert!(pkgs.iter().any(|p| p == lib), "{lib} not a default member");
     }
     for bad in NEEDS_SYSTEM {
@@ -66,7 +66,7 @@ fn whole_workspace_reaches_mpi_and_hdf5() {
 
 #[test]
 fn mpi_libraries_build_without_hdf5_on_request() {
-    for lib in ["op2-mpi", "op2-mpi-cuda"] {
+    for lib in ["libop2-mpi", "libop2-mpi-cuda"] {
         let with = packages(&["-p", lib]);
         assert!(
             with.iter().any(|p| p == "hdf5-metno-sys"),

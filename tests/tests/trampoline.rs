@@ -4,6 +4,9 @@
 //! instruction set) and the generic path, against plain loops, bitwise with
 //! libop2_seq; with libop2_openmp within 1e-12, and bitwise the same for every
 //! thread count. The program also checks which paths each loop took.
+//! tests/c/trampoline_const.cpp: kernels whose vector parameters are spelled
+//! with const at either level, at every level and with -O0, -O3 and
+//! -O3 -march=native.
 
 mod common;
 
@@ -218,4 +221,64 @@ fn native_instruction_set_defaults() {
     assert!(r.stdout.contains("DONE 0 failures"), "{}", r.stdout);
     assert_eq!(d0, digest(&r), "-O3 -march=native, op2_seq");
     same_digest_on_threads(Simd::Native, &["1", "2", "3"], "tramp-native-thr");
+}
+
+/// Kernel parameters of vector arguments spelled with const at either level
+/// (T**, const T**, T* const*, const T* const*, T const* const*: OP2's
+/// op_seq.h takes them all; tests/c/trampoline_const.cpp): the program
+/// compiles at every OP2_RS_SIMD level with `opt`, takes the paths its
+/// macros say, and gives the plain loops' bits.
+fn const_vector_params(tag: &str, opt: &[&str]) {
+    let mut names: Vec<String> = Vec::new();
+    for s in ["pp", "cpp", "pcp", "cpcp", "dcpcp"] {
+        for l in ["inc", "inc_runtime", "read", "read_runtime"] {
+            names.push(format!("{l}_{s}"));
+        }
+    }
+    names.extend(["wide", "wide_runtime"].map(String::from));
+    let paths: Vec<String> = names.iter().map(|n| format!("path_{n}")).collect();
+    let checks: Vec<&str> = names.iter().chain(&paths).map(String::as_str).collect();
+    // (name suffix, defines): each level, the defaults, and the plain op_par_loop
+    let levels = [0, 1, 2, 3].map(|l| (l.to_string(), vec![format!("OP2_RS_SIMD={l}")]));
+    let variants = levels.into_iter().chain([
+        ("default".to_string(), vec![]),
+        (
+            "plain".to_string(),
+            vec!["OP2_RS_PLAIN_PAR_LOOP=1".to_string()],
+        ),
+    ]);
+    for (variant, defines) in variants {
+        let name = format!("trampoline_const_{tag}_{variant}");
+        let mut p = Program::new(&name, Lang::Cxx17, &["tests/c/trampoline_const.cpp"]);
+        for d in &defines {
+            p = p.define(d);
+        }
+        for f in opt {
+            p = p.flag(f);
+        }
+        let r = run_in(
+            &build_once(&p),
+            &[],
+            &out_dir().join("runs").join(&name),
+            &[("OMP_NUM_THREADS", "1")],
+        );
+        assert_all_pass(&r, &checks);
+        assert!(r.stdout.contains("DONE 0 failures"), "{name}: {}", r.stdout);
+        assert!(r.stderr.is_empty(), "{name}: {}", r.stderr);
+    }
+}
+
+#[test]
+fn const_vector_params_o0() {
+    const_vector_params("o0", &["-O0"]);
+}
+
+#[test]
+fn const_vector_params_o3() {
+    const_vector_params("o3", &["-O3"]);
+}
+
+#[test]
+fn const_vector_params_native() {
+    const_vector_params("native", &["-O3", "-march=native"]);
 }

@@ -1,7 +1,8 @@
 //! The MPI backend of op2-rs (`libop2_mpi`): [`MpiComm`] implements core's
 //! [`Collectives`] over an MPI communicator, and [`distribution`] assembles
-//! core's [`Distributed`] with it, METIS k-way partitioning and an abort
-//! handle. What to send where comes from `op2_core::dist`; this crate only
+//! core's [`Distributed`] with it, k-way partitioning (PT-Scotch over the
+//! distributed graph where it is installed, [`ptscotch`]; METIS otherwise)
+//! and an abort handle. What to send where comes from `op2_core::dist`; this crate only
 //! moves bytes.
 //!
 //! Every MPI call's return code is checked: the library's communicator gets
@@ -446,7 +447,8 @@ pub fn kway(xadj: &[i32], adjncy: &[i32], nparts: usize) -> std::result::Result<
 
 /// The distribution of `libop2_mpi`: OP2's MPI semantics over a duplicate
 /// of `MPI_COMM_WORLD` (or of the application's communicator, a Fortran
-/// handle), METIS for OP2's k-way partitioner names, MPI_Abort on fatal errors.
+/// handle), PT-Scotch or METIS for OP2's k-way partitioner names (below),
+/// MPI_Abort on fatal errors.
 ///
 /// Partitioning runs without the global mesh (`op2_core::dist::scalable`);
 /// OP2's k-way names use PT-Scotch on several ranks when the machine has it

@@ -1,6 +1,6 @@
 //! The threads backend (`libop2_openmp`): a loop runs colour by colour over
 //! its execution plan; the blocks of one colour run in parallel on a team of
-//! threads in the OpenMP style ([`team`]: the calling thread is member 0,
+//! threads in the OpenMP style (`team`: the calling thread is member 0,
 //! blocks are handed out one at a time, a barrier separates colours). Blocks
 //! of one colour touch disjoint indirectly-modified data, which is what the
 //! plan's block colouring guarantees and `Plan::check` verifies. Each block
