@@ -61,9 +61,10 @@ fn main() {
         let list: Vec<String> = (1..=n).map(|i| format!("arg{i}")).collect();
         writeln!(
             f,
-            "/// `op_par_loop_{n}` of OP2's Fortran reference API.\n#[no_mangle]\n\
+            "/// `op_par_loop_{n}` of OP2's Fortran reference API.\n///\n/// # Safety\n\
+             /// The args point to op_args; `kernel` takes one pointer per arg.\n#[no_mangle]\n\
              pub unsafe extern \"C\" fn op_par_loop_{n}(kernel: Option<unsafe extern \"C\" fn()>, set: op_set, {}) {{\n    \
-             c_api!(\"op_par_loop\", fortran_par_loop(kernel, set, &[{}]))\n}}",
+             c_api!(unsafe \"op_par_loop\", fortran_par_loop(kernel, set, &[{}]))\n}}",
             params.join(", "),
             list.join(", ")
         )

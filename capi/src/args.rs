@@ -44,6 +44,9 @@ fn access(acc: c_int) -> Result<Access> {
 }
 
 /// `op_arg_dat` and its optional and Fortran forms.
+///
+/// # Safety
+/// `type_` is NULL or a NUL-terminated string; handles are NULL or OP2's.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn arg_dat(
     call: &'static str,
@@ -108,7 +111,7 @@ pub unsafe extern "C" fn op_arg_dat(
     acc: op_access,
 ) -> op_arg {
     c_api!(
-        "op_arg_dat",
+        unsafe "op_arg_dat",
         arg_dat("op_arg_dat", 1, dat, idx, map, dim, type_, acc)
     )
 }
@@ -128,7 +131,7 @@ pub unsafe extern "C" fn op_opt_arg_dat(
     acc: op_access,
 ) -> op_arg {
     c_api!(
-        "op_opt_arg_dat",
+        unsafe "op_opt_arg_dat",
         arg_dat("op_opt_arg_dat", opt, dat, idx, map, dim, type_, acc)
     )
 }
@@ -145,7 +148,7 @@ pub unsafe extern "C" fn op_arg_dat_core(
     acc: op_access,
 ) -> op_arg {
     c_api!(
-        "op_arg_dat",
+        unsafe "op_arg_dat",
         arg_dat("op_arg_dat", 1, dat, idx, map, dim, type_, acc)
     )
 }
@@ -163,12 +166,15 @@ pub unsafe extern "C" fn op_opt_arg_dat_core(
     acc: op_access,
 ) -> op_arg {
     c_api!(
-        "op_opt_arg_dat",
+        unsafe "op_opt_arg_dat",
         arg_dat("op_opt_arg_dat", opt, dat, idx, map, dim, type_, acc)
     )
 }
 
 /// `op_arg_gbl`, `op_arg_info` and their optional and Fortran forms.
+///
+/// # Safety
+/// `type_` is NULL or a NUL-terminated string; `data` holds `dim` values.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn arg_gbl(
     call: &'static str,
@@ -219,7 +225,7 @@ pub unsafe extern "C" fn op_arg_gbl_char(
     acc: op_access,
 ) -> op_arg {
     c_api!(
-        "op_arg_gbl",
+        unsafe "op_arg_gbl",
         arg_gbl(
             "op_arg_gbl",
             1,
@@ -245,7 +251,7 @@ pub unsafe extern "C" fn op_opt_arg_gbl_char(
     acc: op_access,
 ) -> op_arg {
     c_api!(
-        "op_opt_arg_gbl",
+        unsafe "op_opt_arg_gbl",
         arg_gbl(
             "op_opt_arg_gbl",
             opt,
@@ -271,7 +277,7 @@ pub unsafe extern "C" fn op_arg_gbl_core(
     acc: op_access,
 ) -> op_arg {
     c_api!(
-        "op_arg_gbl",
+        unsafe "op_arg_gbl",
         arg_gbl(
             "op_arg_gbl",
             opt,
@@ -300,7 +306,7 @@ pub unsafe extern "C" fn op2_arg_gbl_checked(
     acc: op_access,
     actual: *const c_char,
 ) -> op_arg {
-    c_api!("op_arg_gbl", {
+    c_api!(unsafe "op_arg_gbl", {
         crate::decl::check_decl_type("global", std::ptr::null(), type_, actual)?;
         arg_gbl(
             "op_arg_gbl",
@@ -366,7 +372,7 @@ pub unsafe extern "C" fn op_arg_info_char(
     ref_: c_int,
 ) -> op_arg {
     c_api!(
-        "op_arg_info",
+        unsafe "op_arg_info",
         arg_gbl(
             "op_arg_info",
             1,
@@ -448,7 +454,7 @@ pub(crate) unsafe fn to_spec(
             return Ok(ArgSpec {
                 kind: ArgKind::Gbl,
                 dim: a.dim,
-                type_name: tname,
+                type_name: tname.into_owned(),
                 access: acc.unwrap_or(Access::Read),
                 opt: false,
             })
@@ -496,7 +502,7 @@ pub(crate) unsafe fn to_spec(
     Ok(ArgSpec {
         kind,
         dim: a.dim,
-        type_name: tname,
+        type_name: tname.into_owned(),
         access,
         opt,
     })

@@ -15,13 +15,30 @@ use std::io::Write;
 /// The body of an exported function: `c_api!("op_call", expr)` evaluates
 /// `expr` (an `op2_core::Result`) inside the boundary;
 /// `c_api!(call = "op_call", expr)` also names the call `call` in `expr`.
+/// `c_api!(unsafe "op_call", expr)` is the body of an `unsafe extern "C"`
+/// function that hands its arguments to an `unsafe fn` with the same
+/// contract (the function's `# Safety` section).
 macro_rules! c_api {
     ($call:literal, $body:expr) => {
         op2_core::boundary::enter($call, $crate::boundary::stop, || $body)
     };
+    (unsafe $call:literal, $body:expr) => {
+        op2_core::boundary::enter($call, $crate::boundary::stop, || {
+            // SAFETY: the exported function's contract with its C caller
+            // (its `# Safety` section) is the contract of what it calls.
+            unsafe { $body }
+        })
+    };
     ($name:ident = $call:literal, $body:expr) => {{
         let $name: &'static str = $call;
         op2_core::boundary::enter($name, $crate::boundary::stop, || $body)
+    }};
+    (unsafe $name:ident = $call:literal, $body:expr) => {{
+        let $name: &'static str = $call;
+        op2_core::boundary::enter($name, $crate::boundary::stop, || {
+            // SAFETY: as in the `unsafe` form above.
+            unsafe { $body }
+        })
     }};
 }
 pub(crate) use c_api;
@@ -40,7 +57,8 @@ pub(crate) fn set_abort(h: Option<AbortHandle>) {
 pub fn stop(e: &Op2Error) -> ! {
     crate::printf::cflush();
     let _ = std::io::stdout().flush();
-    eprintln!("{e}");
+    // One write: the lines of several MPI ranks must not interleave.
+    let _ = std::io::stderr().write_all(format!("{e}\n").as_bytes());
     let _ = std::io::stderr().flush();
     let code = e.exit_status();
     let h = ABORT.try_lock().and_then(|g| g.clone());

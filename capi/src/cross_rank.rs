@@ -33,7 +33,7 @@ pub(crate) fn local_figures(st: &mut State) -> Vec<KernelFigures> {
         }
         out.push(KernelFigures {
             // SAFETY: names are C strings set by us or the application.
-            name: unsafe { name_or(r.name, "?") },
+            name: unsafe { name_or(r.name, "?") }.into_owned(),
             count: i64::from(r.count),
             times: times.to_vec(),
             plan_time: f64::from(r.plan_time),
@@ -78,7 +78,7 @@ unsafe fn timings_to_csv(file: *const c_char) -> Result<()> {
 /// `file` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn op_timings_to_csv(file: *const c_char) {
-    c_api!("op_timings_to_csv", timings_to_csv(file))
+    c_api!(unsafe "op_timings_to_csv", timings_to_csv(file))
 }
 
 /// `vals` summed element-wise over the ranks (left alone on one node, and

@@ -100,7 +100,7 @@ unsafe fn gbl_data(args: &[op_arg]) -> Result<Vec<GblData>> {
             host: a.data as *mut u8,
             dev: a.data_d as DevPtr,
             // SAFETY: the caller's contract.
-            type_name: unsafe { name_or(a.r#type, "?") },
+            type_name: unsafe { name_or(a.r#type, "?") }.into_owned(),
         })
         .collect())
 }

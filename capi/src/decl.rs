@@ -10,7 +10,7 @@ use op2_core::runtime::{Opt, Runtime};
 use op2_core::{Op2Error, Result};
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_void};
-use std::ptr::{addr_of, addr_of_mut};
+use std::ptr::addr_of_mut;
 
 fn print_out(s: &str) {
     crate::printf::cout(s)
@@ -77,11 +77,8 @@ pub(crate) fn init(
 
 /// Options OP2 also takes from the environment.
 fn apply_env_options() {
-    // SAFETY: plain int globals on the API thread.
-    if std::env::var_os("OP_AUTO_SOA").is_some()
-        || unsafe { globals::get(addr_of!(OP_auto_soa)) } != 0
-    {
-        unsafe { globals::set(addr_of_mut!(OP_auto_soa), 1) };
+    if std::env::var_os("OP_AUTO_SOA").is_some() || globals::config().auto_soa {
+        globals::apply(Opt::AutoSoa);
         print_out("\n Enabling Automatic AoS->SoA Conversion\n");
     }
     if let Ok(v) = std::env::var("OP_HYBRID_BALANCE") {
@@ -246,7 +243,7 @@ pub extern "C" fn op_rt_exit() {
 /// `name` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn op_decl_set(size: idx_l_t, name: *const c_char) -> op_set {
-    c_api!("op_decl_set", decl_set(size, name))
+    c_api!(unsafe "op_decl_set", decl_set(size, name))
 }
 
 /// # Safety
@@ -264,7 +261,7 @@ unsafe fn decl_set(size: c_int, name: *const c_char) -> Result<op_set> {
 /// As for [`op_decl_set`].
 #[no_mangle]
 pub unsafe extern "C" fn op_decl_set_core(size: c_int, name: *const c_char) -> op_set {
-    c_api!("op_decl_set", decl_set(size, name))
+    c_api!(unsafe "op_decl_set", decl_set(size, name))
 }
 
 /// `op_decl_map` and its variants: `imap` holds `from.size * dim` entries.
@@ -327,7 +324,7 @@ pub unsafe extern "C" fn op_decl_map(
     name: *const c_char,
 ) -> op_map {
     c_api!(
-        "op_decl_map",
+        unsafe "op_decl_map",
         decl_map("op_decl_map", from, to, dim, imap, name)
     )
 }
@@ -343,7 +340,7 @@ pub unsafe extern "C" fn op_decl_map_core(
     name: *const c_char,
 ) -> op_map {
     c_api!(
-        "op_decl_map",
+        unsafe "op_decl_map",
         decl_map("op_decl_map", from, to, dim, imap, name)
     )
 }
@@ -360,9 +357,8 @@ pub unsafe extern "C" fn op_decl_map_long(
     imap: *mut idx_g_t,
     name: *const c_char,
 ) -> op_map {
-    c_api!("op_decl_map_long", {
-        // SAFETY: the caller's contract.
-        let narrow = unsafe { narrow_map(from, dim, imap, name) }?;
+    c_api!(unsafe "op_decl_map_long", {
+        let narrow = narrow_map(from, dim, imap, name)?;
         let p = if imap.is_null() {
             std::ptr::null()
         } else {
@@ -463,7 +459,7 @@ pub unsafe extern "C" fn op_decl_dat_char(
     name: *const c_char,
 ) -> op_dat {
     c_api!(
-        "op_decl_dat",
+        unsafe "op_decl_dat",
         decl_dat("op_decl_dat", set, dim, type_, type_size, data, name, false)
     )
 }
@@ -480,7 +476,7 @@ pub unsafe extern "C" fn op_decl_dat_core(
     name: *const c_char,
 ) -> op_dat {
     c_api!(
-        "op_decl_dat",
+        unsafe "op_decl_dat",
         decl_dat("op_decl_dat", set, dim, type_, type_size, data, name, false)
     )
 }
@@ -498,7 +494,7 @@ pub unsafe extern "C" fn op_decl_dat_temp_char(
     name: *const c_char,
 ) -> op_dat {
     c_api!(
-        "op_decl_dat_temp",
+        unsafe "op_decl_dat_temp",
         decl_dat(
             "op_decl_dat_temp",
             set,
@@ -524,7 +520,7 @@ pub unsafe extern "C" fn op_decl_dat_temp_core(
     name: *const c_char,
 ) -> op_dat {
     c_api!(
-        "op_decl_dat_temp",
+        unsafe "op_decl_dat_temp",
         decl_dat(
             "op_decl_dat_temp",
             set,
@@ -584,7 +580,7 @@ pub unsafe extern "C" fn op_decl_const_char(
     name: *const c_char,
 ) {
     c_api!(
-        "op_decl_const",
+        unsafe "op_decl_const",
         decl_const(dim, type_, type_size, data, name)
     )
 }
@@ -638,7 +634,7 @@ pub unsafe extern "C" fn op_decl_const_core(
     name: *const c_char,
 ) {
     c_api!(
-        "op_decl_const",
+        unsafe "op_decl_const",
         decl_const(dim, type_, type_size, data, name)
     )
 }
@@ -730,10 +726,7 @@ pub extern "C" fn op_search_map_ptr(ptr: *const c_int) -> op_map {
 #[no_mangle]
 pub extern "C" fn op_is_partitioned() -> c_int {
     // SAFETY: plain int global.
-    c_api!(
-        "op_is_partitioned",
-        Ok(unsafe { globals::get(addr_of!(OP_is_partitioned)) })
-    )
+    c_api!("op_is_partitioned", Ok(globals::is_partitioned()))
 }
 
 /// `op_decl_dat` from the C/C++ headers: `actual` names the data pointer's
@@ -751,7 +744,7 @@ pub unsafe extern "C" fn op2_decl_dat_checked(
     name: *const c_char,
     actual: *const c_char,
 ) -> op_dat {
-    c_api!("op_decl_dat", {
+    c_api!(unsafe "op_decl_dat", {
         check_decl_type("dat", name, type_, actual)?;
         decl_dat("op_decl_dat", set, dim, type_, type_size, data, name, false)
     })
@@ -770,7 +763,7 @@ pub unsafe extern "C" fn op2_decl_dat_temp_checked(
     name: *const c_char,
     actual: *const c_char,
 ) -> op_dat {
-    c_api!("op_decl_dat_temp", {
+    c_api!(unsafe "op_decl_dat_temp", {
         check_decl_type("dat", name, type_, actual)?;
         decl_dat(
             "op_decl_dat_temp",
@@ -798,7 +791,7 @@ pub unsafe extern "C" fn op2_decl_const_checked(
     name: *const c_char,
     actual: *const c_char,
 ) {
-    c_api!("op_decl_const", {
+    c_api!(unsafe "op_decl_const", {
         check_decl_type("constant", name, type_, actual)?;
         decl_const(dim, type_, type_size, data, name)
     })
@@ -826,5 +819,5 @@ pub(crate) unsafe fn check_decl_type(
             name_or(actual, ""),
         )
     };
-    op2_core::types::check_declared(what, (!name.is_null()).then_some(n.as_str()), &d, &a)
+    op2_core::types::check_declared(what, (!name.is_null()).then_some(&*n), &d, &a)
 }

@@ -78,7 +78,7 @@ pub unsafe extern "C" fn op_partition(
     map: op_map,
     coords: op_dat,
 ) {
-    c_api!("op_partition", partition(lib, routine, set, map, coords))
+    c_api!(unsafe "op_partition", partition(lib, routine, set, map, coords))
 }
 
 /// `op_partition` with the map and coordinates named by their original arrays (Fortran).
@@ -93,7 +93,7 @@ pub unsafe extern "C" fn op_partition_ptr(
     map: *mut c_int,
     coords: *mut c_double,
 ) {
-    c_api!("op_partition", {
+    c_api!(unsafe "op_partition", {
         let (m, d) = with_state(|st| {
             Ok((
                 st.map_by_orig_ptr(map)
@@ -131,10 +131,8 @@ unsafe fn halo_exchanges(
     with_state(|st| {
         let s = st.h.set_id(set)?;
         // SAFETY: the caller's contract.
-        let args = CArgs {
-            h: &st.h,
-            args: unsafe { slice(nargs, args) },
-        };
+        let args = unsafe { slice(nargs, args) };
+        let args = CArgs { h: &st.h, args };
         Ok(st.rt.begin_generated(&mut st.c, call, s, &args, side)? as c_int)
     })
 }
@@ -152,7 +150,7 @@ pub unsafe extern "C" fn op_mpi_halo_exchanges(
     args: *mut op_arg,
 ) -> c_int {
     c_api!(
-        "op_mpi_halo_exchanges",
+        unsafe "op_mpi_halo_exchanges",
         halo_exchanges("op_mpi_halo_exchanges", set, nargs, args, Side::Host)
     )
 }
@@ -170,7 +168,7 @@ pub unsafe extern "C" fn op_mpi_halo_exchanges_grouped(
     device: c_int,
 ) -> c_int {
     c_api!(
-        "op_mpi_halo_exchanges_grouped",
+        unsafe "op_mpi_halo_exchanges_grouped",
         halo_exchanges(
             "op_mpi_halo_exchanges_grouped",
             set,
@@ -192,7 +190,7 @@ pub unsafe extern "C" fn op_mpi_halo_exchanges_cuda(
     args: *mut op_arg,
 ) -> c_int {
     c_api!(
-        "op_mpi_halo_exchanges_cuda",
+        unsafe "op_mpi_halo_exchanges_cuda",
         halo_exchanges("op_mpi_halo_exchanges_cuda", set, nargs, args, Side::Device)
     )
 }
@@ -205,10 +203,8 @@ pub unsafe extern "C" fn op_mpi_halo_exchanges_cuda(
 unsafe fn set_dirtybit(nargs: c_int, args: *mut op_arg, side: Side) -> Result<()> {
     with_state(|st| {
         // SAFETY: the caller's contract.
-        let args = CArgs {
-            h: &st.h,
-            args: unsafe { slice(nargs, args) },
-        };
+        let args = unsafe { slice(nargs, args) };
+        let args = CArgs { h: &st.h, args };
         st.rt.end_generated(&mut st.c, &args, side)
     })
 }
@@ -219,7 +215,7 @@ unsafe fn set_dirtybit(nargs: c_int, args: *mut op_arg, side: Side) -> Result<()
 /// As for [`halo_exchanges`].
 #[no_mangle]
 pub unsafe extern "C" fn op_mpi_set_dirtybit(nargs: c_int, args: *mut op_arg) {
-    c_api!("op_mpi_set_dirtybit", set_dirtybit(nargs, args, Side::Host))
+    c_api!(unsafe "op_mpi_set_dirtybit", set_dirtybit(nargs, args, Side::Host))
 }
 
 /// After a generated loop on the device: written dats are newer there.
@@ -229,7 +225,7 @@ pub unsafe extern "C" fn op_mpi_set_dirtybit(nargs: c_int, args: *mut op_arg) {
 #[no_mangle]
 pub unsafe extern "C" fn op_mpi_set_dirtybit_cuda(nargs: c_int, args: *mut op_arg) {
     c_api!(
-        "op_mpi_set_dirtybit_cuda",
+        unsafe "op_mpi_set_dirtybit_cuda",
         set_dirtybit(nargs, args, Side::Device)
     )
 }
@@ -277,10 +273,9 @@ pub unsafe extern "C" fn op_mpi_reset_halos(nargs: c_int, args: *mut op_arg) {
         "op_mpi_reset_halos",
         with_state(|st| {
             // SAFETY: the caller's contract.
-            let args = CArgs {
-                h: &st.h,
-                args: unsafe { slice(nargs, args) },
-            };
+            // SAFETY: the caller's contract.
+            let args = unsafe { slice(nargs, args) };
+            let args = CArgs { h: &st.h, args };
             let dats = args.dats(Pick::Read)?;
             st.rt.reset_halos(&mut st.c, "op_mpi_reset_halos", &dats)
         })
@@ -340,7 +335,7 @@ unsafe fn reduce_arg(arg: *mut op_arg, t: Option<ScalarType>) -> Result<()> {
 #[no_mangle]
 pub unsafe extern "C" fn op_mpi_reduce_double(arg: *mut op_arg, _data: *mut c_double) {
     c_api!(
-        "op_mpi_reduce_double",
+        unsafe "op_mpi_reduce_double",
         reduce_arg(arg, Some(ScalarType::F64))
     )
 }
@@ -349,7 +344,7 @@ pub unsafe extern "C" fn op_mpi_reduce_double(arg: *mut op_arg, _data: *mut c_do
 #[no_mangle]
 pub unsafe extern "C" fn op_mpi_reduce_float(arg: *mut op_arg, _data: *mut c_float) {
     c_api!(
-        "op_mpi_reduce_float",
+        unsafe "op_mpi_reduce_float",
         reduce_arg(arg, Some(ScalarType::F32))
     )
 }
@@ -357,7 +352,7 @@ pub unsafe extern "C" fn op_mpi_reduce_float(arg: *mut op_arg, _data: *mut c_flo
 /// As for [`reduce_arg`].
 #[no_mangle]
 pub unsafe extern "C" fn op_mpi_reduce_int(arg: *mut op_arg, _data: *mut c_int) {
-    c_api!("op_mpi_reduce_int", reduce_arg(arg, Some(ScalarType::I32)))
+    c_api!(unsafe "op_mpi_reduce_int", reduce_arg(arg, Some(ScalarType::I32)))
 }
 /// Combine a logical global across ranks: INC/MAX "any rank true", MIN
 /// "every rank true" (C `bool`, or a Fortran `logical` of 4 bytes).
@@ -366,7 +361,7 @@ pub unsafe extern "C" fn op_mpi_reduce_int(arg: *mut op_arg, _data: *mut c_int) 
 /// As for [`reduce_arg`].
 #[no_mangle]
 pub unsafe extern "C" fn op_mpi_reduce_bool(arg: *mut op_arg, _data: *mut bool) {
-    c_api!("op_mpi_reduce_bool", reduce_arg(arg, None))
+    c_api!(unsafe "op_mpi_reduce_bool", reduce_arg(arg, None))
 }
 
 /// Reduce every global among `args`, each by its type string.
@@ -454,9 +449,7 @@ pub extern "C" fn op_mpi_get_test_frequency() -> c_int {
     // SAFETY: plain int global.
     c_api!(
         "op_mpi_get_test_frequency",
-        Ok(unsafe {
-            crate::globals::get(std::ptr::addr_of!(crate::globals::OP_mpi_test_frequency))
-        })
+        Ok(crate::globals::test_frequency())
     )
 }
 

@@ -31,7 +31,7 @@ pub unsafe extern "C" fn op_arg_gbl_copy(
     acc: c_int,
 ) -> op_arg {
     c_api!(
-        "op_arg_gbl",
+        unsafe "op_arg_gbl",
         arg_gbl("op_arg_gbl", 1, data, dim, type_, size, acc, OP_ARG_GBL)
     )
 }
@@ -50,7 +50,7 @@ pub unsafe extern "C" fn op_opt_arg_gbl_copy(
     acc: c_int,
 ) -> op_arg {
     c_api!(
-        "op_opt_arg_gbl",
+        unsafe "op_opt_arg_gbl",
         arg_gbl(
             "op_opt_arg_gbl",
             opt,
@@ -77,7 +77,7 @@ pub unsafe extern "C" fn op_arg_info_copy(
     ref_: c_int,
 ) -> op_arg {
     c_api!(
-        "op_arg_info",
+        unsafe "op_arg_info",
         arg_gbl("op_arg_info", 1, data, dim, type_, size, ref_, OP_ARG_INFO)
     )
 }
@@ -98,7 +98,7 @@ pub unsafe extern "C" fn op_arg_dat_ptr(
     type_: *const c_char,
     acc: c_int,
 ) -> op_arg {
-    c_api!("op_arg_dat", {
+    c_api!(unsafe "op_arg_dat", {
         let (dat, map, idx) = with_state(|st| {
             let d = st.c.dat_by_orig_ptr(dat_ptr as *const c_void);
             if d.is_none() && opt != 0 {
@@ -280,7 +280,7 @@ pub unsafe extern "C" fn FortranPlanCaller(
     staging: c_int,
 ) -> *mut op_plan {
     c_api!(
-        "op_plan_get_stage",
+        unsafe "op_plan_get_stage",
         crate::plans::plan_entry(
             "op_plan_get_stage",
             name,

@@ -94,7 +94,8 @@ pub static mut OP_reduct_bytes: c_int = 0;
 /// # Safety
 /// `p` must be the address of one of the statics above.
 pub unsafe fn get(p: *const c_int) -> c_int {
-    std::ptr::read_volatile(p)
+    // SAFETY: the caller's contract: an exported int, aligned and live.
+    unsafe { std::ptr::read_volatile(p) }
 }
 
 /// Write a C global int.
@@ -102,13 +103,26 @@ pub unsafe fn get(p: *const c_int) -> c_int {
 /// # Safety
 /// As for [`get`]; the caller is on the API thread.
 pub unsafe fn set(p: *mut c_int, v: c_int) {
-    std::ptr::write_volatile(p, v)
+    // SAFETY: the caller's contract: an exported int, on the API thread.
+    unsafe { std::ptr::write_volatile(p, v) }
 }
 
 /// Current `OP_diags`.
 pub fn diags() -> c_int {
     // SAFETY: a plain int global; a torn read is impossible for an aligned int.
     unsafe { get(addr_of!(OP_diags)) }
+}
+
+/// `OP_is_partitioned`.
+pub fn is_partitioned() -> c_int {
+    // SAFETY: as in `diags`.
+    unsafe { get(addr_of!(OP_is_partitioned)) }
+}
+
+/// `OP_mpi_test_frequency`.
+pub fn test_frequency() -> c_int {
+    // SAFETY: as in `diags`.
+    unsafe { get(addr_of!(OP_mpi_test_frequency)) }
 }
 
 /// Is a device in use (`OP_hybrid_gpu`)?

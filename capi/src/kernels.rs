@@ -88,6 +88,7 @@ impl Kernels {
         let k = self
             .recs
             .iter()
+            // SAFETY: names are C strings set by us or by generated code.
             .position(|r| r.count == 0 && unsafe { CStr::from_ptr(r.name) } == c"unused")
             .unwrap_or(self.recs.len());
         self.realloc(k, 1);

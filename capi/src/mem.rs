@@ -75,7 +75,7 @@ pub extern "C" fn op_calloc(num: usize, size: usize) -> *mut c_void {
 /// `ptr` is NULL or came from op_malloc/op_calloc/op_realloc/malloc.
 #[no_mangle]
 pub unsafe extern "C" fn op_realloc(ptr: *mut c_void, size: usize) -> *mut c_void {
-    c_api!("op_realloc", Ok(realloc(ptr, size)))
+    c_api!(unsafe "op_realloc", Ok(realloc(ptr, size)))
 }
 
 /// Release memory from op_malloc (same as free).
@@ -84,8 +84,11 @@ pub unsafe extern "C" fn op_realloc(ptr: *mut c_void, size: usize) -> *mut c_voi
 /// `ptr` is NULL or a live allocation from op_malloc & co.
 #[no_mangle]
 pub unsafe extern "C" fn op_free(ptr: *mut c_void) {
-    // SAFETY: the caller's contract.
-    c_api!("op_free", Ok(unsafe { libc::free(ptr) }))
+    c_api!("op_free", {
+        // SAFETY: the caller's contract.
+        unsafe { libc::free(ptr) };
+        Ok(())
+    })
 }
 
 /// Fortran helper: `*p = op_malloc(*bytes)`.

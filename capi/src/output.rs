@@ -49,7 +49,7 @@ unsafe fn fetch(
 #[no_mangle]
 pub unsafe extern "C" fn op_fetch_data_char(dat: op_dat, dst: *mut c_char) {
     c_api!(
-        "op_fetch_data",
+        unsafe "op_fetch_data",
         fetch("op_fetch_data", dat, None, dst, None)
     )
 }
@@ -61,7 +61,7 @@ pub unsafe extern "C" fn op_fetch_data_char(dat: op_dat, dst: *mut c_char) {
 #[no_mangle]
 pub unsafe extern "C" fn op2_fetch_data_checked(dat: op_dat, dst: *mut c_char, dst_elem: c_int) {
     c_api!(
-        "op_fetch_data",
+        unsafe "op_fetch_data",
         fetch("op_fetch_data", dat, None, dst, Some(dst_elem as usize))
     )
 }
@@ -79,7 +79,7 @@ pub unsafe extern "C" fn op_fetch_data_idx_char(
     high: c_int,
 ) {
     c_api!(
-        "op_fetch_data_idx",
+        unsafe "op_fetch_data_idx",
         fetch(
             "op_fetch_data_idx",
             dat,
@@ -101,7 +101,7 @@ pub unsafe extern "C" fn op2_fetch_data_idx_checked(
     dst_elem: c_int,
 ) {
     c_api!(
-        call = "op_fetch_data_idx",
+        unsafe call = "op_fetch_data_idx",
         fetch(
             call,
             dat,

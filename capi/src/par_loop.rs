@@ -54,7 +54,9 @@ unsafe impl Sync for CInvoker {}
 
 impl Invoker for CInvoker {
     unsafe fn run(&self, views: &[ArgView], start: usize, end: usize) {
-        (self.runner)(self.f, views, start, end, self.base)
+        // SAFETY: the runner is the one of the kernel's arity (`RUNNERS`),
+        // the views are live for the range (the caller's contract).
+        unsafe { (self.runner)(self.f, views, start, end, self.base) }
     }
 }
 
@@ -71,7 +73,9 @@ unsafe impl Sync for RangeInvoker {}
 
 impl Invoker for RangeInvoker {
     unsafe fn run(&self, views: &[ArgView], start: usize, end: usize) {
-        (self.f)(views.as_ptr(), start as c_int, end as c_int)
+        // SAFETY: op_seq.h's trampoline reads `views` (one per argument,
+        // live for the range: the caller's contract) for elements start..end.
+        unsafe { (self.f)(views.as_ptr(), start as c_int, end as c_int) }
     }
 }
 
@@ -306,6 +310,7 @@ pub(crate) fn fortran_kernel_name(h: &mut Handles, k: unsafe extern "C" fn()) ->
 }
 
 fn kernel_symbol(k: unsafe extern "C" fn()) -> String {
+    // SAFETY: Dl_info is plain data (pointers and ints), valid when zeroed.
     let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
     // SAFETY: dladdr only reads the address and fills `info`.
     // Only an exact match names the kernel (dladdr reports the nearest exported symbol).

@@ -248,7 +248,7 @@ pub unsafe extern "C" fn op_plan_core(
     staging: c_int,
 ) -> *mut op_plan {
     c_api!(
-        "op_plan_core",
+        unsafe "op_plan_core",
         plan_entry(
             "op_plan_core",
             name,
@@ -279,7 +279,7 @@ pub unsafe extern "C" fn op_plan_get(
     inds: *mut c_int,
 ) -> *mut op_plan {
     c_api!(
-        "op_plan_get",
+        unsafe "op_plan_get",
         plan_entry(
             "op_plan_get",
             name,
@@ -311,7 +311,7 @@ pub unsafe extern "C" fn op_plan_get_stage(
     staging: c_int,
 ) -> *mut op_plan {
     c_api!(
-        "op_plan_get_stage",
+        unsafe "op_plan_get_stage",
         plan_entry(
             "op_plan_get_stage",
             name,
@@ -344,7 +344,7 @@ pub unsafe extern "C" fn op_plan_get_stage_upload(
     upload: c_int,
 ) -> *mut op_plan {
     c_api!(
-        "op_plan_get_stage_upload",
+        unsafe "op_plan_get_stage_upload",
         plan_entry(
             "op_plan_get_stage_upload",
             name,

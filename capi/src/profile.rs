@@ -30,7 +30,7 @@ fn with<R>(f: impl FnOnce(&mut Profiler) -> R) -> R {
 /// `p` is NULL or a NUL-terminated string.
 unsafe fn name(p: *const c_char) -> String {
     // SAFETY: the caller's contract.
-    unsafe { crate::state::name_or(p, "(null)") }
+    unsafe { crate::state::name_or(p, "(null)") }.into_owned()
 }
 
 /// Record one execution of loop `name` (called by op_par_loop).
@@ -46,23 +46,25 @@ pub(crate) fn record_kernel(name: &str, target: &str, indirect: bool, t0: Instan
     })
 }
 
+/// Run `f` on the profiler at `now`.
+fn at(f: impl FnOnce(&mut Profiler, Instant)) -> op2_core::Result<()> {
+    with(|p| f(p, Instant::now()));
+    Ok(())
+}
+
 /// Start the profile's root section.
 ///
 /// # Safety
 /// `name` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn op_profile_start(name: *const c_char) {
-    // SAFETY: the caller's contract.
-    c_api!("op_profile_start", {
-        let n = unsafe { self::name(name) };
-        Ok(with(|p| p.start(&n, Instant::now())))
-    })
+    c_api!(unsafe "op_profile_start", at(|p, t| p.start(&self::name(name), t)))
 }
 
 /// Close every open section and the root.
 #[no_mangle]
 pub extern "C" fn op_profile_end() {
-    c_api!("op_profile_end", Ok(with(|p| p.end(Instant::now()))))
+    c_api!("op_profile_end", at(|p, t| p.end(t)))
 }
 
 /// Open a nested section.
@@ -71,11 +73,7 @@ pub extern "C" fn op_profile_end() {
 /// `name` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn op_profile_enter(name: *const c_char) {
-    // SAFETY: the caller's contract.
-    c_api!("op_profile_enter", {
-        let n = unsafe { self::name(name) };
-        Ok(with(|p| p.enter(&n, Instant::now())))
-    })
+    c_api!(unsafe "op_profile_enter", at(|p, t| p.enter(&self::name(name), t)))
 }
 
 /// Open a kernel section (generated code).
@@ -88,10 +86,9 @@ pub unsafe extern "C" fn op_profile_enter_kernel(
     target: *const c_char,
     variant: *const c_char,
 ) {
-    // SAFETY: the caller's contract.
-    c_api!("op_profile_enter_kernel", {
-        let (n, t, v) = unsafe { (self::name(name), self::name(target), self::name(variant)) };
-        Ok(with(|p| p.enter_kernel(&n, &t, &v, Instant::now())))
+    c_api!(unsafe "op_profile_enter_kernel", {
+        let (n, v) = (self::name(name), self::name(variant));
+        at(|p, t| p.enter_kernel(&n, &self::name(target), &v, t))
     })
 }
 
@@ -101,17 +98,13 @@ pub unsafe extern "C" fn op_profile_enter_kernel(
 /// `name` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn op_profile_next(name: *const c_char) {
-    // SAFETY: the caller's contract.
-    c_api!("op_profile_next", {
-        let n = unsafe { self::name(name) };
-        Ok(with(|p| p.next(&n, Instant::now())))
-    })
+    c_api!(unsafe "op_profile_next", at(|p, t| p.next(&self::name(name), t)))
 }
 
 /// Close the current section.
 #[no_mangle]
 pub extern "C" fn op_profile_exit() {
-    c_api!("op_profile_exit", Ok(with(|p| p.exit(Instant::now()))))
+    c_api!("op_profile_exit", at(|p, t| p.exit(t)))
 }
 
 /// Print the profile (root process); also write JSON if OP_PROFILE_JSON_OUTPUT is set.

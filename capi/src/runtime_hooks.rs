@@ -4,11 +4,10 @@
 
 use crate::boundary::c_api;
 use crate::ffi::*;
-use crate::globals::{self, OP_hybrid_gpu};
+use crate::globals;
 use crate::state::with_state;
 use op2_core::{Op2Error, Result};
 use std::os::raw::c_int;
-use std::ptr::addr_of;
 
 /// Reorder the map's to-set by reverse Cuthill-McKee and every set
 /// connected to it through maps, moving every dat and map with them
@@ -71,8 +70,5 @@ pub unsafe extern "C" fn getSetSizeFromOpArg(arg: *mut op_arg) -> c_int {
 #[no_mangle]
 pub extern "C" fn getHybridGPU() -> c_int {
     // SAFETY: plain int global.
-    c_api!(
-        "getHybridGPU",
-        Ok(unsafe { globals::get(addr_of!(OP_hybrid_gpu)) })
-    )
+    c_api!("getHybridGPU", Ok(c_int::from(globals::hybrid_gpu())))
 }

@@ -79,16 +79,17 @@ pub unsafe fn c_text<'a>(what: &str, p: *const c_char) -> Result<std::borrow::Co
     Ok(unsafe { CStr::from_ptr(p) }.to_string_lossy())
 }
 
-/// A name for messages: the C string, or `?` when NULL.
+/// A C string, or `none` when NULL (borrowed: no allocation for valid
+/// UTF-8).
 ///
 /// # Safety
 /// As for [`c_str`].
-pub unsafe fn name_or(p: *const c_char, none: &str) -> String {
+pub unsafe fn name_or<'a>(p: *const c_char, none: &'a str) -> std::borrow::Cow<'a, str> {
     if p.is_null() {
-        none.to_string()
+        none.into()
     } else {
         // SAFETY: the caller's contract.
-        unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+        unsafe { CStr::from_ptr(p) }.to_string_lossy()
     }
 }
 

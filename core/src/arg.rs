@@ -310,6 +310,75 @@ fn check_loop_info(reference: i32, nargs: usize) -> std::result::Result<(), Stri
     Ok(())
 }
 
+/// The type code of a kernel parameter, as op_seq.h's trampoline sends it:
+/// 1 double, 2 float, 3 int, 4 unsigned int, 5 long long, 6 unsigned long
+/// long, 7 bool, 0 unknown; plus 16 for a pointer to pointers (`T**`).
+fn param_code(t: ScalarType) -> i32 {
+    match t {
+        ScalarType::F64 => 1,
+        ScalarType::F32 => 2,
+        ScalarType::I32 => 3,
+        ScalarType::U32 => 4,
+        ScalarType::I64 => 5,
+        ScalarType::U64 => 6,
+        ScalarType::Bool => 7,
+        ScalarType::Other => 0,
+    }
+}
+
+fn param_name(c: i32) -> &'static str {
+    match c & 15 {
+        1 => "double",
+        2 => "float",
+        3 => "int",
+        4 => "unsigned int",
+        5 => "long long",
+        6 => "unsigned long long",
+        7 => "bool",
+        _ => "?",
+    }
+}
+
+/// Compare a C++ kernel's parameter types (their codes, see `param_code`)
+/// with the loop's arguments: a vector argument needs `T**`, any other `T*`
+/// of the argument's type.
+pub fn check_kernel_params(name: &str, specs: &[ArgSpec], codes: &[i32]) -> Result<()> {
+    let err = |i: usize, m: String| {
+        Op2Error::new("op_par_loop", obj("loop", name), format!("arg {i}: {m}"))
+    };
+    for (i, (s, &c)) in specs.iter().zip(codes).enumerate() {
+        if !s.opt || c == 0 {
+            continue;
+        }
+        let vector = matches!(s.kind, ArgKind::Dat { idx, .. } if idx < -1);
+        let is_pp = c & 16 != 0;
+        if vector && !is_pp {
+            return Err(err(
+                i,
+                "a vector argument (idx < -1) needs a kernel parameter of type T**".into(),
+            ));
+        }
+        if !vector && is_pp {
+            return Err(err(i, format!("the kernel parameter is {}** but the argument is not a vector argument (idx < -1)", param_name(c))));
+        }
+        let (want, shown) = match s.kind {
+            ArgKind::Idx { .. } => (ScalarType::I32, "int"),
+            _ => (ScalarType::parse(&s.type_name), s.type_name.as_str()),
+        };
+        let wc = param_code(want);
+        if wc != 0 && (c & 15) != 0 && wc != (c & 15) {
+            return Err(err(
+                i,
+                format!(
+                    "the kernel parameter is {}* but the argument's type is \"{shown}\"",
+                    param_name(c)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -435,73 +504,4 @@ mod tests {
         assert!(check_arg_gbl("op_arg_gbl", 0, "double", 8).is_err());
         assert!(check_arg_gbl("op_arg_gbl", 2, "my_t", 24).is_ok());
     }
-}
-
-/// The type code of a kernel parameter, as op_seq.h's trampoline sends it:
-/// 1 double, 2 float, 3 int, 4 unsigned int, 5 long long, 6 unsigned long
-/// long, 7 bool, 0 unknown; plus 16 for a pointer to pointers (`T**`).
-fn param_code(t: ScalarType) -> i32 {
-    match t {
-        ScalarType::F64 => 1,
-        ScalarType::F32 => 2,
-        ScalarType::I32 => 3,
-        ScalarType::U32 => 4,
-        ScalarType::I64 => 5,
-        ScalarType::U64 => 6,
-        ScalarType::Bool => 7,
-        ScalarType::Other => 0,
-    }
-}
-
-fn param_name(c: i32) -> &'static str {
-    match c & 15 {
-        1 => "double",
-        2 => "float",
-        3 => "int",
-        4 => "unsigned int",
-        5 => "long long",
-        6 => "unsigned long long",
-        7 => "bool",
-        _ => "?",
-    }
-}
-
-/// Compare a C++ kernel's parameter types (their codes, see `param_code`)
-/// with the loop's arguments: a vector argument needs `T**`, any other `T*`
-/// of the argument's type.
-pub fn check_kernel_params(name: &str, specs: &[ArgSpec], codes: &[i32]) -> Result<()> {
-    let err = |i: usize, m: String| {
-        Op2Error::new("op_par_loop", obj("loop", name), format!("arg {i}: {m}"))
-    };
-    for (i, (s, &c)) in specs.iter().zip(codes).enumerate() {
-        if !s.opt || c == 0 {
-            continue;
-        }
-        let vector = matches!(s.kind, ArgKind::Dat { idx, .. } if idx < -1);
-        let is_pp = c & 16 != 0;
-        if vector && !is_pp {
-            return Err(err(
-                i,
-                "a vector argument (idx < -1) needs a kernel parameter of type T**".into(),
-            ));
-        }
-        if !vector && is_pp {
-            return Err(err(i, format!("the kernel parameter is {}** but the argument is not a vector argument (idx < -1)", param_name(c))));
-        }
-        let (want, shown) = match s.kind {
-            ArgKind::Idx { .. } => (ScalarType::I32, "int"),
-            _ => (ScalarType::parse(&s.type_name), s.type_name.as_str()),
-        };
-        let wc = param_code(want);
-        if wc != 0 && (c & 15) != 0 && wc != (c & 15) {
-            return Err(err(
-                i,
-                format!(
-                    "the kernel parameter is {}* but the argument's type is \"{shown}\"",
-                    param_name(c)
-                ),
-            ));
-        }
-    }
-    Ok(())
 }

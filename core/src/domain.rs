@@ -434,7 +434,8 @@ impl Domain {
         let d = &self.dats[id.0];
         let Some(d) = d.as_ref() else { return false };
         let len = self.sets[d.set.0].total_size() * d.elem_bytes;
-        match AlignedBuf::borrowed(ptr, len) {
+        // SAFETY: the caller's contract: `len` bytes at `ptr`, aligned, live.
+        match unsafe { AlignedBuf::borrowed(ptr, len) } {
             Some(b) => {
                 self.dat_mut(id).data = b;
                 true

@@ -99,7 +99,8 @@ impl ArgView {
     /// `map` must hold at least `(n + 1) * map_dim` entries and `col < map_dim`.
     #[inline(always)]
     pub unsafe fn map_entry(&self, n: usize, col: usize) -> i32 {
-        *self.map.add(n * self.map_dim as usize + col)
+        // SAFETY: the caller's contract: the entry lies inside the map.
+        unsafe { *self.map.add(n * self.map_dim as usize + col) }
     }
 
     /// Address of the data slice for element `n`, for Direct/Indirect/Global/Null views.
@@ -108,16 +109,20 @@ impl ArgView {
     /// The view must describe live memory covering element `n` (and its map row).
     #[inline(always)]
     pub unsafe fn simple_ptr(&self, n: usize) -> *mut u8 {
-        match self.kind {
-            ViewKind::Direct => self.data.add(n * self.elem_bytes as usize),
-            ViewKind::Indirect => self
-                .data
-                .add(self.map_entry(n, self.idx as usize) as usize * self.elem_bytes as usize),
-            ViewKind::Global => self.data,
-            ViewKind::IdxMapped => {
-                self.map.add(n * self.map_dim as usize + self.idx as usize) as *mut u8
+        // SAFETY: the caller's contract: element `n` and its map row are
+        // inside the view's storage.
+        unsafe {
+            match self.kind {
+                ViewKind::Direct => self.data.add(n * self.elem_bytes as usize),
+                ViewKind::Indirect => self
+                    .data
+                    .add(self.map_entry(n, self.idx as usize) as usize * self.elem_bytes as usize),
+                ViewKind::Global => self.data,
+                ViewKind::IdxMapped => {
+                    self.map.add(n * self.map_dim as usize + self.idx as usize) as *mut u8
+                }
+                _ => std::ptr::null_mut(),
             }
-            _ => std::ptr::null_mut(),
         }
     }
 }
@@ -232,17 +237,20 @@ impl<F: Fn(usize, &[*mut u8]) + Sync> Invoker for FnInvoker<F> {
         for n in start..end {
             idx_slot = n as i32;
             for (i, v) in views.iter().enumerate() {
-                ptrs[i] = match v.kind {
-                    ViewKind::Vector => {
-                        for (k, p) in vecs[i].iter_mut().enumerate() {
-                            *p = v
-                                .data
-                                .add(v.map_entry(n, k) as usize * v.elem_bytes as usize);
+                // SAFETY: the caller's contract: live views for element n.
+                ptrs[i] = unsafe {
+                    match v.kind {
+                        ViewKind::Vector => {
+                            for (k, p) in vecs[i].iter_mut().enumerate() {
+                                *p = v
+                                    .data
+                                    .add(v.map_entry(n, k) as usize * v.elem_bytes as usize);
+                            }
+                            vecs[i].as_mut_ptr() as *mut u8
                         }
-                        vecs[i].as_mut_ptr() as *mut u8
+                        ViewKind::IdxDirect => &mut idx_slot as *mut i32 as *mut u8,
+                        _ => v.simple_ptr(n),
                     }
-                    ViewKind::IdxDirect => &mut idx_slot as *mut i32 as *mut u8,
-                    _ => v.simple_ptr(n),
                 };
             }
             (self.0)(n, &ptrs);
@@ -443,6 +451,7 @@ mod tests {
             ArgView::NULL,
         ];
         let seen = std::sync::Mutex::new(Vec::new());
+        // SAFETY: the views below point into `data` and `map`.
         let inv = FnInvoker(|n, p: &[*mut u8]| unsafe {
             let v = p[2] as *const *const f64;
             seen.lock().unwrap().push((
@@ -457,6 +466,7 @@ mod tests {
                 p[6].is_null(),
             ));
         });
+        // SAFETY: elements 1 and 2 lie inside every view.
         unsafe { inv.run(&views, 1, 3) };
         let s = seen.into_inner().unwrap();
         assert_eq!(s[0], (1, 1.0, 1.0, 4.0, 1.0, 0.0, 1, 4, true));
@@ -605,9 +615,9 @@ mod tests {
         };
         let mut views = vec![
             gview(p, 8),
-            gview(unsafe { p.add(1) }, 16),
-            gview(unsafe { p.add(2) }, 8),
-            gview(unsafe { p.add(3) }, 8),
+            gview(p.wrapping_add(1), 16),
+            gview(p.wrapping_add(2), 8),
+            gview(p.wrapping_add(3), 8),
         ];
         let specs = vec![
             spec(ArgKind::Gbl, Access::Inc),

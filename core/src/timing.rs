@@ -88,6 +88,43 @@ pub fn format_table(rows: &[TimingRow]) -> String {
     out
 }
 
+/// OP2's timing table as `op_timing_output_2_file` writes it.
+pub fn format_file_table(rows: &[TimingRow]) -> String {
+    let mut s = String::from("\n  count     time     GB/s     GB/s   kernel name ");
+    s.push_str(&format!("\n {} \n", "-".repeat(47)));
+    let mut total = 0.0;
+    for r in rows {
+        total += r.time;
+        let g = |b: f64| {
+            if r.time > 0.0 {
+                b / (1e9 * r.time)
+            } else {
+                0.0
+            }
+        };
+        if r.transfer2 < 1e-8 {
+            s.push_str(&format!(
+                " {:6}  {:8.4} {:8.4}            {} \n",
+                r.count,
+                r.time,
+                g(r.transfer),
+                r.name
+            ));
+        } else {
+            s.push_str(&format!(
+                " {:6}  {:8.4} {:8.4} {:8.4}   {} \n",
+                r.count,
+                r.time,
+                g(r.transfer),
+                g(r.transfer2),
+                r.name
+            ));
+        }
+    }
+    s.push_str(&format!("Total kernel time = {total:.6}\n"));
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,41 +164,4 @@ mod tests {
         assert_eq!(moments_ignoring_zeros(&[0.0, 2.0, 4.0]), (3.0, 1.0));
         assert_eq!(moments_ignoring_zeros(&[0.0]), (0.0, 0.0));
     }
-}
-
-/// OP2's timing table as `op_timing_output_2_file` writes it.
-pub fn format_file_table(rows: &[TimingRow]) -> String {
-    let mut s = String::from("\n  count     time     GB/s     GB/s   kernel name ");
-    s.push_str(&format!("\n {} \n", "-".repeat(47)));
-    let mut total = 0.0;
-    for r in rows {
-        total += r.time;
-        let g = |b: f64| {
-            if r.time > 0.0 {
-                b / (1e9 * r.time)
-            } else {
-                0.0
-            }
-        };
-        if r.transfer2 < 1e-8 {
-            s.push_str(&format!(
-                " {:6}  {:8.4} {:8.4}            {} \n",
-                r.count,
-                r.time,
-                g(r.transfer),
-                r.name
-            ));
-        } else {
-            s.push_str(&format!(
-                " {:6}  {:8.4} {:8.4} {:8.4}   {} \n",
-                r.count,
-                r.time,
-                g(r.transfer),
-                g(r.transfer2),
-                r.name
-            ));
-        }
-    }
-    s.push_str(&format!("Total kernel time = {total:.6}\n"));
-    s
 }

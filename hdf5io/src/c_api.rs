@@ -141,12 +141,12 @@ pub unsafe fn decl_map_hdf5<C: Ctx>(
             ));
             Ok(std::ptr::null_mut())
         }
-        // SAFETY: v holds from->size * dim entries; OP2 copies them.
         Some(MapData::Int(mut v)) => {
+            // SAFETY: v holds from->size * dim entries; OP2 copies them.
             Ok(unsafe { ffi::op_decl_map(from, to, dim, v.as_mut_ptr(), cname.as_ptr()) })
         }
-        // SAFETY: as above, 64-bit entries.
         Some(MapData::Long(mut v)) => {
+            // SAFETY: as above, 64-bit entries.
             Ok(unsafe { ffi::op_decl_map_long(from, to, dim, v.as_mut_ptr(), cname.as_ptr()) })
         }
     }

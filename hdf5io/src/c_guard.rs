@@ -27,7 +27,8 @@ pub fn flush() {
 /// library's `stop`).
 pub fn report(e: &op2_core::Op2Error) {
     flush();
-    eprintln!("{e}");
+    // One write: the lines of several MPI ranks must not interleave.
+    let _ = std::io::stderr().write_all(format!("{e}\n").as_bytes());
 }
 
 /// Print one line on C's stdout (OP2 prints its notices with op_printf).

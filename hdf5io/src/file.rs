@@ -469,6 +469,7 @@ impl Dataset {
             return Ok(None);
         };
         locked(|| {
+            // SAFETY: a valid attribute id.
             let space = Hid::new(unsafe { h5a::H5Aget_space(a.id()) }, Kind::Space)?;
             // SAFETY: a valid dataspace id.
             let n = unsafe { h5s::H5Sget_simple_extent_npoints(space.id()) };

@@ -403,6 +403,64 @@ fn the_c_abi_asks_the_runtime_instead_of_branching() {
     }
 }
 
+/// Every Rust source of the workspace (not generated, not `target/`).
+fn workspace_sources() -> Vec<(String, String)> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            if p.is_dir() && !["target", "fuzz", ".git"].contains(&name.as_str()) {
+                walk(&p, out);
+            } else if name.ends_with(".rs") && name != "build.rs" {
+                out.push((
+                    p.display().to_string(),
+                    std::fs::read_to_string(&p).unwrap(),
+                ));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&root(), &mut out);
+    out
+}
+
+#[test]
+fn every_unsafe_fn_says_when_it_is_safe_to_call() {
+    let mut bad = Vec::new();
+    let mut seen = 0;
+    for (file, text) in workspace_sources() {
+        let lines: Vec<&str> = text.lines().collect();
+        let mut in_trait_impl = false;
+        for (i, l) in lines.iter().enumerate() {
+            let t = l.trim_start();
+            if l.starts_with("impl") || l.starts_with("unsafe impl") {
+                in_trait_impl = l.contains(" for ");
+            } else if l.starts_with('}') || l.starts_with("fn ") || l.starts_with("pub ") {
+                in_trait_impl = false;
+            }
+            let is_fn = t.contains("unsafe fn ") && !t.starts_with("//") && !t.contains("type ");
+            // Methods of trait impls are documented on the trait.
+            if !is_fn || (in_trait_impl && l.starts_with("    ")) {
+                continue;
+            }
+            seen += 1;
+            let docs = lines[..i]
+                .iter()
+                .rev()
+                .skip_while(|p| p.trim_start().starts_with("#["))
+                .take_while(|p| p.trim_start().starts_with("///"));
+            if !docs.clone().any(|d| d.contains("# Safety")) {
+                bad.push(format!("{file}:{}", i + 1));
+            }
+        }
+    }
+    assert!(seen > 60, "the parser found the unsafe functions ({seen})");
+    assert!(
+        bad.is_empty(),
+        "unsafe fns without a `# Safety` section: {bad:?}"
+    );
+}
+
 #[test]
 fn backends_do_not_depend_on_the_c_abi() {
     for b in ["seq", "threads", "mpi"] {

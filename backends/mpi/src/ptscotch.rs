@@ -80,6 +80,7 @@ pub struct PtScotch {
 // communicator a handle; PT-Scotch is only called from the API thread
 // (MPI_THREAD_FUNNELED), inside op_partition.
 unsafe impl Send for PtScotch {}
+// SAFETY: as above.
 unsafe impl Sync for PtScotch {}
 
 fn dlerror() -> String {

@@ -17,15 +17,16 @@ impl Executor for Seq {
     unsafe fn execute(&self, run: &LoopRun<'_>, inv: &dyn Invoker) -> Result<()> {
         let owned = run.owned.min(run.exec_size);
         let core = run.core.min(owned);
-        // SAFETY (all runs): forwarded from the caller's contract; one thread only.
         if core > 0 {
-            inv.run(run.views, 0, core);
+            // SAFETY: the caller's contract; one thread only.
+            unsafe { inv.run(run.views, 0, core) };
         }
         if let Some(wait) = run.wait {
             wait()?;
         }
         if owned > core {
-            inv.run(run.views, core, owned);
+            // SAFETY: as above.
+            unsafe { inv.run(run.views, core, owned) };
         }
         if run.exec_size > owned {
             // Halo elements: globals the kernel writes go to a scratch copy.
@@ -34,12 +35,14 @@ impl Executor for Seq {
             for (v, a) in views.iter_mut().zip(run.args) {
                 if v.kind == op2_core::ViewKind::Global && a.access != op2_core::Access::Read {
                     let n = v.elem_bytes.max(0) as usize;
-                    let mut buf = std::slice::from_raw_parts(v.data, n).to_vec();
+                    // SAFETY: a global view points at its `elem_bytes` bytes.
+                    let mut buf = unsafe { std::slice::from_raw_parts(v.data, n) }.to_vec();
                     v.data = buf.as_mut_ptr();
                     scratch.push(buf);
                 }
             }
-            inv.run(&views, owned, run.exec_size);
+            // SAFETY: as above; written globals go to `scratch`.
+            unsafe { inv.run(&views, owned, run.exec_size) };
         }
         Ok(())
     }
@@ -64,6 +67,7 @@ mod tests {
             ..ArgView::NULL
         };
         let order = std::sync::Mutex::new(Vec::new());
+        // SAFETY: the view points at `out`.
         let inv = FnInvoker(|n, p: &[*mut u8]| unsafe {
             *(p[0] as *mut f64) = n as f64 * 2.0;
             order.lock().unwrap().push(n);
@@ -79,6 +83,7 @@ mod tests {
             scalars: &[],
             plan: None,
         };
+        // SAFETY: the view is live for every element.
         unsafe { Seq.execute(&run, &inv) }.unwrap();
         assert_eq!(out, vec![0.0, 2.0, 4.0, 6.0, 8.0]);
         assert_eq!(order.into_inner().unwrap(), vec![0, 1, 2, 3, 4]);

@@ -204,6 +204,9 @@ impl Globals {
 
     /// Phase 2: every block's slots start at the identity (INC) or the
     /// current value (MIN/MAX).
+    ///
+    /// # Safety
+    /// The loop's global views point at their values (`Executor::execute`).
     unsafe fn init_slots(&self, run: &LoopRun<'_>, nblocks: usize, slots: &mut Vec<u8>) {
         slots.clear();
         if self.reds.is_empty() {
@@ -212,7 +215,9 @@ impl Globals {
         slots.resize(self.stride * nblocks, 0);
         for b in 0..nblocks {
             for r in &self.reds {
-                let cur = std::slice::from_raw_parts(run.views[r.arg].data, r.bytes);
+                // SAFETY: a global view points at the program's `bytes`
+                // bytes (the caller's contract).
+                let cur = unsafe { std::slice::from_raw_parts(run.views[r.arg].data, r.bytes) };
                 let at = b * self.stride + r.offset;
                 reduce::init_slot(r.scalar, r.access, cur, &mut slots[at..at + r.bytes]);
             }
@@ -221,10 +226,14 @@ impl Globals {
 
     /// Phase 4: fold the per-block partials into the user's globals, in
     /// block order (so the result does not depend on the thread count).
+    ///
+    /// # Safety
+    /// As for [`Globals::init_slots`]; no block of the loop runs.
     unsafe fn combine(&self, run: &LoopRun<'_>, plan: &Plan, slots: &[u8]) {
         let owned_blocks = (0..plan.nblocks).filter(|&b| plan.block_range(b).0 < run.owned);
         for r in self.reds.iter().filter(|r| r.info_of.is_none()) {
-            let dst = std::slice::from_raw_parts_mut(run.views[r.arg].data, r.bytes);
+            // SAFETY: as in init_slots; no block runs now.
+            let dst = unsafe { std::slice::from_raw_parts_mut(run.views[r.arg].data, r.bytes) };
             let has_info = self.reds.iter().any(|i| i.info_of == Some(r.arg));
             // Blocks of halo elements (past the owned ones) do not count.
             for b in owned_blocks.clone() {
@@ -235,7 +244,10 @@ impl Globals {
                     // The block found a better min/max: take its value and location.
                     dst.copy_from_slice(src);
                     for i in self.reds.iter().filter(|i| i.info_of == Some(r.arg)) {
-                        let idst = std::slice::from_raw_parts_mut(run.views[i.arg].data, i.bytes);
+                        // SAFETY: as above, for the INFO argument.
+                        let idst = unsafe {
+                            std::slice::from_raw_parts_mut(run.views[i.arg].data, i.bytes)
+                        };
                         let at = b * self.stride + i.offset;
                         idst.copy_from_slice(&slots[at..at + i.bytes]);
                     }
@@ -262,6 +274,11 @@ thread_local! {
 }
 
 /// Run one block: its element range with the block's private globals.
+///
+/// # Safety
+/// As for `Executor::execute`; no other thread runs a block of `b`'s colour
+/// that touches its data (the plan's colouring), and `slots` holds every
+/// block's slots.
 unsafe fn run_block(
     run: &LoopRun<'_>,
     inv: &dyn Invoker,
@@ -273,7 +290,8 @@ unsafe fn run_block(
     let (s, e) = plan.block_range(b);
     let halo = s >= run.owned;
     if !(halo && g.serial) && g.reds.is_empty() {
-        inv.run(run.views, s, e);
+        // SAFETY: the caller's contract: the block's elements run here only.
+        unsafe { inv.run(run.views, s, e) };
         return;
     }
     VIEWS.with(|cell| {
@@ -288,25 +306,28 @@ unsafe fn run_block(
             scratch.clear();
             for (view, a) in views.iter().zip(run.args) {
                 if view.kind == ViewKind::Global && a.access != Access::Read {
-                    scratch.extend_from_slice(std::slice::from_raw_parts(
-                        view.data,
-                        view.elem_bytes.max(0) as usize,
-                    ));
+                    // SAFETY: a global view points at its `elem_bytes` bytes.
+                    scratch.extend_from_slice(unsafe {
+                        std::slice::from_raw_parts(view.data, view.elem_bytes.max(0) as usize)
+                    });
                 }
             }
             let mut at = 0;
             for (view, a) in views.iter_mut().zip(run.args) {
                 if view.kind == ViewKind::Global && a.access != Access::Read {
-                    view.data = scratch.as_mut_ptr().add(at);
+                    view.data = scratch.as_mut_ptr().wrapping_add(at);
                     at += view.elem_bytes.max(0) as usize;
                 }
             }
         } else {
             for r in &g.reds {
-                views[r.arg].data = slots.0.add(b * g.stride + r.offset);
+                // The block's own slot range (inside `slots`, see init_slots).
+                views[r.arg].data = slots.0.wrapping_add(b * g.stride + r.offset);
             }
         }
-        inv.run(views, s, e);
+        // SAFETY: the caller's contract; the globals now point at this
+        // block's slots or scratch.
+        unsafe { inv.run(views, s, e) };
     })
 }
 
@@ -330,12 +351,17 @@ struct ColourSchedule<'a> {
 
 impl ColourSchedule<'_> {
     /// Run one block, keeping a panic (the team must still meet at barriers).
+    ///
+    /// # Safety
+    /// As for [`run_block`].
     unsafe fn block(&self, b: usize) {
         if self.failed.load(Ordering::Relaxed) {
             return;
         }
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run_block(self.run, self.inv, self.g, self.plan, self.slots, b)
+            // SAFETY: the caller's contract (blocks of one colour touch
+            // disjoint data: the plan's invariant).
+            unsafe { run_block(self.run, self.inv, self.g, self.plan, self.slots, b) }
         }));
         if let Err(p) = r {
             self.failed.store(true, Ordering::Relaxed);
@@ -348,6 +374,9 @@ impl ColourSchedule<'_> {
 
     /// Member `me`'s part: take blocks one at a time; a block index taken
     /// past the current colour is kept for its own colour.
+    ///
+    /// # Safety
+    /// As for [`run_block`]; every member of `team` runs this together.
     unsafe fn member(&self, team: &Team, me: usize) {
         let plan = self.plan;
         let mut pending: Option<usize> = None;
@@ -365,7 +394,9 @@ impl ColourSchedule<'_> {
                     pending = Some(i);
                     break;
                 }
-                self.block(plan.blkmap[i] as usize);
+                // SAFETY: the caller's contract; each block index is taken
+                // by one member only (`next`).
+                unsafe { self.block(plan.blkmap[i] as usize) };
             }
             team.barrier().wait();
         }
@@ -407,6 +438,10 @@ impl Threads {
     /// Phase 3: colour by colour, the blocks of a colour in parallel; the
     /// colours of core blocks first, then (on the calling thread) the halo
     /// exchanges are completed, then the other colours.
+    ///
+    /// # Safety
+    /// As for `Executor::execute`, with `plan` the loop's plan and `slots`
+    /// initialised by [`Globals::init_slots`].
     unsafe fn run_colours(
         &self,
         run: &LoopRun<'_>,
@@ -431,7 +466,8 @@ impl Threads {
                     }
                 }
                 for &b in plan.blocks_of_colour(c) {
-                    run_block(run, inv, g, plan, slots, b as usize);
+                    // SAFETY: the caller's contract; one thread.
+                    unsafe { run_block(run, inv, g, plan, slots, b as usize) };
                 }
             }
             return match (first_halo >= plan.ncolors, run.wait) {
@@ -452,7 +488,9 @@ impl Threads {
             panic: Mutex::new(None),
             halo: Mutex::new(Ok(())),
         };
-        team.run(&|me| sched.member(team, me));
+        // SAFETY: the caller's contract; members take disjoint blocks and
+        // meet at a barrier between colours.
+        team.run(&|me| unsafe { sched.member(team, me) });
         sched.outcome()
     }
 }
@@ -506,10 +544,14 @@ impl Executor for Threads {
                 Err(_) => &mut fresh,
             };
             g.classify(run);
-            g.init_slots(run, plan.nblocks, slots);
-            let base = SlotBase(slots.as_mut_ptr());
-            self.run_colours(run, inv, plan, g, base)?;
-            g.combine(run, plan, slots);
+            // SAFETY: the caller's contract: live views, a plan of this
+            // loop; the slots live until the loop has combined them.
+            unsafe {
+                g.init_slots(run, plan.nblocks, slots);
+                let base = SlotBase(slots.as_mut_ptr());
+                self.run_colours(run, inv, plan, g, base)?;
+                g.combine(run, plan, slots);
+            }
             Ok(())
         })
     }
@@ -608,6 +650,7 @@ mod tests {
         let plan = chain_plan(&map, ne);
         let args = chain_args();
         let scalars = [ScalarType::F64; 4];
+        // SAFETY: the views point at `w`, `node` and `sum`.
         let inv = FnInvoker(|_n, p: &[*mut u8]| unsafe {
             let w = *(p[0] as *const f64);
             *(p[1] as *mut f64) += w;
@@ -636,6 +679,7 @@ mod tests {
                 scalars: &scalars,
                 plan: Some(&plan),
             };
+            // SAFETY: the views are live for every element.
             unsafe { Threads::new(nt).execute(&run, &inv) }.unwrap();
             results.push((node, sum));
         }

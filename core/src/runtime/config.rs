@@ -72,7 +72,8 @@ fn int_after(a: &str, key: &str) -> Option<i32> {
 impl Opt {
     /// Recognise an option the way OP2 does: the key anywhere in the string.
     pub fn parse(a: &str) -> Option<Opt> {
-        let ints: [(&str, fn(i32) -> Opt); 5] = [
+        type IntOpt = (&'static str, fn(i32) -> Opt);
+        let ints: [IntOpt; 5] = [
             ("OP_BLOCK_SIZE=", Opt::BlockSize),
             ("OP_PART_SIZE=", Opt::PartSize),
             ("OP_CACHE_LINE_SIZE=", Opt::CacheLineSize),

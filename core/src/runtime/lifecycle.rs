@@ -122,10 +122,10 @@ impl Ready {
         };
         let exec = self.exec.clone();
         let t0 = Instant::now();
-        // SAFETY: the args were checked against the loop set (maps in range,
-        // dats on the right sets) and the views point at live storage (the
-        // caller's contract).
         let outcome = crate::boundary::catch(call, || {
+            // SAFETY: the args were checked against the loop set (maps in
+            // range, dats on the right sets) and the views point at live
+            // storage (the caller's contract).
             unsafe { exec.execute(&run, inv) }.and_then(|()| wait())
         });
         self.ran = Some((t0, Instant::now()));
