@@ -430,17 +430,20 @@ fn every_unsafe_fn_says_when_it_is_safe_to_call() {
     let mut seen = 0;
     for (file, text) in workspace_sources() {
         let lines: Vec<&str> = text.lines().collect();
-        let mut in_trait_impl = false;
+        // Open impl blocks: (indentation, is a trait impl).
+        let mut impls: Vec<(usize, bool)> = Vec::new();
         for (i, l) in lines.iter().enumerate() {
             let t = l.trim_start();
-            if l.starts_with("impl") || l.starts_with("unsafe impl") {
-                in_trait_impl = l.contains(" for ");
-            } else if l.starts_with('}') || l.starts_with("fn ") || l.starts_with("pub ") {
-                in_trait_impl = false;
+            let indent = l.len() - t.len();
+            if t.starts_with("impl") || t.starts_with("unsafe impl") {
+                impls.push((indent, t.contains(" for ")));
+            } else if t == "}" && impls.last().is_some_and(|&(k, _)| k == indent) {
+                impls.pop();
             }
             let is_fn = t.contains("unsafe fn ") && !t.starts_with("//") && !t.contains("type ");
             // Methods of trait impls are documented on the trait.
-            if !is_fn || (in_trait_impl && l.starts_with("    ")) {
+            let in_trait_impl = impls.last().is_some_and(|&(k, tr)| tr && k < indent);
+            if !is_fn || in_trait_impl {
                 continue;
             }
             seen += 1;
