@@ -397,55 +397,6 @@ extern int OP_consts_bytes;
 extern int OP_reduct_bytes;
 
 /**
- * An argument referring to a dat, directly (`idx` -1, `OP_ID`) or through
- * column `idx` of `map` (all columns if `idx` < -1).
- *
- * # Safety
- * `type_` is NULL or a NUL-terminated string; handles are NULL or OP2's.
- */
-struct op_arg op_arg_dat(op_dat dat, int idx, op_map map, int dim, const char *type_, op_access acc);
-
-/**
- * `op_arg_dat` that the kernel receives as NULL when `opt` is 0.
- *
- * # Safety
- * As for [`op_arg_dat`].
- */
-struct op_arg op_opt_arg_dat(int opt, op_dat dat, int idx, op_map map, int dim, const char *type_, op_access acc);
-
-/**
- * # Safety
- * As for [`op_arg_dat`].
- */
-struct op_arg op_arg_dat_core(op_dat dat, int idx, op_map map, int dim, const char *type_, op_access acc);
-
-/**
- * # Safety
- * As for [`op_arg_dat`].
- */
-struct op_arg op_opt_arg_dat_core(int opt, op_dat dat, int idx, op_map map, int dim, const char *type_, op_access acc);
-
-/**
- * A global argument: `dim` values at `data`, read or reduced per `acc`.
- *
- * # Safety
- * `type_` is NULL or a NUL-terminated string; `data` holds `dim` values.
- */
-struct op_arg op_arg_gbl_char(char *data, int dim, const char *type_, int type_size, op_access acc);
-
-/**
- * # Safety
- * As for [`op_arg_gbl_char`].
- */
-struct op_arg op_opt_arg_gbl_char(int opt, char *data, int dim, const char *type_, int type_size, op_access acc);
-
-/**
- * # Safety
- * As for [`op_arg_gbl_char`].
- */
-struct op_arg op_arg_gbl_core(int opt, char *data, int dim, const char *type_, int type_size, op_access acc);
-
-/**
  * `op_arg_gbl` from the C and C++ headers: `actual` names the type the
  * pointer really has (NULL if unknown), so a wrong type string is caught.
  *
@@ -453,19 +404,6 @@ struct op_arg op_arg_gbl_core(int opt, char *data, int dim, const char *type_, i
  * As for [`op_arg_gbl_char`]; `actual` is NULL or a NUL-terminated string.
  */
 struct op_arg op2_arg_gbl_checked(int opt, char *data, int dim, const char *type_, int type_size, op_access acc, const char *actual);
-
-/**
- * The element index (direct, `idx` -1 with OP_ID) or map entry `idx` of each element.
- */
-struct op_arg op_arg_idx(int idx, op_map map);
-
-/**
- * Location info that a kernel updates together with the MIN/MAX global at arg `ref_`.
- *
- * # Safety
- * As for [`op_arg_gbl_char`].
- */
-struct op_arg op_arg_info_char(char *data, int dim, const char *type_, int type_size, int ref_);
 
 /**
  * Print OP2's argument error line.
@@ -485,15 +423,6 @@ void op_err_print(const char *msg, int argno, const char *name);
 void op_arg_check(op_set set, int argno, struct op_arg arg, int *ninds, const char *name);
 
 /**
- * Per-kernel timings as CSV: every rank's and thread's figures, written by
- * the root.
- *
- * # Safety
- * `file` is NULL or a NUL-terminated string.
- */
-void op_timings_to_csv(const char *file);
-
-/**
  * First and second moment of `t` over the ranks (mean of t and of t²), on
  * every rank (OP2 leaves them on the root only).
  *
@@ -510,14 +439,6 @@ void op_compute_moment(double t, double *m1, double *m2);
  * `times` is NULL or holds `n` doubles; `m1` and `m2` are NULL or writable.
  */
 void op_compute_moment_across_times(const double *times, int n, bool ignore_zeros, double *m1, double *m2);
-
-/**
- * Device initialisation: done by op_init in the CUDA libraries (which
- * stop there when no device can be used), so there is nothing left to do.
- */
-void cutilDeviceInit(int _argc, char **_argv);
-
-void cutilDeviceInit_mpi(int _argc, char **_argv, int _rank);
 
 /**
  * `cutilCheckMsg(msg)`: wait for the device and stop with `msg` if a
@@ -557,36 +478,9 @@ void op_cpHostToDevice(void **data_d, void **data_h, size_t size);
 void op_cuda_get_data(op_dat dat);
 
 /**
- * Copy a dat's host copy to the device unconditionally (OP2's op_upload_dat).
- */
-void op_upload_dat(op_dat dat);
-
-/**
- * Copy a dat's device copy to the host unconditionally (OP2's op_download_dat).
- */
-void op_download_dat(op_dat dat);
-
-/**
- * Upload every dat whose host copy is newer.
- */
-void op_upload_all(void);
-
-/**
  * Free the device copies (op_exit does this too).
  */
 void op_cuda_exit(void);
-
-void reallocReductArrays(int reduct_bytes);
-
-void reallocConstArrays(int consts_bytes);
-
-void mvReductArraysToDevice(int reduct_bytes);
-
-void mvReductArraysToHost(int reduct_bytes);
-
-void mvConstArraysToDevice(int consts_bytes);
-
-void mvConstArraysToHost(int consts_bytes);
 
 /**
  * Give the global arguments their device storage (`args[i].data_d`) and
@@ -623,37 +517,12 @@ int getBlockLimit(struct op_arg *args, int nargs, int block_size, const char *na
 void setGblIncAtomic(bool enable);
 
 /**
- * Initialise OP2: parse `OP_*` options from argv, set the diagnostics level.
- *
- * # Safety
- * `argv` is NULL or holds `argc` NULL or NUL-terminated strings.
- */
-void op_init(int argc, char **argv, int diags);
-
-/**
  * `op_init` that also requests SoA layout on devices (no effect on CPUs).
  *
  * # Safety
  * As for [`op_init`].
  */
 void op_init_soa(int argc, char **argv, int diags, int soa);
-
-/**
- * OP2's core initialiser (same as op_init here).
- *
- * # Safety
- * As for [`op_init`].
- */
-void op_init_core(int argc, char **argv, int diags);
-
-/**
- * op_init on the application's communicator `global` (a Fortran handle,
- * MPI_Fint; MPI must be initialised). Single-node libraries ignore it.
- *
- * # Safety
- * As for [`op_init`].
- */
-void op_mpi_init(int argc, char **argv, int diags, int global, int _local);
 
 /**
  * # Safety
@@ -675,46 +544,6 @@ void op_set_args(int _argc, char *arg);
 void set_maps_base(int base);
 
 /**
- * Free everything OP2 allocated. Later API calls (except a new op_init) are errors.
- */
-void op_exit(void);
-
-void op_exit_core(void);
-
-/**
- * Free run-time support data (plans); op_exit does it too.
- */
-void op_rt_exit(void);
-
-/**
- * Declare a set of `size` elements.
- *
- * # Safety
- * `name` is NULL or a NUL-terminated string.
- */
-op_set op_decl_set(idx_l_t size, const char *name);
-
-/**
- * # Safety
- * As for [`op_decl_set`].
- */
-op_set op_decl_set_core(int size, const char *name);
-
-/**
- * Declare a map from `from` to `to` with `dim` entries per element (copied).
- *
- * # Safety
- * As for [`decl_map`].
- */
-op_map op_decl_map(op_set from, op_set to, int dim, idx_l_t *imap, const char *name);
-
-/**
- * # Safety
- * As for [`decl_map`].
- */
-op_map op_decl_map_core(op_set from, op_set to, int dim, idx_l_t *imap, const char *name);
-
-/**
  * Declare a map given with 64-bit entries (each must fit a local index).
  *
  * # Safety
@@ -723,70 +552,9 @@ op_map op_decl_map_core(op_set from, op_set to, int dim, idx_l_t *imap, const ch
 op_map op_decl_map_long(op_set from, op_set to, int dim, idx_g_t *imap, const char *name);
 
 /**
- * Declare data on a set (`dim` values of `type` per element, copied).
- *
- * # Safety
- * As for [`decl_dat`].
- */
-op_dat op_decl_dat_char(op_set set, int dim, const char *type_, int type_size, char *data, const char *name);
-
-/**
- * # Safety
- * As for [`decl_dat`].
- */
-op_dat op_decl_dat_core(op_set set, int dim, const char *type_, int type_size, char *data, const char *name);
-
-/**
- * Declare a zero-initialised temporary dat (free it with op_free_dat_temp).
- *
- * # Safety
- * As for [`decl_dat`].
- */
-op_dat op_decl_dat_temp_char(op_set set, int dim, const char *type_, int type_size, const char *name);
-
-/**
- * # Safety
- * As for [`decl_dat`].
- */
-op_dat op_decl_dat_temp_core(op_set set, int dim, const char *type_, int type_size, char *data, const char *name);
-
-/**
- * Free a temporary dat: 1 on success, -1 if the handle is not a live dat.
- */
-int op_free_dat_temp_char(op_dat dat);
-
-int op_free_dat_temp_core(op_dat dat);
-
-/**
- * Declare a global constant. Kernels on the host read the application's
- * own variable, so nothing is copied; the declaration is checked. The CUDA
- * libraries leave `op_decl_const_char` to the code OP2's translator
- * generates (it copies each constant to the device): there the checked
- * declaration is forwarded to it.
- *
- * # Safety
- * Strings are NULL or NUL-terminated; `data` holds `dim` values.
- */
-void op_decl_const_char(int dim, const char *type_, int type_size, char *data, const char *name);
-
-/**
- * # Safety
- * As for `op_decl_const_char`.
- */
-void op_decl_const_core(int dim, const char *type_, int type_size, char *data, const char *name);
-
-/**
  * Number of owned elements of a set (global total under MPI).
  */
 idx_g_t op_get_size(op_set set);
-
-int op_get_size_local(op_set set);
-
-int op_get_size_local_core(op_set set);
-
-int op_get_size_local_exec(op_set set);
-
-int op_get_size_local_full(op_set set);
 
 /**
  * Offset of this rank's first element in the global numbering (0 on one node).
@@ -800,11 +568,6 @@ idx_g_t op_get_global_set_offset(op_set set);
  * `name` is NULL or a NUL-terminated string.
  */
 int op_size_of_set(const char *name);
-
-/**
- * Look up a map by the array given to op_decl_map.
- */
-op_map op_search_map_ptr(const int *ptr);
 
 int op_is_partitioned(void);
 
@@ -834,81 +597,12 @@ op_dat op2_decl_dat_temp_checked(op_set set, int dim, const char *type_, int typ
 void op2_decl_const_checked(int dim, const char *type_, int type_size, char *data, const char *name, const char *actual);
 
 /**
- * Partition the mesh over the ranks (OP2's partitioner names are accepted;
- * unknown or unavailable ones keep the declared blocks, with a message).
- * On one node it only records that it was called.
- *
- * # Safety
- * The strings are NULL or NUL-terminated; the handles NULL or OP2's.
- */
-void op_partition(const char *lib, const char *routine, op_set set, op_map map, op_dat coords);
-
-/**
  * `op_partition` with the map and coordinates named by their original arrays (Fortran).
  *
  * # Safety
  * As for [`op_partition`].
  */
 void op_partition_ptr(const char *lib, const char *routine, op_set set, int *map, double *coords);
-
-/**
- * Start the halo exchanges a generated loop needs; returns the number of
- * elements to execute (owned, plus the exec halo when the loop writes
- * through a map). The exchanges complete in op_mpi_wait_all.
- *
- * # Safety
- * As for [`halo_exchanges`].
- */
-int op_mpi_halo_exchanges(op_set set, int nargs, struct op_arg *args);
-
-/**
- * `op_mpi_halo_exchanges` for a loop on the host (`device` 1) or on the
- * device (`device` 2).
- *
- * # Safety
- * As for [`halo_exchanges`].
- */
-int op_mpi_halo_exchanges_grouped(op_set set, int nargs, struct op_arg *args, int device);
-
-/**
- * `op_mpi_halo_exchanges` for a loop on the device.
- *
- * # Safety
- * As for [`halo_exchanges`].
- */
-int op_mpi_halo_exchanges_cuda(op_set set, int nargs, struct op_arg *args);
-
-/**
- * Mark the halos of dats a generated loop wrote as stale.
- *
- * # Safety
- * As for [`halo_exchanges`].
- */
-void op_mpi_set_dirtybit(int nargs, struct op_arg *args);
-
-/**
- * After a generated loop on the device: written dats are newer there.
- *
- * # Safety
- * As for [`halo_exchanges`].
- */
-void op_mpi_set_dirtybit_cuda(int nargs, struct op_arg *args);
-
-/**
- * Complete the halo exchanges op_mpi_halo_exchanges started.
- */
-void op_mpi_wait_all(int _nargs, struct op_arg *_args);
-
-void op_mpi_wait_all_grouped(int _nargs, struct op_arg *_args, int _device);
-
-void op_mpi_wait_all_cuda(int _nargs, struct op_arg *_args);
-
-/**
- * Progress of pending messages: MPI progresses them in op_mpi_wait_all.
- */
-void op_mpi_test_all(int _nargs, struct op_arg *_args);
-
-void op_mpi_test_all_grouped(int _nargs, struct op_arg *_args);
 
 /**
  * OP2's debugging aid: the import halos (exec and non-exec rows) of the
@@ -922,35 +616,6 @@ void op_mpi_test_all_grouped(int _nargs, struct op_arg *_args);
 void op_mpi_reset_halos(int nargs, struct op_arg *args);
 
 /**
- * Combine a global reduction across ranks (the value is in `arg->data`).
- *
- * # Safety
- * As for [`reduce_arg`].
- */
-void op_mpi_reduce_double(struct op_arg *arg, double *_data);
-
-/**
- * # Safety
- * As for [`reduce_arg`].
- */
-void op_mpi_reduce_float(struct op_arg *arg, float *_data);
-
-/**
- * # Safety
- * As for [`reduce_arg`].
- */
-void op_mpi_reduce_int(struct op_arg *arg, int *_data);
-
-/**
- * Combine a logical global across ranks: INC/MAX "any rank true", MIN
- * "every rank true" (C `bool`, or a Fortran `logical` of 4 bytes).
- *
- * # Safety
- * As for [`reduce_arg`].
- */
-void op_mpi_reduce_bool(struct op_arg *arg, bool *_data);
-
-/**
  * Reduce every global among `args`, each by its type string.
  *
  * # Safety
@@ -958,33 +623,7 @@ void op_mpi_reduce_bool(struct op_arg *arg, bool *_data);
  */
 void op_mpi_reduce_combined(struct op_arg *args, int nargs);
 
-void op_mpi_barrier(void);
-
-void op_barrier(void);
-
-/**
- * Fortran's rank query.
- *
- * # Safety
- * As for [`op_rank`].
- */
-void op_mpi_rank(int *rank);
-
-/**
- * Number of processes (1 on one node).
- */
-int op_mpi_size(void);
-
-/**
- * Per-kernel MPI timing hook: returns `name`.
- */
-void *op_mpi_perf_time(const char *name, double _time);
-
 int op_mpi_get_test_frequency(void);
-
-void op_partition_reverse(void);
-
-void op_partition_destroy(void);
 
 /**
  * Should loop `name` run its main (parallel/device) version? False after
@@ -1012,36 +651,6 @@ void op_check_fallback_mode(const char *name);
 void op_disable_device_execution(bool disable);
 
 /**
- * A map handle that every op_arg_* call treats as OP_ID (NULL). The Fortran
- * module writes its `dim` (0 for OP_ID, -1 for OP_GBL).
- */
-op_map op_decl_null_map(void);
-
-/**
- * `op_arg_gbl` from Fortran (`acc` 0-based).
- *
- * # Safety
- * `type_` is NULL or NUL-terminated; `data` holds `dim` values.
- */
-struct op_arg op_arg_gbl_copy(char *data, int dim, const char *type_, int size, int acc);
-
-/**
- * `op_opt_arg_gbl` from Fortran.
- *
- * # Safety
- * As for [`op_arg_gbl_copy`].
- */
-struct op_arg op_opt_arg_gbl_copy(int opt, char *data, int dim, const char *type_, int size, int acc);
-
-/**
- * `op_arg_info` from Fortran (`ref_` 0-based).
- *
- * # Safety
- * As for [`op_arg_gbl_copy`].
- */
-struct op_arg op_arg_info_copy(char *data, int dim, const char *type_, int size, int ref_);
-
-/**
  * `op_arg_dat` with the dat and map named by the arrays they were declared
  * from. An unknown or NULL map array with idx -1 (or -2, OP2's shifted -1)
  * means direct access.
@@ -1057,24 +666,12 @@ struct op_arg op_arg_dat_ptr(int opt, char *dat_ptr, int idx, int *map_ptr, int 
 struct op_arg op_arg_idx_ptr(int idx, int *map_ptr);
 
 /**
- * Owned elements of a set.
- */
-int get_set_size(op_set set);
-
-/**
- * Owned elements of a dat's set.
- */
-int get_associated_set_size(op_dat dat);
-
-/**
  * Dimension of an argument's map (0 if it has none).
  *
  * # Safety
  * `arg` is NULL or points to an op_arg.
  */
 int getMapDimFromOpArg(struct op_arg *arg);
-
-bool isCNullPointer(void *ptr);
 
 /**
  * Add a generated Fortran kernel's timing to `OP_kernels[id]` (returns 0).
@@ -1083,14 +680,6 @@ bool isCNullPointer(void *ptr);
  * `name` is NULL or NUL-terminated.
  */
 int setKernelTime(int id, char *name, double t, float transfer, float transfer2, int count);
-
-/**
- * The plan of a generated Fortran loop.
- *
- * # Safety
- * As for `op_plan_get_stage`.
- */
-struct op_plan *FortranPlanCaller(char *name, op_set set, int part, int nargs, struct op_arg *args, int ninds, int *inds, int staging);
 
 /**
  * Print an argument's type string.
@@ -1115,11 +704,6 @@ unsigned long op_get_data_ptr2(unsigned long data);
  * the address of its data (`mode` 2); returns the new key.
  */
 unsigned long op_reset_data_ptr(char *data, int mode);
-
-/**
- * The address of a map's (local, 0-based) values.
- */
-unsigned long op_get_map_ptr(op_map map);
 
 /**
  * The map named by the array `map` is named by its own values from now
@@ -1156,19 +740,6 @@ op_set op_get_set(int idx);
  * declared (original) numbering (`long long`). 0 on one node, as in OP2.
  */
 unsigned long op_get_g_index(op_set set);
-
-/**
- * A copy of a dat holding this rank's declared block in the original
- * order (one node: the whole set): a new `op_dat` whose `set->size` is the
- * block's size. Free it with op_mpi_free_data (or free() its data, set and
- * itself, as OP2's own code does).
- */
-op_dat op_mpi_get_data(op_dat dat);
-
-/**
- * OP2's name for [`op_mpi_get_data`] in `op_lib_c.h`.
- */
-op_dat op_fetch_data_file_char(op_dat dat);
 
 /**
  * Free a copy made by op_mpi_get_data / op_fetch_data_file (NULL: nothing).
@@ -1218,22 +789,9 @@ void op_disable_mpi_reductions(bool disable);
 void op_halo_create(void);
 
 /**
- * Allocate `size` bytes aligned to 64 (NULL if out of memory).
- */
-void *op_malloc(size_t size);
-
-/**
  * Zeroed aligned allocation of `num * size` bytes.
  */
 void *op_calloc(size_t num, size_t size);
-
-/**
- * Resize an allocation, keeping it 64-byte aligned.
- *
- * # Safety
- * `ptr` is NULL or came from op_malloc/op_calloc/op_realloc/malloc.
- */
-void *op_realloc(void *ptr, size_t size);
 
 /**
  * Release memory from op_malloc (same as free).
@@ -1250,31 +808,6 @@ void op_free(void *ptr);
  * `p` and `bytes` are NULL or valid pointers.
  */
 void op_malloc2(void **p, int *bytes);
-
-/**
- * Copy all of a dat's owned elements to `dst`.
- *
- * # Safety
- * `dst` holds the dat's owned elements.
- */
-void op_fetch_data_char(op_dat dat, char *dst);
-
-/**
- * `op_fetch_data` from the C/C++ headers, which know the destination's element size.
- *
- * # Safety
- * As for [`op_fetch_data_char`].
- */
-void op2_fetch_data_checked(op_dat dat, char *dst, int dst_elem);
-
-/**
- * Copy elements `low..=high` of a dat to `dst` (which holds `high-low+1` elements).
- * Unlike OP2, nothing past `high` is read.
- *
- * # Safety
- * `dst` holds `high - low + 1` elements.
- */
-void op_fetch_data_idx_char(op_dat dat, char *dst, int low, int high);
 
 /**
  * # Safety
@@ -1326,13 +859,6 @@ void op_timers_core(double *cpu, double *et);
 void op_timers(double *cpu, double *et);
 
 /**
- * Make `OP_kernels[k]` exist (generated code calls this before touching it).
- */
-void op_timing_realloc(int k);
-
-void op_timing_realloc_manytime(int k, int ntimers);
-
-/**
  * Print the per-kernel timing table (every loop run through op_par_loop and
  * every kernel generated code recorded).
  */
@@ -1355,11 +881,6 @@ void op_timing_output_2_file(const char *file);
  * `line` is NULL or a NUL-terminated string.
  */
 void op_print(const char *line);
-
-/**
- * 1 on the root process (always on one node).
- */
-int op_is_root(void);
 
 /**
  * A dat on `set` over the storage of `dat` (OP2's overlay): writes through
@@ -1385,63 +906,10 @@ op_dat op_decl_dat_overlay_ptr(op_set set, char *dat);
 void op2_par_loop_c(void (*kernel)(void), const char *name, op_set set, int nargs, const struct op_arg *args);
 
 /**
- * OP2's plan builder (cached): blocks, renumbering, two-level colouring.
- *
- * # Safety
- * As for [`plan_entry`].
- */
-struct op_plan *op_plan_core(const char *name, op_set set, int part_size, int nargs, struct op_arg *args, int ninds, int *inds, int staging);
-
-/**
- * A plan staging every indirect dat (`OP_STAGE_ALL`).
- *
- * # Safety
- * As for [`plan_entry`].
- */
-struct op_plan *op_plan_get(const char *name, op_set set, int part_size, int nargs, struct op_arg *args, int ninds, int *inds);
-
-/**
- * A plan with the given staging.
- *
- * # Safety
- * As for [`plan_entry`].
- */
-struct op_plan *op_plan_get_stage(const char *name, op_set set, int part_size, int nargs, struct op_arg *args, int ninds, int *inds, int staging);
-
-/**
- * As op_plan_get_stage; with a device, `upload` 0 keeps the plan on the host.
- *
- * # Safety
- * As for [`plan_entry`].
- */
-struct op_plan *op_plan_get_stage_upload(const char *name, op_set set, int part_size, int nargs, struct op_arg *args, int ninds, int *inds, int staging, int upload);
-
-/**
  * Verify a plan returned by op_plan_get*: no two blocks (or elements in a
  * block) of one colour modify the same element. Stops the program if not.
  */
 void op_plan_check(struct op_plan plan, int _ninds, int *_inds);
-
-/**
- * Start the profile's root section.
- *
- * # Safety
- * `name` is NULL or a NUL-terminated string.
- */
-void op_profile_start(const char *name);
-
-/**
- * Close every open section and the root.
- */
-void op_profile_end(void);
-
-/**
- * Open a nested section.
- *
- * # Safety
- * `name` is NULL or a NUL-terminated string.
- */
-void op_profile_enter(const char *name);
 
 /**
  * Open a kernel section (generated code).
@@ -1450,19 +918,6 @@ void op_profile_enter(const char *name);
  * The strings are NULL or NUL-terminated.
  */
 void op_profile_enter_kernel(const char *name, const char *target, const char *variant);
-
-/**
- * Close the current section and open a sibling.
- *
- * # Safety
- * `name` is NULL or a NUL-terminated string.
- */
-void op_profile_next(const char *name);
-
-/**
- * Close the current section.
- */
-void op_profile_exit(void);
 
 /**
  * Print the profile (root process); also write JSON if OP_PROFILE_JSON_OUTPUT is set.
@@ -1487,11 +942,6 @@ void op_profile_output_json(const char *filename);
 void op_renumber(op_map map);
 
 /**
- * `op_renumber` for the map declared with the array `map` (Fortran).
- */
-void op_renumber_ptr(int *map);
-
-/**
  * Elements an argument's dat holds (0 for a switched-off argument).
  *
  * # Safety
@@ -1500,6 +950,434 @@ void op_renumber_ptr(int *map);
 int getSetSizeFromOpArg(struct op_arg *arg);
 
 int getHybridGPU(void);
+
+/**
+ * [`op_arg_dat`].
+ */
+struct op_arg op_arg_dat_core(op_dat dat, int idx, op_map map, int dim, const char *type_, op_access acc);
+
+/**
+ * [`op_opt_arg_dat`].
+ */
+struct op_arg op_opt_arg_dat_core(int opt, op_dat dat, int idx, op_map map, int dim, const char *type_, op_access acc);
+
+/**
+ * An argument referring to a dat, directly (`idx` -1, `OP_ID`) or through
+ * column `idx` of `map` (all columns if `idx` < -1).
+ */
+struct op_arg op_arg_dat(op_dat dat, int idx, op_map map, int dim, const char *type_, op_access acc);
+
+/**
+ * `op_arg_dat` that the kernel receives as NULL when `opt` is 0.
+ */
+struct op_arg op_opt_arg_dat(int opt, op_dat dat, int idx, op_map map, int dim, const char *type_, op_access acc);
+
+/**
+ * The element index (direct, `idx` -1 with OP_ID) or map entry `idx` of each element.
+ */
+struct op_arg op_arg_idx(int idx, op_map map);
+
+/**
+ * A global argument: `dim` values at `data`, read or reduced per `acc`.
+ */
+struct op_arg op_arg_gbl_char(char *data, int dim, const char *type_, int type_size, op_access acc);
+
+struct op_arg op_opt_arg_gbl_char(int opt, char *data, int dim, const char *type_, int type_size, op_access acc);
+
+struct op_arg op_arg_gbl_core(int opt, char *data, int dim, const char *type_, int type_size, op_access acc);
+
+/**
+ * Location info that a kernel updates together with the MIN/MAX global at arg `ref_`.
+ */
+struct op_arg op_arg_info_char(char *data, int dim, const char *type_, int type_size, int ref_);
+
+/**
+ * Per-kernel timings as CSV: every rank's and thread's figures, written by
+ * the root.
+ */
+void op_timings_to_csv(const char *file);
+
+/**
+ * Device initialisation: done by op_init in the CUDA libraries (which
+ * stop there when no device can be used), so there is nothing left to do.
+ */
+void cutilDeviceInit(int _argc, char **_argv);
+
+void cutilDeviceInit_mpi(int _argc, char **_argv, int _rank);
+
+/**
+ * Copy a dat's host copy to the device unconditionally (OP2's op_upload_dat).
+ */
+void op_upload_dat(op_dat dat);
+
+/**
+ * Copy a dat's device copy to the host unconditionally (OP2's op_download_dat).
+ */
+void op_download_dat(op_dat dat);
+
+/**
+ * Upload every dat whose host copy is newer.
+ */
+void op_upload_all(void);
+
+void reallocReductArrays(int reduct_bytes);
+
+void reallocConstArrays(int consts_bytes);
+
+void mvReductArraysToDevice(int reduct_bytes);
+
+void mvReductArraysToHost(int reduct_bytes);
+
+void mvConstArraysToDevice(int consts_bytes);
+
+void mvConstArraysToHost(int consts_bytes);
+
+/**
+ * OP2's core initialiser: [`op_init`].
+ */
+void op_init_core(int argc, char **argv, int diags);
+
+/**
+ * [`op_exit`].
+ */
+void op_exit_core(void);
+
+/**
+ * [`op_decl_set`].
+ */
+op_set op_decl_set_core(int size, const char *name);
+
+/**
+ * [`op_decl_map`].
+ */
+op_map op_decl_map_core(op_set from, op_set to, int dim, idx_l_t *imap, const char *name);
+
+/**
+ * [`op_decl_dat_char`].
+ */
+op_dat op_decl_dat_core(op_set set, int dim, const char *type_, int type_size, char *data, const char *name);
+
+/**
+ * [`op_free_dat_temp_char`].
+ */
+int op_free_dat_temp_core(op_dat dat);
+
+/**
+ * Initialise OP2: parse `OP_*` options from argv, set the diagnostics level.
+ */
+void op_init(int argc, char **argv, int diags);
+
+/**
+ * op_init on the application's communicator `global` (a Fortran handle,
+ * MPI_Fint; MPI must be initialised). Single-node libraries ignore it.
+ */
+void op_mpi_init(int argc, char **argv, int diags, int global, int _local);
+
+/**
+ * Free everything OP2 allocated. Later API calls (except a new op_init) are errors.
+ */
+void op_exit(void);
+
+/**
+ * Free run-time support data (plans); op_exit does it too.
+ */
+void op_rt_exit(void);
+
+/**
+ * Declare a set of `size` elements.
+ */
+op_set op_decl_set(idx_l_t size, const char *name);
+
+/**
+ * Declare a map from `from` to `to` with `dim` entries per element (copied).
+ */
+op_map op_decl_map(op_set from, op_set to, int dim, idx_l_t *imap, const char *name);
+
+/**
+ * Declare data on a set (`dim` values of `type` per element, copied).
+ */
+op_dat op_decl_dat_char(op_set set, int dim, const char *type_, int type_size, char *data, const char *name);
+
+/**
+ * Free a temporary dat: 1 on success, -1 if the handle is not a live dat.
+ */
+int op_free_dat_temp_char(op_dat dat);
+
+/**
+ * Declare a global constant. Kernels on the host read the application's
+ * own variable, so nothing is copied; the declaration is checked. The CUDA
+ * libraries leave `op_decl_const_char` to the code OP2's translator
+ * generates (it copies each constant to the device): there the checked
+ * declaration is forwarded to it.
+ */
+void op_decl_const_char(int dim, const char *type_, int type_size, char *data, const char *name);
+
+void op_decl_const_core(int dim, const char *type_, int type_size, char *data, const char *name);
+
+int op_get_size_local(op_set set);
+
+int op_get_size_local_core(op_set set);
+
+int op_get_size_local_exec(op_set set);
+
+int op_get_size_local_full(op_set set);
+
+/**
+ * Declare a zero-initialised temporary dat (free it with op_free_dat_temp).
+ */
+op_dat op_decl_dat_temp_char(op_set set, int dim, const char *type_, int type_size, const char *name);
+
+op_dat op_decl_dat_temp_core(op_set set, int dim, const char *type_, int type_size, char *data, const char *name);
+
+/**
+ * Look up a map by the array given to op_decl_map.
+ */
+op_map op_search_map_ptr(const int *ptr);
+
+/**
+ * [`op_mpi_wait_all`] (`device` is OP2's host 1 / device 2).
+ */
+void op_mpi_wait_all_grouped(int nargs, struct op_arg *args, int _device);
+
+/**
+ * [`op_mpi_wait_all`].
+ */
+void op_mpi_wait_all_cuda(int nargs, struct op_arg *args);
+
+/**
+ * [`op_mpi_test_all`].
+ */
+void op_mpi_test_all_grouped(int nargs, struct op_arg *args);
+
+/**
+ * [`op_mpi_barrier`].
+ */
+void op_barrier(void);
+
+/**
+ * Fortran's rank query: [`op_rank`].
+ */
+void op_mpi_rank(int *rank);
+
+/**
+ * Partition the mesh over the ranks (OP2's partitioner names are accepted;
+ * unknown or unavailable ones keep the declared blocks, with a message).
+ * On one node it only records that it was called.
+ */
+void op_partition(const char *lib, const char *routine, op_set set, op_map map, op_dat coords);
+
+/**
+ * Start the halo exchanges a generated loop needs; returns the number of
+ * elements to execute (owned, plus the exec halo when the loop writes
+ * through a map). The exchanges complete in op_mpi_wait_all.
+ */
+int op_mpi_halo_exchanges(op_set set, int nargs, struct op_arg *args);
+
+/**
+ * `op_mpi_halo_exchanges` for a loop on the device.
+ */
+int op_mpi_halo_exchanges_cuda(op_set set, int nargs, struct op_arg *args);
+
+/**
+ * Mark the halos of dats a generated loop wrote as stale.
+ */
+void op_mpi_set_dirtybit(int nargs, struct op_arg *args);
+
+/**
+ * After a generated loop on the device: written dats are newer there.
+ */
+void op_mpi_set_dirtybit_cuda(int nargs, struct op_arg *args);
+
+/**
+ * Complete the halo exchanges op_mpi_halo_exchanges started.
+ */
+void op_mpi_wait_all(int _nargs, struct op_arg *_args);
+
+/**
+ * Progress of pending messages: MPI progresses them in op_mpi_wait_all.
+ */
+void op_mpi_test_all(int _nargs, struct op_arg *_args);
+
+/**
+ * Combine a global reduction across ranks (the value is in `arg->data`).
+ */
+void op_mpi_reduce_double(struct op_arg *arg, double *_data);
+
+void op_mpi_reduce_float(struct op_arg *arg, float *_data);
+
+void op_mpi_reduce_int(struct op_arg *arg, int *_data);
+
+/**
+ * Combine a logical global across ranks: INC/MAX "any rank true", MIN
+ * "every rank true" (C `bool`, or a Fortran `logical` of 4 bytes).
+ */
+void op_mpi_reduce_bool(struct op_arg *arg, bool *_data);
+
+void op_mpi_barrier(void);
+
+/**
+ * Number of processes (1 on one node).
+ */
+int op_mpi_size(void);
+
+/**
+ * Per-kernel MPI timing hook: returns `name`.
+ */
+void *op_mpi_perf_time(const char *name, double _time);
+
+void op_partition_reverse(void);
+
+void op_partition_destroy(void);
+
+/**
+ * `op_mpi_halo_exchanges` for a loop on the host (`device` 1) or on the
+ * device (`device` 2).
+ */
+int op_mpi_halo_exchanges_grouped(op_set set, int nargs, struct op_arg *args, int device);
+
+/**
+ * The plan of a generated Fortran loop: [`crate::plans::op_plan_get_stage`].
+ */
+struct op_plan *FortranPlanCaller(char *name, op_set set, int part, int nargs, struct op_arg *args, int ninds, int *inds, int staging);
+
+/**
+ * A map handle that every op_arg_* call treats as OP_ID (NULL). The Fortran
+ * module writes its `dim` (0 for OP_ID, -1 for OP_GBL).
+ */
+op_map op_decl_null_map(void);
+
+/**
+ * `op_arg_gbl` from Fortran (`acc` 0-based).
+ */
+struct op_arg op_arg_gbl_copy(char *data, int dim, const char *type_, int size, int acc);
+
+/**
+ * `op_arg_info` from Fortran (`ref_` 0-based).
+ */
+struct op_arg op_arg_info_copy(char *data, int dim, const char *type_, int size, int ref_);
+
+/**
+ * Owned elements of a set.
+ */
+int get_set_size(op_set set);
+
+/**
+ * Owned elements of a dat's set.
+ */
+int get_associated_set_size(op_dat dat);
+
+bool isCNullPointer(void *ptr);
+
+/**
+ * `op_opt_arg_gbl` from Fortran.
+ */
+struct op_arg op_opt_arg_gbl_copy(int opt, char *data, int dim, const char *type_, int size, int acc);
+
+/**
+ * The address of a map's (local, 0-based) values.
+ */
+unsigned long op_get_map_ptr(op_map map);
+
+/**
+ * A copy of a dat holding this rank's declared block in the original
+ * order (one node: the whole set): a new `op_dat` whose `set->size` is the
+ * block's size. Free it with op_mpi_free_data (or free() its data, set and
+ * itself, as OP2's own code does).
+ */
+op_dat op_mpi_get_data(op_dat dat);
+
+/**
+ * OP2's name for [`op_mpi_get_data`] in `op_lib_c.h`.
+ */
+op_dat op_fetch_data_file_char(op_dat dat);
+
+/**
+ * Allocate `size` bytes aligned to 64 (NULL if out of memory).
+ */
+void *op_malloc(size_t size);
+
+/**
+ * Resize an allocation, keeping it 64-byte aligned.
+ */
+void *op_realloc(void *ptr, size_t size);
+
+/**
+ * Copy all of a dat's owned elements to `dst`.
+ */
+void op_fetch_data_char(op_dat dat, char *dst);
+
+/**
+ * `op_fetch_data` from the C/C++ headers, which know the destination's element size.
+ */
+void op2_fetch_data_checked(op_dat dat, char *dst, int dst_elem);
+
+/**
+ * Make `OP_kernels[k]` exist (generated code calls this before touching it).
+ */
+void op_timing_realloc(int k);
+
+void op_timing_realloc_manytime(int k, int ntimers);
+
+/**
+ * 1 on the root process (always on one node).
+ */
+int op_is_root(void);
+
+/**
+ * Copy elements `low..=high` of a dat to `dst` (which holds `high-low+1` elements).
+ * Unlike OP2, nothing past `high` is read.
+ */
+void op_fetch_data_idx_char(op_dat dat, char *dst, int low, int high);
+
+/**
+ * OP2's plan builder (cached): blocks, renumbering, two-level colouring.
+ */
+struct op_plan *op_plan_core(const char *name, op_set set, int part_size, int nargs, struct op_arg *args, int ninds, int *inds, int staging);
+
+/**
+ * A plan staging every indirect dat (`OP_STAGE_ALL`).
+ */
+struct op_plan *op_plan_get(const char *name, op_set set, int part_size, int nargs, struct op_arg *args, int ninds, int *inds);
+
+/**
+ * A plan with the given staging.
+ */
+struct op_plan *op_plan_get_stage(const char *name, op_set set, int part_size, int nargs, struct op_arg *args, int ninds, int *inds, int staging);
+
+/**
+ * As op_plan_get_stage; with a device, `upload` 0 keeps the plan on the host.
+ */
+struct op_plan *op_plan_get_stage_upload(const char *name, op_set set, int part_size, int nargs, struct op_arg *args, int ninds, int *inds, int staging, int upload);
+
+/**
+ * Start the profile's root section.
+ */
+void op_profile_start(const char *name);
+
+/**
+ * Close every open section and the root.
+ */
+void op_profile_end(void);
+
+/**
+ * Open a nested section.
+ */
+void op_profile_enter(const char *name);
+
+/**
+ * Close the current section and open a sibling.
+ */
+void op_profile_next(const char *name);
+
+/**
+ * Close the current section.
+ */
+void op_profile_exit(void);
+
+/**
+ * `op_renumber` for the map declared with the array `map` (Fortran).
+ */
+void op_renumber_ptr(int *map);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -1,7 +1,7 @@
 //! Loop argument constructors (`op_arg_dat`, `op_arg_gbl`, ...) and the
 //! conversion of C `op_arg`s into the runtime's checked arguments.
 
-use crate::boundary::c_api;
+use crate::boundary::{c_api, exports};
 use crate::ffi::*;
 use crate::handles::Handles;
 use crate::state::{c_text, name_or, with_state};
@@ -96,79 +96,24 @@ pub(crate) unsafe fn arg_dat(
     })
 }
 
-/// An argument referring to a dat, directly (`idx` -1, `OP_ID`) or through
-/// column `idx` of `map` (all columns if `idx` < -1).
-///
-/// # Safety
-/// `type_` is NULL or a NUL-terminated string; handles are NULL or OP2's.
-#[no_mangle]
-pub unsafe extern "C" fn op_arg_dat(
-    dat: op_dat,
-    idx: c_int,
-    map: op_map,
-    dim: c_int,
-    type_: *const c_char,
-    acc: op_access,
-) -> op_arg {
-    c_api!(
-        unsafe "op_arg_dat",
-        arg_dat("op_arg_dat", 1, dat, idx, map, dim, type_, acc)
-    )
-}
-
-/// `op_arg_dat` that the kernel receives as NULL when `opt` is 0.
-///
-/// # Safety
-/// As for [`op_arg_dat`].
-#[no_mangle]
-pub unsafe extern "C" fn op_opt_arg_dat(
-    opt: c_int,
-    dat: op_dat,
-    idx: c_int,
-    map: op_map,
-    dim: c_int,
-    type_: *const c_char,
-    acc: op_access,
-) -> op_arg {
-    c_api!(
-        unsafe "op_opt_arg_dat",
-        arg_dat("op_opt_arg_dat", opt, dat, idx, map, dim, type_, acc)
-    )
-}
-
-/// # Safety
-/// As for [`op_arg_dat`].
-#[no_mangle]
-pub unsafe extern "C" fn op_arg_dat_core(
-    dat: op_dat,
-    idx: c_int,
-    map: op_map,
-    dim: c_int,
-    type_: *const c_char,
-    acc: op_access,
-) -> op_arg {
-    c_api!(
-        unsafe "op_arg_dat",
-        arg_dat("op_arg_dat", 1, dat, idx, map, dim, type_, acc)
-    )
-}
-
-/// # Safety
-/// As for [`op_arg_dat`].
-#[no_mangle]
-pub unsafe extern "C" fn op_opt_arg_dat_core(
-    opt: c_int,
-    dat: op_dat,
-    idx: c_int,
-    map: op_map,
-    dim: c_int,
-    type_: *const c_char,
-    acc: op_access,
-) -> op_arg {
-    c_api!(
-        unsafe "op_opt_arg_dat",
-        arg_dat("op_opt_arg_dat", opt, dat, idx, map, dim, type_, acc)
-    )
+exports! {
+    /// [`op_arg_dat`].
+    op_arg_dat_core(dat: op_dat, idx: c_int, map: op_map, dim: c_int, type_: *const c_char, acc: op_access) -> op_arg = "op_arg_dat_core" => Ok(op_arg_dat(dat, idx, map, dim, type_, acc));
+    /// [`op_opt_arg_dat`].
+    op_opt_arg_dat_core(opt: c_int, dat: op_dat, idx: c_int, map: op_map, dim: c_int, type_: *const c_char, acc: op_access) -> op_arg = "op_opt_arg_dat_core" => Ok(op_opt_arg_dat(opt, dat, idx, map, dim, type_, acc));
+    /// An argument referring to a dat, directly (`idx` -1, `OP_ID`) or through
+    /// column `idx` of `map` (all columns if `idx` < -1).
+    op_arg_dat(dat: op_dat, idx: c_int, map: op_map, dim: c_int, type_: *const c_char, acc: op_access) -> op_arg = "op_arg_dat" => arg_dat("op_arg_dat", 1, dat, idx, map, dim, type_, acc);
+    /// `op_arg_dat` that the kernel receives as NULL when `opt` is 0.
+    op_opt_arg_dat(opt: c_int, dat: op_dat, idx: c_int, map: op_map, dim: c_int, type_: *const c_char, acc: op_access) -> op_arg = "op_opt_arg_dat" => arg_dat("op_opt_arg_dat", opt, dat, idx, map, dim, type_, acc);
+    /// The element index (direct, `idx` -1 with OP_ID) or map entry `idx` of each element.
+    op_arg_idx(idx: c_int, map: op_map) -> op_arg = "op_arg_idx" => arg_idx(idx, map);
+    /// A global argument: `dim` values at `data`, read or reduced per `acc`.
+    op_arg_gbl_char(data: *mut c_char, dim: c_int, type_: *const c_char, type_size: c_int, acc: op_access) -> op_arg = "op_arg_gbl" => arg_gbl("op_arg_gbl", 1, data, dim, type_, type_size, acc, OP_ARG_GBL);
+    op_opt_arg_gbl_char(opt: c_int, data: *mut c_char, dim: c_int, type_: *const c_char, type_size: c_int, acc: op_access) -> op_arg = "op_opt_arg_gbl" => arg_gbl("op_opt_arg_gbl", opt, data, dim, type_, type_size, acc, OP_ARG_GBL);
+    op_arg_gbl_core(opt: c_int, data: *mut c_char, dim: c_int, type_: *const c_char, type_size: c_int, acc: op_access) -> op_arg = "op_arg_gbl" => arg_gbl("op_arg_gbl", opt, data, dim, type_, type_size, acc, OP_ARG_GBL);
+    /// Location info that a kernel updates together with the MIN/MAX global at arg `ref_`.
+    op_arg_info_char(data: *mut c_char, dim: c_int, type_: *const c_char, type_size: c_int, ref_: c_int) -> op_arg = "op_arg_info" => arg_gbl("op_arg_info", 1, data, dim, type_, type_size, ref_, OP_ARG_INFO);
 }
 
 /// `op_arg_gbl`, `op_arg_info` and their optional and Fortran forms.
@@ -212,85 +157,6 @@ pub(crate) unsafe fn arg_gbl(
     })
 }
 
-/// A global argument: `dim` values at `data`, read or reduced per `acc`.
-///
-/// # Safety
-/// `type_` is NULL or a NUL-terminated string; `data` holds `dim` values.
-#[no_mangle]
-pub unsafe extern "C" fn op_arg_gbl_char(
-    data: *mut c_char,
-    dim: c_int,
-    type_: *const c_char,
-    type_size: c_int,
-    acc: op_access,
-) -> op_arg {
-    c_api!(
-        unsafe "op_arg_gbl",
-        arg_gbl(
-            "op_arg_gbl",
-            1,
-            data,
-            dim,
-            type_,
-            type_size,
-            acc,
-            OP_ARG_GBL
-        )
-    )
-}
-
-/// # Safety
-/// As for [`op_arg_gbl_char`].
-#[no_mangle]
-pub unsafe extern "C" fn op_opt_arg_gbl_char(
-    opt: c_int,
-    data: *mut c_char,
-    dim: c_int,
-    type_: *const c_char,
-    type_size: c_int,
-    acc: op_access,
-) -> op_arg {
-    c_api!(
-        unsafe "op_opt_arg_gbl",
-        arg_gbl(
-            "op_opt_arg_gbl",
-            opt,
-            data,
-            dim,
-            type_,
-            type_size,
-            acc,
-            OP_ARG_GBL
-        )
-    )
-}
-
-/// # Safety
-/// As for [`op_arg_gbl_char`].
-#[no_mangle]
-pub unsafe extern "C" fn op_arg_gbl_core(
-    opt: c_int,
-    data: *mut c_char,
-    dim: c_int,
-    type_: *const c_char,
-    type_size: c_int,
-    acc: op_access,
-) -> op_arg {
-    c_api!(
-        unsafe "op_arg_gbl",
-        arg_gbl(
-            "op_arg_gbl",
-            opt,
-            data,
-            dim,
-            type_,
-            type_size,
-            acc,
-            OP_ARG_GBL
-        )
-    )
-}
-
 /// `op_arg_gbl` from the C and C++ headers: `actual` names the type the
 /// pointer really has (NULL if unknown), so a wrong type string is caught.
 ///
@@ -319,12 +185,6 @@ pub unsafe extern "C" fn op2_arg_gbl_checked(
             OP_ARG_GBL,
         )
     })
-}
-
-/// The element index (direct, `idx` -1 with OP_ID) or map entry `idx` of each element.
-#[no_mangle]
-pub extern "C" fn op_arg_idx(idx: c_int, map: op_map) -> op_arg {
-    c_api!("op_arg_idx", arg_idx(idx, map))
 }
 
 pub(crate) fn arg_idx(idx: c_int, map: op_map) -> Result<op_arg> {
@@ -357,33 +217,6 @@ pub(crate) fn arg_idx(idx: c_int, map: op_map) -> Result<op_arg> {
         }
         Ok(a)
     })
-}
-
-/// Location info that a kernel updates together with the MIN/MAX global at arg `ref_`.
-///
-/// # Safety
-/// As for [`op_arg_gbl_char`].
-#[no_mangle]
-pub unsafe extern "C" fn op_arg_info_char(
-    data: *mut c_char,
-    dim: c_int,
-    type_: *const c_char,
-    type_size: c_int,
-    ref_: c_int,
-) -> op_arg {
-    c_api!(
-        unsafe "op_arg_info",
-        arg_gbl(
-            "op_arg_info",
-            1,
-            data,
-            dim,
-            type_,
-            type_size,
-            ref_,
-            OP_ARG_INFO
-        )
-    )
 }
 
 /// Print OP2's argument error line.

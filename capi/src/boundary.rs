@@ -43,6 +43,30 @@ macro_rules! c_api {
 }
 pub(crate) use c_api;
 
+/// Exported functions written as a table, one entry per function:
+/// `name(params) -> ret = "call" => expr;` is
+/// `pub unsafe extern "C" fn name(params) -> ret { c_api!(unsafe "call", expr) }`
+/// with the entry's docs: the form of every export whose body is one call
+/// (families such as OP2's `_core` names, the MPI and CUDA spellings, the
+/// scratch buffers). `tests/tests/headers.rs` expands the tables for
+/// cbindgen, so `op2_rs_generated.h` declares these functions too.
+macro_rules! exports {
+    ($($(#[$m:meta])* $name:ident ($($p:ident: $t:ty),*) $(-> $r:ty)? = $call:literal => $body:expr;)*) => {$(
+        $(#[$m])*
+        ///
+        /// # Safety
+        /// Pointer arguments are NULL or point to what OP2's C API says
+        /// (NUL-terminated strings; arrays of the sizes the other arguments
+        /// give); a handle is one OP2 gave.
+        #[no_mangle]
+        #[allow(unused_unsafe)]
+        pub unsafe extern "C" fn $name($($p: $t),*) $(-> $r)? {
+            c_api!(unsafe $call, $body)
+        }
+    )*};
+}
+pub(crate) use exports;
+
 /// How to stop every process of the run (MPI_Abort under MPI); set by
 /// op_init from the distribution, cleared by op_exit. A lock of its own:
 /// the error path may hold the library state.

@@ -12,7 +12,7 @@
 //! `Profiler::merge_encoded`. The moments cross ranks as raw little-endian
 //! `f64`s.
 
-use crate::boundary::c_api;
+use crate::boundary::{c_api, exports};
 use crate::state::{c_str, lock_state, name_or, running, with_state, Life, State};
 use op2_core::profile::{timings_csv, wire, KernelFigures, Profiler};
 use op2_core::{Op2Error, Result};
@@ -71,38 +71,13 @@ unsafe fn timings_to_csv(file: *const c_char) -> Result<()> {
     })
 }
 
-/// Per-kernel timings as CSV: every rank's and thread's figures, written by
-/// the root.
-///
-/// # Safety
-/// `file` is NULL or a NUL-terminated string.
-#[no_mangle]
-pub unsafe extern "C" fn op_timings_to_csv(file: *const c_char) {
-    c_api!(unsafe "op_timings_to_csv", timings_to_csv(file))
-}
-
 /// `vals` summed element-wise over the ranks (left alone on one node, and
 /// before `op_init` or after `op_exit`, when there are no ranks to ask).
 fn sum_across_ranks(vals: &mut [f64]) -> Result<()> {
-    if !running() {
-        return Ok(());
+    match running() {
+        true => with_state(|st| st.rt.sum_across_ranks(vals)),
+        false => Ok(()),
     }
-    let bytes: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let all = with_state(|st| st.rt.dist_mut().allgather_bytes(&bytes))?;
-    if all.len() <= 1 {
-        return Ok(());
-    }
-    // summed in rank order: every rank gets the same bits
-    for (i, v) in vals.iter_mut().enumerate() {
-        *v = all
-            .iter()
-            .map(|b| {
-                let c: [u8; 8] = b[i * 8..i * 8 + 8].try_into().expect("8 bytes per value");
-                f64::from_le_bytes(c)
-            })
-            .sum();
-    }
-    Ok(())
 }
 
 /// `*m1 = v[0] / v[2]`, `*m2 = v[1] / v[2]` where given.
@@ -179,12 +154,13 @@ pub(crate) fn merged_profile(local: Vec<u8>, level: u32) -> Result<Option<Profil
     if !crate::is_root() {
         return Ok(None);
     }
-    let mut merged = Profiler::new(level);
-    for (rank, message) in all.iter().enumerate() {
-        merged.merge_encoded(message).map_err(|e| {
-            let what = format!("rank {rank}'s profile does not decode: {e}");
-            Op2Error::new("op_profile_output", "", what)
-        })?;
-    }
-    Ok(Some(merged))
+    Profiler::merged(&all, level)
+        .map(Some)
+        .map_err(|e| Op2Error::new("op_profile_output", "", e))
+}
+
+exports! {
+    /// Per-kernel timings as CSV: every rank's and thread's figures, written by
+    /// the root.
+    op_timings_to_csv(file: *const c_char) = "op_timings_to_csv" => timings_to_csv(file);
 }

@@ -4,7 +4,7 @@
 //! checks. Every library exports it; without a device (the CPU libraries)
 //! the transfers do nothing, as in OP2 when `OP_hybrid_gpu` is 0.
 
-use crate::boundary::c_api;
+use crate::boundary::{c_api, exports};
 use crate::ffi::*;
 use crate::globals::{OP_consts_d, OP_consts_h, OP_reduct_d, OP_reduct_h};
 use crate::state::{name_or, with_state};
@@ -18,18 +18,6 @@ use std::sync::Arc;
 /// NULL: the default stream, which this library's copies also use).
 #[no_mangle]
 pub static mut op2_grp_secondary: *mut c_void = std::ptr::null_mut();
-
-/// Device initialisation: done by op_init in the CUDA libraries (which
-/// stop there when no device can be used), so there is nothing left to do.
-#[no_mangle]
-pub extern "C" fn cutilDeviceInit(_argc: c_int, _argv: *mut *mut c_char) {
-    c_api!("cutilDeviceInit", Ok(()))
-}
-
-#[no_mangle]
-pub extern "C" fn cutilDeviceInit_mpi(_argc: c_int, _argv: *mut *mut c_char, _rank: c_int) {
-    c_api!("cutilDeviceInit_mpi", Ok(()))
-}
 
 /// The device's memory, in a library that has one.
 fn memory() -> Result<Option<Arc<dyn DeviceMemory>>> {
@@ -216,27 +204,6 @@ fn transfer(call: &'static str, dat: op_dat, up: bool) -> Result<()> {
     })
 }
 
-/// Copy a dat's host copy to the device unconditionally (OP2's op_upload_dat).
-#[no_mangle]
-pub extern "C" fn op_upload_dat(dat: op_dat) {
-    c_api!("op_upload_dat", transfer("op_upload_dat", dat, true))
-}
-
-/// Copy a dat's device copy to the host unconditionally (OP2's op_download_dat).
-#[no_mangle]
-pub extern "C" fn op_download_dat(dat: op_dat) {
-    c_api!("op_download_dat", transfer("op_download_dat", dat, false))
-}
-
-/// Upload every dat whose host copy is newer.
-#[no_mangle]
-pub extern "C" fn op_upload_all() {
-    c_api!(
-        "op_upload_all",
-        with_state(|st| st.rt.device_fresh_all(&mut st.c, "op_upload_all"))
-    )
-}
-
 /// Free the device copies (op_exit does this too).
 #[no_mangle]
 pub extern "C" fn op_cuda_exit() {
@@ -249,32 +216,22 @@ pub extern "C" fn op_cuda_exit() {
     )
 }
 
-/// Which of OP2's two scratch buffers.
-#[derive(Clone, Copy)]
-enum Scratch {
-    Reduct,
-    Consts,
-}
-
-/// Grow a scratch buffer to at least `bytes` and publish its addresses.
-fn realloc_scratch(which: Scratch, bytes: c_int) -> Result<()> {
+/// Grow a scratch buffer (`reduct`: OP2's reduction buffer, else its
+/// constant buffer) to at least `bytes` and publish its addresses.
+fn realloc_scratch(reduct: bool, bytes: c_int) -> Result<()> {
     with_state(|st| {
         let Some(dev) = st.rt.device() else {
             return Ok(());
         };
-        let buf = match which {
-            Scratch::Reduct => &mut dev.reduct,
-            Scratch::Consts => &mut dev.consts,
-        };
-        buf.reserve(bytes.max(0) as usize)
-            .map_err(|e| Op2Error::new("", "", e.to_string()))?;
+        let buf = dev.scratch(reduct);
+        buf.reserve(bytes.max(0) as usize).map_err(dev_err)?;
         let (h, d) = (buf.host_ptr() as *mut c_char, buf.dev_ptr() as *mut c_char);
+        let (gh, gd) = match reduct {
+            true => (addr_of_mut!(OP_reduct_h), addr_of_mut!(OP_reduct_d)),
+            false => (addr_of_mut!(OP_consts_h), addr_of_mut!(OP_consts_d)),
+        };
         // SAFETY: plain pointer globals, written on the API thread under the lock.
         unsafe {
-            let (gh, gd) = match which {
-                Scratch::Reduct => (addr_of_mut!(OP_reduct_h), addr_of_mut!(OP_reduct_d)),
-                Scratch::Consts => (addr_of_mut!(OP_consts_h), addr_of_mut!(OP_consts_d)),
-            };
             std::ptr::write_volatile(gh, h);
             std::ptr::write_volatile(gd, d);
         }
@@ -283,64 +240,39 @@ fn realloc_scratch(which: Scratch, bytes: c_int) -> Result<()> {
 }
 
 /// Copy the first `bytes` of a scratch buffer between host and device.
-fn move_scratch(which: Scratch, bytes: c_int, to_device: bool) -> Result<()> {
+fn move_scratch(reduct: bool, bytes: c_int, to_device: bool) -> Result<()> {
     with_state(|st| {
         let Some(dev) = st.rt.device() else {
             return Ok(());
         };
-        let buf = match which {
-            Scratch::Reduct => &mut dev.reduct,
-            Scratch::Consts => &mut dev.consts,
-        };
-        let n = bytes.max(0) as usize;
-        let r = if to_device {
-            buf.to_device(n)
-        } else {
-            buf.to_host(n)
-        };
-        r.map_err(|e| Op2Error::new("", "", e.to_string()))
+        let (buf, n) = (dev.scratch(reduct), bytes.max(0) as usize);
+        match to_device {
+            true => buf.to_device(n),
+            false => buf.to_host(n),
+        }
+        .map_err(dev_err)
     })
 }
 
-#[no_mangle]
-pub extern "C" fn reallocReductArrays(reduct_bytes: c_int) {
-    c_api!(
-        "reallocReductArrays",
-        realloc_scratch(Scratch::Reduct, reduct_bytes)
-    )
+fn dev_err(e: op2_core::device::DeviceError) -> Op2Error {
+    Op2Error::new("", "", e.to_string())
 }
-#[no_mangle]
-pub extern "C" fn reallocConstArrays(consts_bytes: c_int) {
-    c_api!(
-        "reallocConstArrays",
-        realloc_scratch(Scratch::Consts, consts_bytes)
-    )
-}
-#[no_mangle]
-pub extern "C" fn mvReductArraysToDevice(reduct_bytes: c_int) {
-    c_api!(
-        "mvReductArraysToDevice",
-        move_scratch(Scratch::Reduct, reduct_bytes, true)
-    )
-}
-#[no_mangle]
-pub extern "C" fn mvReductArraysToHost(reduct_bytes: c_int) {
-    c_api!(
-        "mvReductArraysToHost",
-        move_scratch(Scratch::Reduct, reduct_bytes, false)
-    )
-}
-#[no_mangle]
-pub extern "C" fn mvConstArraysToDevice(consts_bytes: c_int) {
-    c_api!(
-        "mvConstArraysToDevice",
-        move_scratch(Scratch::Consts, consts_bytes, true)
-    )
-}
-#[no_mangle]
-pub extern "C" fn mvConstArraysToHost(consts_bytes: c_int) {
-    c_api!(
-        "mvConstArraysToHost",
-        move_scratch(Scratch::Consts, consts_bytes, false)
-    )
+
+exports! {
+    /// Device initialisation: done by op_init in the CUDA libraries (which
+    /// stop there when no device can be used), so there is nothing left to do.
+    cutilDeviceInit(_argc: c_int, _argv: *mut *mut c_char) = "cutilDeviceInit" => Ok(());
+    cutilDeviceInit_mpi(_argc: c_int, _argv: *mut *mut c_char, _rank: c_int) = "cutilDeviceInit_mpi" => Ok(());
+    /// Copy a dat's host copy to the device unconditionally (OP2's op_upload_dat).
+    op_upload_dat(dat: op_dat) = "op_upload_dat" => transfer("op_upload_dat", dat, true);
+    /// Copy a dat's device copy to the host unconditionally (OP2's op_download_dat).
+    op_download_dat(dat: op_dat) = "op_download_dat" => transfer("op_download_dat", dat, false);
+    /// Upload every dat whose host copy is newer.
+    op_upload_all() = "op_upload_all" => with_state(|st| st.rt.device_fresh_all(&mut st.c, "op_upload_all"));
+    reallocReductArrays(reduct_bytes: c_int) = "reallocReductArrays" => realloc_scratch(true, reduct_bytes);
+    reallocConstArrays(consts_bytes: c_int) = "reallocConstArrays" => realloc_scratch(false, consts_bytes);
+    mvReductArraysToDevice(reduct_bytes: c_int) = "mvReductArraysToDevice" => move_scratch(true, reduct_bytes, true);
+    mvReductArraysToHost(reduct_bytes: c_int) = "mvReductArraysToHost" => move_scratch(true, reduct_bytes, false);
+    mvConstArraysToDevice(consts_bytes: c_int) = "mvConstArraysToDevice" => move_scratch(false, consts_bytes, true);
+    mvConstArraysToHost(consts_bytes: c_int) = "mvConstArraysToHost" => move_scratch(false, consts_bytes, false);
 }

@@ -1,6 +1,6 @@
 //! Initialisation, declarations and finalisation.
 
-use crate::boundary::c_api;
+use crate::boundary::{c_api, exports};
 use crate::ffi::*;
 use crate::globals::{self, *};
 use crate::state::{c_str, lock_state, name_or, with_state, Life, State};
@@ -101,15 +101,6 @@ fn apply_argv_options(argc: c_int, argv: *mut *mut c_char) {
     }
 }
 
-/// Initialise OP2: parse `OP_*` options from argv, set the diagnostics level.
-///
-/// # Safety
-/// `argv` is NULL or holds `argc` NULL or NUL-terminated strings.
-#[no_mangle]
-pub unsafe extern "C" fn op_init(argc: c_int, argv: *mut *mut c_char, diags: c_int) {
-    c_api!("op_init", init(argc, argv, diags, None))
-}
-
 /// `op_init` that also requests SoA layout on devices (no effect on CPUs).
 ///
 /// # Safety
@@ -126,31 +117,6 @@ pub unsafe extern "C" fn op_init_soa(
         unsafe { globals::set(addr_of_mut!(OP_auto_soa), soa) };
         init(argc, argv, diags, None)
     })
-}
-
-/// OP2's core initialiser (same as op_init here).
-///
-/// # Safety
-/// As for [`op_init`].
-#[no_mangle]
-pub unsafe extern "C" fn op_init_core(argc: c_int, argv: *mut *mut c_char, diags: c_int) {
-    c_api!("op_init_core", init(argc, argv, diags, None))
-}
-
-/// op_init on the application's communicator `global` (a Fortran handle,
-/// MPI_Fint; MPI must be initialised). Single-node libraries ignore it.
-///
-/// # Safety
-/// As for [`op_init`].
-#[no_mangle]
-pub unsafe extern "C" fn op_mpi_init(
-    argc: c_int,
-    argv: *mut *mut c_char,
-    diags: c_int,
-    global: c_int,
-    _local: c_int,
-) {
-    c_api!("op_mpi_init", init(argc, argv, diags, Some(global)))
 }
 
 /// # Safety
@@ -218,33 +184,7 @@ fn exit() -> Result<()> {
         .map_err(|e| e.context("op_exit"))
 }
 
-/// Free everything OP2 allocated. Later API calls (except a new op_init) are errors.
-#[no_mangle]
-pub extern "C" fn op_exit() {
-    c_api!("op_exit", exit())
-}
-
-#[no_mangle]
-pub extern "C" fn op_exit_core() {
-    c_api!("op_exit", exit())
-}
-
-/// Free run-time support data (plans); op_exit does it too.
-#[no_mangle]
-pub extern "C" fn op_rt_exit() {
-    c_api!("op_rt_exit", Ok(()))
-}
-
 // ---- sets, maps, dats -------------------------------------------------------
-
-/// Declare a set of `size` elements.
-///
-/// # Safety
-/// `name` is NULL or a NUL-terminated string.
-#[no_mangle]
-pub unsafe extern "C" fn op_decl_set(size: idx_l_t, name: *const c_char) -> op_set {
-    c_api!(unsafe "op_decl_set", decl_set(size, name))
-}
 
 /// # Safety
 /// As for [`op_decl_set`].
@@ -255,13 +195,6 @@ unsafe fn decl_set(size: c_int, name: *const c_char) -> Result<op_set> {
         let id = st.rt.dom_mut().decl_set(size as i64, &name)?;
         Ok(st.add_set(id))
     })
-}
-
-/// # Safety
-/// As for [`op_decl_set`].
-#[no_mangle]
-pub unsafe extern "C" fn op_decl_set_core(size: c_int, name: *const c_char) -> op_set {
-    c_api!(unsafe "op_decl_set", decl_set(size, name))
 }
 
 /// `op_decl_map` and its variants: `imap` holds `from.size * dim` entries.
@@ -311,40 +244,6 @@ pub(crate) unsafe fn decl_map(
     })
 }
 
-/// Declare a map from `from` to `to` with `dim` entries per element (copied).
-///
-/// # Safety
-/// As for [`decl_map`].
-#[no_mangle]
-pub unsafe extern "C" fn op_decl_map(
-    from: op_set,
-    to: op_set,
-    dim: c_int,
-    imap: *mut idx_l_t,
-    name: *const c_char,
-) -> op_map {
-    c_api!(
-        unsafe "op_decl_map",
-        decl_map("op_decl_map", from, to, dim, imap, name)
-    )
-}
-
-/// # Safety
-/// As for [`decl_map`].
-#[no_mangle]
-pub unsafe extern "C" fn op_decl_map_core(
-    from: op_set,
-    to: op_set,
-    dim: c_int,
-    imap: *mut idx_l_t,
-    name: *const c_char,
-) -> op_map {
-    c_api!(
-        unsafe "op_decl_map",
-        decl_map("op_decl_map", from, to, dim, imap, name)
-    )
-}
-
 /// Declare a map given with 64-bit entries (each must fit a local index).
 ///
 /// # Safety
@@ -382,25 +281,19 @@ unsafe fn narrow_map(
     if from.is_null() || dim <= 0 || imap.is_null() {
         return Ok(Vec::new());
     }
-    let (mut narrow, n) = match &*lock_state() {
+    match &*lock_state() {
         Life::Running(s) => {
             let f = s.h.set_id(from)?;
-            // SAFETY: the caller's contract.
-            let label = unsafe { name_or(name, "") };
             let n = s.rt.dom().set(f).size * dim as usize;
-            (
-                s.rt.dom().map_storage("op_decl_map_long", f, dim, &label)?,
-                n,
-            )
+            // SAFETY: the caller's contract: `imap` holds from->size * dim
+            // entries; `name` is NULL or NUL-terminated.
+            let (entries, label) =
+                unsafe { (std::slice::from_raw_parts(imap, n), name_or(name, "")) };
+            s.rt.dom()
+                .narrow_map("op_decl_map_long", f, dim, entries, &label)
         }
-        _ => (Vec::new(), 0),
-    };
-    for i in 0..n {
-        // SAFETY: the caller's contract: imap holds from->size * dim entries.
-        let v = unsafe { *imap.add(i) };
-        narrow.push(c_int::try_from(v).unwrap_or(-1));
+        _ => Ok(Vec::new()),
     }
-    Ok(narrow)
 }
 
 /// `op_decl_dat` and its variants.
@@ -445,95 +338,6 @@ pub(crate) unsafe fn decl_dat(
     })
 }
 
-/// Declare data on a set (`dim` values of `type` per element, copied).
-///
-/// # Safety
-/// As for [`decl_dat`].
-#[no_mangle]
-pub unsafe extern "C" fn op_decl_dat_char(
-    set: op_set,
-    dim: c_int,
-    type_: *const c_char,
-    type_size: c_int,
-    data: *mut c_char,
-    name: *const c_char,
-) -> op_dat {
-    c_api!(
-        unsafe "op_decl_dat",
-        decl_dat("op_decl_dat", set, dim, type_, type_size, data, name, false)
-    )
-}
-
-/// # Safety
-/// As for [`decl_dat`].
-#[no_mangle]
-pub unsafe extern "C" fn op_decl_dat_core(
-    set: op_set,
-    dim: c_int,
-    type_: *const c_char,
-    type_size: c_int,
-    data: *mut c_char,
-    name: *const c_char,
-) -> op_dat {
-    c_api!(
-        unsafe "op_decl_dat",
-        decl_dat("op_decl_dat", set, dim, type_, type_size, data, name, false)
-    )
-}
-
-/// Declare a zero-initialised temporary dat (free it with op_free_dat_temp).
-///
-/// # Safety
-/// As for [`decl_dat`].
-#[no_mangle]
-pub unsafe extern "C" fn op_decl_dat_temp_char(
-    set: op_set,
-    dim: c_int,
-    type_: *const c_char,
-    type_size: c_int,
-    name: *const c_char,
-) -> op_dat {
-    c_api!(
-        unsafe "op_decl_dat_temp",
-        decl_dat(
-            "op_decl_dat_temp",
-            set,
-            dim,
-            type_,
-            type_size,
-            std::ptr::null_mut(),
-            name,
-            true
-        )
-    )
-}
-
-/// # Safety
-/// As for [`decl_dat`].
-#[no_mangle]
-pub unsafe extern "C" fn op_decl_dat_temp_core(
-    set: op_set,
-    dim: c_int,
-    type_: *const c_char,
-    type_size: c_int,
-    data: *mut c_char,
-    name: *const c_char,
-) -> op_dat {
-    c_api!(
-        unsafe "op_decl_dat_temp",
-        decl_dat(
-            "op_decl_dat_temp",
-            set,
-            dim,
-            type_,
-            type_size,
-            data,
-            name,
-            true
-        )
-    )
-}
-
 /// `op_free_dat_temp`: 1 on success, -1 (with a warning) if the handle is
 /// not a live dat.
 fn free_dat(dat: op_dat) -> Result<c_int> {
@@ -551,40 +355,6 @@ fn free_dat(dat: op_dat) -> Result<c_int> {
     })
 }
 
-/// Free a temporary dat: 1 on success, -1 if the handle is not a live dat.
-#[no_mangle]
-pub extern "C" fn op_free_dat_temp_char(dat: op_dat) -> c_int {
-    c_api!("op_free_dat_temp", free_dat(dat))
-}
-
-#[no_mangle]
-pub extern "C" fn op_free_dat_temp_core(dat: op_dat) -> c_int {
-    c_api!("op_free_dat_temp", free_dat(dat))
-}
-
-/// Declare a global constant. Kernels on the host read the application's
-/// own variable, so nothing is copied; the declaration is checked. The CUDA
-/// libraries leave `op_decl_const_char` to the code OP2's translator
-/// generates (it copies each constant to the device): there the checked
-/// declaration is forwarded to it.
-///
-/// # Safety
-/// Strings are NULL or NUL-terminated; `data` holds `dim` values.
-#[cfg(not(op2_device))]
-#[no_mangle]
-pub unsafe extern "C" fn op_decl_const_char(
-    dim: c_int,
-    type_: *const c_char,
-    type_size: c_int,
-    data: *mut c_char,
-    name: *const c_char,
-) {
-    c_api!(
-        unsafe "op_decl_const",
-        decl_const(dim, type_, type_size, data, name)
-    )
-}
-
 /// # Safety
 /// As for `op_decl_const_char`.
 unsafe fn decl_const(
@@ -595,15 +365,13 @@ unsafe fn decl_const(
     name: *const c_char,
 ) -> Result<()> {
     // SAFETY: the caller's contract.
-    let o = obj("constant", &unsafe { name_or(name, "unnamed") });
-    // SAFETY: the caller's contract.
-    let ty = unsafe { c_str("the type string", type_) }
-        .map_err(|e| Op2Error::new("", o.clone(), e.msg))?;
-    if data.is_null() {
-        return Err(Op2Error::new("", o, "the data pointer is NULL"));
-    }
-    op2_core::arg::check_arg_gbl("", dim, &ty, type_size)
-        .map_err(|e| Op2Error::new("", o, e.msg))?;
+    let (n, ty) = unsafe {
+        (
+            name_or(name, "unnamed"),
+            (!type_.is_null()).then(|| name_or(type_, "")),
+        )
+    };
+    op2_core::arg::check_const(&n, dim, ty.as_deref(), type_size, !data.is_null())?;
     extern "C" {
         /// capi/src/weak_const.c: calls the program's `op_decl_const_char`
         /// when it defines one (generated CUDA code); 0 when it does not.
@@ -623,22 +391,6 @@ unsafe fn decl_const(
     Ok(())
 }
 
-/// # Safety
-/// As for `op_decl_const_char`.
-#[no_mangle]
-pub unsafe extern "C" fn op_decl_const_core(
-    dim: c_int,
-    type_: *const c_char,
-    type_size: c_int,
-    data: *mut c_char,
-    name: *const c_char,
-) {
-    c_api!(
-        unsafe "op_decl_const",
-        decl_const(dim, type_, type_size, data, name)
-    )
-}
-
 /// Number of owned elements of a set (global total under MPI).
 #[no_mangle]
 pub extern "C" fn op_get_size(set: op_set) -> idx_g_t {
@@ -653,29 +405,6 @@ pub extern "C" fn op_get_size(set: op_set) -> idx_g_t {
 
 fn local_size(set: op_set, f: fn(&op2_core::Set) -> usize) -> Result<c_int> {
     with_state(|st| Ok(f(st.rt.dom().set(st.h.set_id(set)?)) as c_int))
-}
-
-#[no_mangle]
-pub extern "C" fn op_get_size_local(set: op_set) -> c_int {
-    c_api!("op_get_size_local", local_size(set, |s| s.size))
-}
-#[no_mangle]
-pub extern "C" fn op_get_size_local_core(set: op_set) -> c_int {
-    c_api!("op_get_size_local_core", local_size(set, |s| s.core_size))
-}
-#[no_mangle]
-pub extern "C" fn op_get_size_local_exec(set: op_set) -> c_int {
-    c_api!(
-        "op_get_size_local_exec",
-        local_size(set, |s| s.size + s.exec_size)
-    )
-}
-#[no_mangle]
-pub extern "C" fn op_get_size_local_full(set: op_set) -> c_int {
-    c_api!(
-        "op_get_size_local_full",
-        local_size(set, |s| s.total_size())
-    )
 }
 
 /// Offset of this rank's first element in the global numbering (0 on one node).
@@ -709,17 +438,6 @@ pub unsafe extern "C" fn op_size_of_set(name: *const c_char) -> c_int {
                 .map(|s| s.total_size() as c_int)
                 .ok_or_else(|| Op2Error::new("", obj("set", &n), "no set has this name"))
         })
-    )
-}
-
-/// Look up a map by the array given to op_decl_map.
-#[no_mangle]
-pub extern "C" fn op_search_map_ptr(ptr: *const c_int) -> op_map {
-    c_api!(
-        "op_search_map_ptr",
-        with_state(|st| Ok(st
-            .map_by_orig_ptr(ptr)
-            .map_or(std::ptr::null_mut(), |m| st.c.map_ptr(m))))
     )
 }
 
@@ -820,4 +538,52 @@ pub(crate) unsafe fn check_decl_type(
         )
     };
     op2_core::types::check_declared(what, (!name.is_null()).then_some(&*n), &d, &a)
+}
+
+exports! {
+    /// OP2's core initialiser: [`op_init`].
+    op_init_core(argc: c_int, argv: *mut *mut c_char, diags: c_int) = "op_init_core" => { op_init(argc, argv, diags); Ok(()) };
+    /// [`op_exit`].
+    op_exit_core() = "op_exit_core" => { op_exit(); Ok(()) };
+    /// [`op_decl_set`].
+    op_decl_set_core(size: c_int, name: *const c_char) -> op_set = "op_decl_set_core" => Ok(op_decl_set(size, name));
+    /// [`op_decl_map`].
+    op_decl_map_core(from: op_set, to: op_set, dim: c_int, imap: *mut idx_l_t, name: *const c_char) -> op_map = "op_decl_map_core" => Ok(op_decl_map(from, to, dim, imap, name));
+    /// [`op_decl_dat_char`].
+    op_decl_dat_core(set: op_set, dim: c_int, type_: *const c_char, type_size: c_int, data: *mut c_char, name: *const c_char) -> op_dat = "op_decl_dat_core" => Ok(op_decl_dat_char(set, dim, type_, type_size, data, name));
+    /// [`op_free_dat_temp_char`].
+    op_free_dat_temp_core(dat: op_dat) -> c_int = "op_free_dat_temp_core" => Ok(op_free_dat_temp_char(dat));
+    /// Initialise OP2: parse `OP_*` options from argv, set the diagnostics level.
+    op_init(argc: c_int, argv: *mut *mut c_char, diags: c_int) = "op_init" => init(argc, argv, diags, None);
+    /// op_init on the application's communicator `global` (a Fortran handle,
+    /// MPI_Fint; MPI must be initialised). Single-node libraries ignore it.
+    op_mpi_init(argc: c_int, argv: *mut *mut c_char, diags: c_int, global: c_int, _local: c_int) = "op_mpi_init" => init(argc, argv, diags, Some(global));
+    /// Free everything OP2 allocated. Later API calls (except a new op_init) are errors.
+    op_exit() = "op_exit" => exit();
+    /// Free run-time support data (plans); op_exit does it too.
+    op_rt_exit() = "op_rt_exit" => Ok(());
+    /// Declare a set of `size` elements.
+    op_decl_set(size: idx_l_t, name: *const c_char) -> op_set = "op_decl_set" => decl_set(size, name);
+    /// Declare a map from `from` to `to` with `dim` entries per element (copied).
+    op_decl_map(from: op_set, to: op_set, dim: c_int, imap: *mut idx_l_t, name: *const c_char) -> op_map = "op_decl_map" => decl_map("op_decl_map", from, to, dim, imap, name);
+    /// Declare data on a set (`dim` values of `type` per element, copied).
+    op_decl_dat_char(set: op_set, dim: c_int, type_: *const c_char, type_size: c_int, data: *mut c_char, name: *const c_char) -> op_dat = "op_decl_dat" => decl_dat("op_decl_dat", set, dim, type_, type_size, data, name, false);
+    /// Free a temporary dat: 1 on success, -1 if the handle is not a live dat.
+    op_free_dat_temp_char(dat: op_dat) -> c_int = "op_free_dat_temp" => free_dat(dat);
+    /// Declare a global constant. Kernels on the host read the application's
+    /// own variable, so nothing is copied; the declaration is checked. The CUDA
+    /// libraries leave `op_decl_const_char` to the code OP2's translator
+    /// generates (it copies each constant to the device): there the checked
+    /// declaration is forwarded to it.
+    op_decl_const_char(dim: c_int, type_: *const c_char, type_size: c_int, data: *mut c_char, name: *const c_char) = "op_decl_const" => decl_const(dim, type_, type_size, data, name);
+    op_decl_const_core(dim: c_int, type_: *const c_char, type_size: c_int, data: *mut c_char, name: *const c_char) = "op_decl_const" => decl_const(dim, type_, type_size, data, name);
+    op_get_size_local(set: op_set) -> c_int = "op_get_size_local" => local_size(set, |s| s.size);
+    op_get_size_local_core(set: op_set) -> c_int = "op_get_size_local_core" => local_size(set, |s| s.core_size);
+    op_get_size_local_exec(set: op_set) -> c_int = "op_get_size_local_exec" => local_size(set, |s| s.size + s.exec_size);
+    op_get_size_local_full(set: op_set) -> c_int = "op_get_size_local_full" => local_size(set, |s| s.total_size());
+    /// Declare a zero-initialised temporary dat (free it with op_free_dat_temp).
+    op_decl_dat_temp_char(set: op_set, dim: c_int, type_: *const c_char, type_size: c_int, name: *const c_char) -> op_dat = "op_decl_dat_temp" => decl_dat("op_decl_dat_temp", set, dim, type_, type_size, std::ptr::null_mut(), name, true);
+    op_decl_dat_temp_core(set: op_set, dim: c_int, type_: *const c_char, type_size: c_int, data: *mut c_char, name: *const c_char) -> op_dat = "op_decl_dat_temp" => decl_dat("op_decl_dat_temp", set, dim, type_, type_size, data, name, true);
+    /// Look up a map by the array given to op_decl_map.
+    op_search_map_ptr(ptr: *const c_int) -> op_map = "op_search_map_ptr" => with_state(|st| Ok(st .map_by_orig_ptr(ptr) .map_or(std::ptr::null_mut(), |m| st.c.map_ptr(m))));
 }

@@ -5,11 +5,11 @@
 //! nothing.
 
 use crate::args::{slice, CArgs};
-use crate::boundary::c_api;
+use crate::boundary::{c_api, exports};
 use crate::ffi::*;
 use crate::state::{c_str, name_or, with_state};
 use op2_core::arg::Access;
-use op2_core::dist::{GlobalArg, PartitionRequest};
+use op2_core::dist::PartitionRequest;
 use op2_core::runtime::{GeneratedArgs, Pick, Side};
 use op2_core::{Result, ScalarType};
 use std::os::raw::{c_char, c_double, c_float, c_int, c_void};
@@ -62,23 +62,6 @@ pub(crate) unsafe fn partition(
         }
         st.rt.partition(&mut st.c, "op_partition", &req)
     })
-}
-
-/// Partition the mesh over the ranks (OP2's partitioner names are accepted;
-/// unknown or unavailable ones keep the declared blocks, with a message).
-/// On one node it only records that it was called.
-///
-/// # Safety
-/// The strings are NULL or NUL-terminated; the handles NULL or OP2's.
-#[no_mangle]
-pub unsafe extern "C" fn op_partition(
-    lib: *const c_char,
-    routine: *const c_char,
-    set: op_set,
-    map: op_map,
-    coords: op_dat,
-) {
-    c_api!(unsafe "op_partition", partition(lib, routine, set, map, coords))
 }
 
 /// `op_partition` with the map and coordinates named by their original arrays (Fortran).
@@ -137,64 +120,6 @@ unsafe fn halo_exchanges(
     })
 }
 
-/// Start the halo exchanges a generated loop needs; returns the number of
-/// elements to execute (owned, plus the exec halo when the loop writes
-/// through a map). The exchanges complete in op_mpi_wait_all.
-///
-/// # Safety
-/// As for [`halo_exchanges`].
-#[no_mangle]
-pub unsafe extern "C" fn op_mpi_halo_exchanges(
-    set: op_set,
-    nargs: c_int,
-    args: *mut op_arg,
-) -> c_int {
-    c_api!(
-        unsafe "op_mpi_halo_exchanges",
-        halo_exchanges("op_mpi_halo_exchanges", set, nargs, args, Side::Host)
-    )
-}
-
-/// `op_mpi_halo_exchanges` for a loop on the host (`device` 1) or on the
-/// device (`device` 2).
-///
-/// # Safety
-/// As for [`halo_exchanges`].
-#[no_mangle]
-pub unsafe extern "C" fn op_mpi_halo_exchanges_grouped(
-    set: op_set,
-    nargs: c_int,
-    args: *mut op_arg,
-    device: c_int,
-) -> c_int {
-    c_api!(
-        unsafe "op_mpi_halo_exchanges_grouped",
-        halo_exchanges(
-            "op_mpi_halo_exchanges_grouped",
-            set,
-            nargs,
-            args,
-            side(device)
-        )
-    )
-}
-
-/// `op_mpi_halo_exchanges` for a loop on the device.
-///
-/// # Safety
-/// As for [`halo_exchanges`].
-#[no_mangle]
-pub unsafe extern "C" fn op_mpi_halo_exchanges_cuda(
-    set: op_set,
-    nargs: c_int,
-    args: *mut op_arg,
-) -> c_int {
-    c_api!(
-        unsafe "op_mpi_halo_exchanges_cuda",
-        halo_exchanges("op_mpi_halo_exchanges_cuda", set, nargs, args, Side::Device)
-    )
-}
-
 /// After a generated loop on `side`: the halos of the dats it wrote are
 /// stale, and so is the other side's copy.
 ///
@@ -209,55 +134,8 @@ unsafe fn set_dirtybit(nargs: c_int, args: *mut op_arg, side: Side) -> Result<()
     })
 }
 
-/// Mark the halos of dats a generated loop wrote as stale.
-///
-/// # Safety
-/// As for [`halo_exchanges`].
-#[no_mangle]
-pub unsafe extern "C" fn op_mpi_set_dirtybit(nargs: c_int, args: *mut op_arg) {
-    c_api!(unsafe "op_mpi_set_dirtybit", set_dirtybit(nargs, args, Side::Host))
-}
-
-/// After a generated loop on the device: written dats are newer there.
-///
-/// # Safety
-/// As for [`halo_exchanges`].
-#[no_mangle]
-pub unsafe extern "C" fn op_mpi_set_dirtybit_cuda(nargs: c_int, args: *mut op_arg) {
-    c_api!(
-        unsafe "op_mpi_set_dirtybit_cuda",
-        set_dirtybit(nargs, args, Side::Device)
-    )
-}
-
 fn wait_all() -> Result<()> {
     with_state(|st| st.rt.finish_exchanges(&mut st.c, "op_mpi_wait_all"))
-}
-
-/// Complete the halo exchanges op_mpi_halo_exchanges started.
-#[no_mangle]
-pub extern "C" fn op_mpi_wait_all(_nargs: c_int, _args: *mut op_arg) {
-    c_api!("op_mpi_wait_all", wait_all())
-}
-
-#[no_mangle]
-pub extern "C" fn op_mpi_wait_all_grouped(_nargs: c_int, _args: *mut op_arg, _device: c_int) {
-    c_api!("op_mpi_wait_all", wait_all())
-}
-
-#[no_mangle]
-pub extern "C" fn op_mpi_wait_all_cuda(_nargs: c_int, _args: *mut op_arg) {
-    c_api!("op_mpi_wait_all", wait_all())
-}
-
-/// Progress of pending messages: MPI progresses them in op_mpi_wait_all.
-#[no_mangle]
-pub extern "C" fn op_mpi_test_all(_nargs: c_int, _args: *mut op_arg) {
-    c_api!("op_mpi_test_all", Ok(()))
-}
-#[no_mangle]
-pub extern "C" fn op_mpi_test_all_grouped(_nargs: c_int, _args: *mut op_arg) {
-    c_api!("op_mpi_test_all_grouped", Ok(()))
 }
 
 /// OP2's debugging aid: the import halos (exec and non-exec rows) of the
@@ -282,7 +160,8 @@ pub unsafe extern "C" fn op_mpi_reset_halos(nargs: c_int, args: *mut op_arg) {
     )
 }
 
-/// Combine a generated loop's global argument across ranks (in `arg->data`).
+/// Combine a generated loop's global argument across ranks (in `arg->data`;
+/// `t` `None`: logicals).
 ///
 /// # Safety
 /// `arg` is NULL or an op_arg whose data holds its `dim` values.
@@ -291,77 +170,23 @@ unsafe fn reduce_arg(arg: *mut op_arg, t: Option<ScalarType>) -> Result<()> {
     let Some(a) = (unsafe { arg.as_ref() }) else {
         return Ok(());
     };
-    let Some(access) = Access::from_c(a.acc) else {
+    let access = Access::from_c(a.acc);
+    let (Some(access), false) = (
+        access,
+        a.argtype != OP_ARG_GBL || a.opt == 0 || a.data.is_null(),
+    ) else {
         return Ok(());
     };
-    if a.argtype != OP_ARG_GBL || a.opt == 0 || a.data.is_null() {
-        return Ok(());
-    }
     // SAFETY: the caller's contract.
     let parsed = ScalarType::parse(&unsafe { name_or(a.r#type, "") });
-    with_state(|st| {
-        if !st.rt.config().mpi_reductions {
-            return Ok(());
-        }
-        let dist = st.rt.dist_mut();
-        match t {
-            // op_mpi_reduce_bool: C bool (1 byte) or Fortran logical (4 bytes).
-            None => {
-                let width = if parsed == ScalarType::I32 { 4 } else { 1 };
-                // SAFETY: the caller's contract: `dim` values of `width` bytes.
-                let data = unsafe {
-                    std::slice::from_raw_parts_mut(a.data as *mut u8, a.dim.max(0) as usize * width)
-                };
-                dist.reduce_logical(width, access, data)
-            }
-            Some(t) => {
-                let n = a.dim.max(0) as usize * t.size().unwrap_or(0);
-                // SAFETY: as above, `dim` values of the type's size.
-                let data = unsafe { std::slice::from_raw_parts_mut(a.data as *mut u8, n) };
-                dist.reduce(&mut GlobalArg {
-                    access,
-                    scalar: t,
-                    data,
-                })
-            }
-        }
-    })
-}
-
-/// Combine a global reduction across ranks (the value is in `arg->data`).
-///
-/// # Safety
-/// As for [`reduce_arg`].
-#[no_mangle]
-pub unsafe extern "C" fn op_mpi_reduce_double(arg: *mut op_arg, _data: *mut c_double) {
-    c_api!(
-        unsafe "op_mpi_reduce_double",
-        reduce_arg(arg, Some(ScalarType::F64))
-    )
-}
-/// # Safety
-/// As for [`reduce_arg`].
-#[no_mangle]
-pub unsafe extern "C" fn op_mpi_reduce_float(arg: *mut op_arg, _data: *mut c_float) {
-    c_api!(
-        unsafe "op_mpi_reduce_float",
-        reduce_arg(arg, Some(ScalarType::F32))
-    )
-}
-/// # Safety
-/// As for [`reduce_arg`].
-#[no_mangle]
-pub unsafe extern "C" fn op_mpi_reduce_int(arg: *mut op_arg, _data: *mut c_int) {
-    c_api!(unsafe "op_mpi_reduce_int", reduce_arg(arg, Some(ScalarType::I32)))
-}
-/// Combine a logical global across ranks: INC/MAX "any rank true", MIN
-/// "every rank true" (C `bool`, or a Fortran `logical` of 4 bytes).
-///
-/// # Safety
-/// As for [`reduce_arg`].
-#[no_mangle]
-pub unsafe extern "C" fn op_mpi_reduce_bool(arg: *mut op_arg, _data: *mut bool) {
-    c_api!(unsafe "op_mpi_reduce_bool", reduce_arg(arg, None))
+    // op_mpi_reduce_bool: C bool (1 byte) or Fortran logical (4 bytes).
+    let width = t.map_or(if parsed == ScalarType::I32 { 4 } else { 1 }, |t| {
+        t.size().unwrap_or(0)
+    });
+    // SAFETY: the caller's contract: `dim` values of `width` bytes.
+    let data =
+        unsafe { std::slice::from_raw_parts_mut(a.data as *mut u8, a.dim.max(0) as usize * width) };
+    with_state(|st| st.rt.reduce_global(access, t, width, data))
 }
 
 /// Reduce every global among `args`, each by its type string.
@@ -387,16 +212,6 @@ fn barrier() -> Result<()> {
     with_state(|st| st.rt.dist_mut().barrier())
 }
 
-#[no_mangle]
-pub extern "C" fn op_mpi_barrier() {
-    c_api!("op_mpi_barrier", barrier())
-}
-
-#[no_mangle]
-pub extern "C" fn op_barrier() {
-    c_api!("op_mpi_barrier", barrier())
-}
-
 /// This process's rank (0 on one node).
 ///
 /// # Safety
@@ -413,37 +228,6 @@ pub unsafe extern "C" fn op_rank(rank: *mut c_int) {
     })
 }
 
-/// Fortran's rank query.
-///
-/// # Safety
-/// As for [`op_rank`].
-#[no_mangle]
-pub unsafe extern "C" fn op_mpi_rank(rank: *mut c_int) {
-    c_api!("op_rank", {
-        let r = with_state(|st| Ok(st.rt.dist().rank()))?;
-        // SAFETY: the caller's contract.
-        if let Some(p) = unsafe { rank.as_mut() } {
-            *p = r as c_int;
-        }
-        Ok(())
-    })
-}
-
-/// Number of processes (1 on one node).
-#[no_mangle]
-pub extern "C" fn op_mpi_size() -> c_int {
-    c_api!(
-        "op_mpi_size",
-        with_state(|st| Ok(st.rt.dist().nranks() as c_int))
-    )
-}
-
-/// Per-kernel MPI timing hook: returns `name`.
-#[no_mangle]
-pub extern "C" fn op_mpi_perf_time(name: *const c_char, _time: c_double) -> *mut c_void {
-    c_api!("op_mpi_perf_time", Ok(name as *mut c_void))
-}
-
 #[no_mangle]
 pub extern "C" fn op_mpi_get_test_frequency() -> c_int {
     // SAFETY: plain int global.
@@ -453,11 +237,50 @@ pub extern "C" fn op_mpi_get_test_frequency() -> c_int {
     )
 }
 
-#[no_mangle]
-pub extern "C" fn op_partition_reverse() {
-    c_api!("op_partition_reverse", Ok(()))
-}
-#[no_mangle]
-pub extern "C" fn op_partition_destroy() {
-    c_api!("op_partition_destroy", Ok(()))
+exports! {
+    /// [`op_mpi_wait_all`] (`device` is OP2's host 1 / device 2).
+    op_mpi_wait_all_grouped(nargs: c_int, args: *mut op_arg, _device: c_int) = "op_mpi_wait_all_grouped" => { op_mpi_wait_all(nargs, args); Ok(()) };
+    /// [`op_mpi_wait_all`].
+    op_mpi_wait_all_cuda(nargs: c_int, args: *mut op_arg) = "op_mpi_wait_all_cuda" => { op_mpi_wait_all(nargs, args); Ok(()) };
+    /// [`op_mpi_test_all`].
+    op_mpi_test_all_grouped(nargs: c_int, args: *mut op_arg) = "op_mpi_test_all_grouped" => { op_mpi_test_all(nargs, args); Ok(()) };
+    /// [`op_mpi_barrier`].
+    op_barrier() = "op_barrier" => { op_mpi_barrier(); Ok(()) };
+    /// Fortran's rank query: [`op_rank`].
+    op_mpi_rank(rank: *mut c_int) = "op_mpi_rank" => { op_rank(rank); Ok(()) };
+    /// Partition the mesh over the ranks (OP2's partitioner names are accepted;
+    /// unknown or unavailable ones keep the declared blocks, with a message).
+    /// On one node it only records that it was called.
+    op_partition(lib: *const c_char, routine: *const c_char, set: op_set, map: op_map, coords: op_dat) = "op_partition" => partition(lib, routine, set, map, coords);
+    /// Start the halo exchanges a generated loop needs; returns the number of
+    /// elements to execute (owned, plus the exec halo when the loop writes
+    /// through a map). The exchanges complete in op_mpi_wait_all.
+    op_mpi_halo_exchanges(set: op_set, nargs: c_int, args: *mut op_arg) -> c_int = "op_mpi_halo_exchanges" => halo_exchanges("op_mpi_halo_exchanges", set, nargs, args, Side::Host);
+    /// `op_mpi_halo_exchanges` for a loop on the device.
+    op_mpi_halo_exchanges_cuda(set: op_set, nargs: c_int, args: *mut op_arg) -> c_int = "op_mpi_halo_exchanges_cuda" => halo_exchanges("op_mpi_halo_exchanges_cuda", set, nargs, args, Side::Device);
+    /// Mark the halos of dats a generated loop wrote as stale.
+    op_mpi_set_dirtybit(nargs: c_int, args: *mut op_arg) = "op_mpi_set_dirtybit" => set_dirtybit(nargs, args, Side::Host);
+    /// After a generated loop on the device: written dats are newer there.
+    op_mpi_set_dirtybit_cuda(nargs: c_int, args: *mut op_arg) = "op_mpi_set_dirtybit_cuda" => set_dirtybit(nargs, args, Side::Device);
+    /// Complete the halo exchanges op_mpi_halo_exchanges started.
+    op_mpi_wait_all(_nargs: c_int, _args: *mut op_arg) = "op_mpi_wait_all" => wait_all();
+    /// Progress of pending messages: MPI progresses them in op_mpi_wait_all.
+    op_mpi_test_all(_nargs: c_int, _args: *mut op_arg) = "op_mpi_test_all" => Ok(());
+    /// Combine a global reduction across ranks (the value is in `arg->data`).
+    op_mpi_reduce_double(arg: *mut op_arg, _data: *mut c_double) = "op_mpi_reduce_double" => reduce_arg(arg, Some(ScalarType::F64));
+    op_mpi_reduce_float(arg: *mut op_arg, _data: *mut c_float) = "op_mpi_reduce_float" => reduce_arg(arg, Some(ScalarType::F32));
+    op_mpi_reduce_int(arg: *mut op_arg, _data: *mut c_int) = "op_mpi_reduce_int" => reduce_arg(arg, Some(ScalarType::I32));
+    /// Combine a logical global across ranks: INC/MAX "any rank true", MIN
+    /// "every rank true" (C `bool`, or a Fortran `logical` of 4 bytes).
+    op_mpi_reduce_bool(arg: *mut op_arg, _data: *mut bool) = "op_mpi_reduce_bool" => reduce_arg(arg, None);
+    op_mpi_barrier() = "op_mpi_barrier" => barrier();
+    /// Number of processes (1 on one node).
+    op_mpi_size() -> c_int = "op_mpi_size" => with_state(|st| Ok(st.rt.dist().nranks() as c_int));
+    /// Per-kernel MPI timing hook: returns `name`.
+    op_mpi_perf_time(name: *const c_char, _time: c_double) -> *mut c_void = "op_mpi_perf_time" => Ok(name as *mut c_void);
+    op_partition_reverse() = "op_partition_reverse" => Ok(());
+    op_partition_destroy() = "op_partition_destroy" => Ok(());
+    /// `op_mpi_halo_exchanges` for a loop on the host (`device` 1) or on the
+    /// device (`device` 2).
+    op_mpi_halo_exchanges_grouped(set: op_set, nargs: c_int, args: *mut op_arg, device: c_int) -> c_int = "op_mpi_halo_exchanges_grouped" => halo_exchanges("op_mpi_halo_exchanges_grouped", set, nargs, args, side(device));
 }

@@ -4,83 +4,12 @@
 //! 1-based.
 
 use crate::args::arg_gbl;
-use crate::boundary::c_api;
+use crate::boundary::{c_api, exports};
 use crate::ffi::*;
 use crate::par_loop::{run, CInvoker, LoopCall, MAX_C_ARGS, RUNNERS};
 use crate::state::{name_or, with_state};
 use op2_core::{Op2Error, Result};
 use std::os::raw::{c_char, c_double, c_float, c_int, c_void};
-
-/// A map handle that every op_arg_* call treats as OP_ID (NULL). The Fortran
-/// module writes its `dim` (0 for OP_ID, -1 for OP_GBL).
-#[no_mangle]
-pub extern "C" fn op_decl_null_map() -> op_map {
-    c_api!("op_decl_null_map", with_state(|st| Ok(st.h.new_null_map())))
-}
-
-/// `op_arg_gbl` from Fortran (`acc` 0-based).
-///
-/// # Safety
-/// `type_` is NULL or NUL-terminated; `data` holds `dim` values.
-#[no_mangle]
-pub unsafe extern "C" fn op_arg_gbl_copy(
-    data: *mut c_char,
-    dim: c_int,
-    type_: *const c_char,
-    size: c_int,
-    acc: c_int,
-) -> op_arg {
-    c_api!(
-        unsafe "op_arg_gbl",
-        arg_gbl("op_arg_gbl", 1, data, dim, type_, size, acc, OP_ARG_GBL)
-    )
-}
-
-/// `op_opt_arg_gbl` from Fortran.
-///
-/// # Safety
-/// As for [`op_arg_gbl_copy`].
-#[no_mangle]
-pub unsafe extern "C" fn op_opt_arg_gbl_copy(
-    opt: c_int,
-    data: *mut c_char,
-    dim: c_int,
-    type_: *const c_char,
-    size: c_int,
-    acc: c_int,
-) -> op_arg {
-    c_api!(
-        unsafe "op_opt_arg_gbl",
-        arg_gbl(
-            "op_opt_arg_gbl",
-            opt,
-            data,
-            dim,
-            type_,
-            size,
-            acc,
-            OP_ARG_GBL
-        )
-    )
-}
-
-/// `op_arg_info` from Fortran (`ref_` 0-based).
-///
-/// # Safety
-/// As for [`op_arg_gbl_copy`].
-#[no_mangle]
-pub unsafe extern "C" fn op_arg_info_copy(
-    data: *mut c_char,
-    dim: c_int,
-    type_: *const c_char,
-    size: c_int,
-    ref_: c_int,
-) -> op_arg {
-    c_api!(
-        unsafe "op_arg_info",
-        arg_gbl("op_arg_info", 1, data, dim, type_, size, ref_, OP_ARG_INFO)
-    )
-}
 
 /// `op_arg_dat` with the dat and map named by the arrays they were declared
 /// from. An unknown or NULL map array with idx -1 (or -2, OP2's shifted -1)
@@ -185,21 +114,6 @@ fn size_of(set_of: impl FnOnce(&crate::state::State) -> Result<op2_core::SetId>)
     with_state(|st| Ok(st.rt.dom().set(set_of(st)?).size as c_int))
 }
 
-/// Owned elements of a set.
-#[no_mangle]
-pub extern "C" fn get_set_size(set: op_set) -> c_int {
-    c_api!("get_set_size", size_of(|st| st.h.set_id(set)))
-}
-
-/// Owned elements of a dat's set.
-#[no_mangle]
-pub extern "C" fn get_associated_set_size(dat: op_dat) -> c_int {
-    c_api!(
-        "get_associated_set_size",
-        size_of(|st| Ok(st.rt.dat(st.h.dat_id(dat)?).set))
-    )
-}
-
 /// Dimension of an argument's map (0 if it has none).
 ///
 /// # Safety
@@ -218,11 +132,6 @@ pub unsafe extern "C" fn getMapDimFromOpArg(arg: *mut op_arg) -> c_int {
             _ => Ok(0),
         }
     })
-}
-
-#[no_mangle]
-pub extern "C" fn isCNullPointer(ptr: *mut c_void) -> bool {
-    c_api!("isCNullPointer", Ok(ptr.is_null()))
 }
 
 /// Add a generated Fortran kernel's timing to `OP_kernels[id]` (returns 0).
@@ -264,38 +173,6 @@ pub unsafe extern "C" fn setKernelTime(
     )
 }
 
-/// The plan of a generated Fortran loop.
-///
-/// # Safety
-/// As for `op_plan_get_stage`.
-#[no_mangle]
-pub unsafe extern "C" fn FortranPlanCaller(
-    name: *mut c_char,
-    set: op_set,
-    part: c_int,
-    nargs: c_int,
-    args: *mut op_arg,
-    ninds: c_int,
-    inds: *mut c_int,
-    staging: c_int,
-) -> *mut op_plan {
-    c_api!(
-        unsafe "op_plan_get_stage",
-        crate::plans::plan_entry(
-            "op_plan_get_stage",
-            name,
-            set,
-            part,
-            nargs,
-            args,
-            ninds,
-            inds,
-            staging,
-            true
-        )
-    )
-}
-
 /// Print an argument's type string.
 ///
 /// # Safety
@@ -310,4 +187,23 @@ pub unsafe extern "C" fn print_type(arg: *mut op_arg) {
         }
         Ok(())
     })
+}
+
+exports! {
+    /// The plan of a generated Fortran loop: [`crate::plans::op_plan_get_stage`].
+    FortranPlanCaller(name: *mut c_char, set: op_set, part: c_int, nargs: c_int, args: *mut op_arg, ninds: c_int, inds: *mut c_int, staging: c_int) -> *mut op_plan = "FortranPlanCaller" => Ok(crate::plans::op_plan_get_stage(name, set, part, nargs, args, ninds, inds, staging));
+    /// A map handle that every op_arg_* call treats as OP_ID (NULL). The Fortran
+    /// module writes its `dim` (0 for OP_ID, -1 for OP_GBL).
+    op_decl_null_map() -> op_map = "op_decl_null_map" => with_state(|st| Ok(st.h.new_null_map()));
+    /// `op_arg_gbl` from Fortran (`acc` 0-based).
+    op_arg_gbl_copy(data: *mut c_char, dim: c_int, type_: *const c_char, size: c_int, acc: c_int) -> op_arg = "op_arg_gbl" => arg_gbl("op_arg_gbl", 1, data, dim, type_, size, acc, OP_ARG_GBL);
+    /// `op_arg_info` from Fortran (`ref_` 0-based).
+    op_arg_info_copy(data: *mut c_char, dim: c_int, type_: *const c_char, size: c_int, ref_: c_int) -> op_arg = "op_arg_info" => arg_gbl("op_arg_info", 1, data, dim, type_, size, ref_, OP_ARG_INFO);
+    /// Owned elements of a set.
+    get_set_size(set: op_set) -> c_int = "get_set_size" => size_of(|st| st.h.set_id(set));
+    /// Owned elements of a dat's set.
+    get_associated_set_size(dat: op_dat) -> c_int = "get_associated_set_size" => size_of(|st| Ok(st.rt.dat(st.h.dat_id(dat)?).set));
+    isCNullPointer(ptr: *mut c_void) -> bool = "isCNullPointer" => Ok(ptr.is_null());
+    /// `op_opt_arg_gbl` from Fortran.
+    op_opt_arg_gbl_copy(opt: c_int, data: *mut c_char, dim: c_int, type_: *const c_char, size: c_int, acc: c_int) -> op_arg = "op_opt_arg_gbl" => arg_gbl("op_opt_arg_gbl", opt, data, dim, type_, size, acc, OP_ARG_GBL);
 }

@@ -4,7 +4,7 @@
 //! `op_disable_mpi_reductions` (`op_disable_device_execution` is in
 //! `fallback`), and `compute_local_size` of OP2's `op_util.h`.
 
-use crate::boundary::c_api;
+use crate::boundary::{c_api, exports};
 use crate::ffi::*;
 use crate::globals;
 use crate::state::{with_state, State};
@@ -84,15 +84,6 @@ pub extern "C" fn op_reset_data_ptr(data: *mut c_char, mode: c_int) -> c_ulong {
             st.c.refile_dat(id, key);
             Ok(key as c_ulong)
         })
-    )
-}
-
-/// The address of a map's (local, 0-based) values.
-#[no_mangle]
-pub extern "C" fn op_get_map_ptr(map: op_map) -> c_ulong {
-    c_api!(
-        "op_get_map_ptr",
-        with_state(|st| Ok(st.rt.dom().map(st.h.map_id(map)?).values.as_ptr() as c_ulong))
     )
 }
 
@@ -196,21 +187,6 @@ pub extern "C" fn op_get_g_index(set: op_set) -> c_ulong {
             Ok(p as c_ulong)
         })
     )
-}
-
-/// A copy of a dat holding this rank's declared block in the original
-/// order (one node: the whole set): a new `op_dat` whose `set->size` is the
-/// block's size. Free it with op_mpi_free_data (or free() its data, set and
-/// itself, as OP2's own code does).
-#[no_mangle]
-pub extern "C" fn op_mpi_get_data(dat: op_dat) -> op_dat {
-    c_api!("op_mpi_get_data", get_data("op_mpi_get_data", dat))
-}
-
-/// OP2's name for [`op_mpi_get_data`] in `op_lib_c.h`.
-#[no_mangle]
-pub extern "C" fn op_fetch_data_file_char(dat: op_dat) -> op_dat {
-    c_api!("op_fetch_data_file", get_data("op_fetch_data_file", dat))
 }
 
 fn get_data(call: &'static str, dat: op_dat) -> Result<op_dat> {
@@ -372,8 +348,9 @@ pub extern "C" fn compute_local_size(
         if mpi_comm_size <= 0 || global_size < 0 || mpi_rank < 0 || mpi_rank >= mpi_comm_size {
             return Ok(0);
         }
-        let base = global_size / mpi_comm_size;
-        Ok(base + c_int::from(mpi_rank < global_size % mpi_comm_size))
+        let b =
+            op2_core::partition::BlockDist::standard(global_size as usize, mpi_comm_size as usize);
+        Ok(b.range(mpi_rank as usize).len() as c_int)
     })
 }
 
@@ -397,4 +374,16 @@ pub extern "C" fn op_halo_create() {
         }
         Ok(())
     })
+}
+
+exports! {
+    /// The address of a map's (local, 0-based) values.
+    op_get_map_ptr(map: op_map) -> c_ulong = "op_get_map_ptr" => with_state(|st| Ok(st.rt.dom().map(st.h.map_id(map)?).values.as_ptr() as c_ulong));
+    /// A copy of a dat holding this rank's declared block in the original
+    /// order (one node: the whole set): a new `op_dat` whose `set->size` is the
+    /// block's size. Free it with op_mpi_free_data (or free() its data, set and
+    /// itself, as OP2's own code does).
+    op_mpi_get_data(dat: op_dat) -> op_dat = "op_mpi_get_data" => get_data("op_mpi_get_data", dat);
+    /// OP2's name for [`op_mpi_get_data`] in `op_lib_c.h`.
+    op_fetch_data_file_char(dat: op_dat) -> op_dat = "op_fetch_data_file" => get_data("op_fetch_data_file", dat);
 }

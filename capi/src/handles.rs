@@ -11,6 +11,16 @@ use std::ffi::CString;
 use std::os::raw::{c_char, c_int};
 use std::ptr::null_mut;
 
+/// The id behind handle `p` (an error naming the handle when it is NULL
+/// or not `what`).
+fn find<T: Copy>(ids: &HashMap<usize, T>, p: usize, kind: &str, what: &str) -> Result<T> {
+    if p == 0 {
+        return Err(Op2Error::new("", "", format!("the {kind} is NULL")));
+    }
+    let e = || Op2Error::new("", "", format!("{:p} is not {what}", p as *const u8));
+    ids.get(&p).copied().ok_or_else(e)
+}
+
 /// Handles and the ids behind them.
 #[derive(Default)]
 pub struct Handles {
@@ -50,29 +60,21 @@ impl Handles {
     }
 
     pub fn set_id(&self, p: op_set) -> Result<SetId> {
-        if p.is_null() {
-            return Err(Op2Error::new("", "", "the set is NULL"));
-        }
-        self.sets.get(&(p as usize)).copied().ok_or_else(|| {
-            Op2Error::new(
-                "",
-                "",
-                format!("{p:p} is not a set declared with op_decl_set"),
-            )
-        })
+        find(
+            &self.sets,
+            p as usize,
+            "set",
+            "a set declared with op_decl_set",
+        )
     }
 
     pub fn map_id(&self, p: op_map) -> Result<MapId> {
-        if p.is_null() {
-            return Err(Op2Error::new("", "", "the map is NULL"));
-        }
-        self.maps.get(&(p as usize)).copied().ok_or_else(|| {
-            Op2Error::new(
-                "",
-                "",
-                format!("{p:p} is not a map declared with op_decl_map"),
-            )
-        })
+        find(
+            &self.maps,
+            p as usize,
+            "map",
+            "a map declared with op_decl_map",
+        )
     }
 
     /// `None` for OP_ID (NULL or a null map).
@@ -85,16 +87,8 @@ impl Handles {
     }
 
     pub fn dat_id(&self, p: op_dat) -> Result<DatId> {
-        if p.is_null() {
-            return Err(Op2Error::new("", "", "the dat is NULL"));
-        }
-        self.dats.get(&(p as usize)).copied().ok_or_else(|| {
-            Op2Error::new(
-                "",
-                "",
-                format!("{p:p} is not a live dat (declared with op_decl_dat, not freed)"),
-            )
-        })
+        let what = "a live dat (declared with op_decl_dat, not freed)";
+        find(&self.dats, p as usize, "dat", what)
     }
 
     /// A fresh handle that stands for OP_ID (op_decl_null_map).

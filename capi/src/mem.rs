@@ -1,6 +1,6 @@
 //! OP2's allocator: 64-byte aligned memory that `free` releases. Usable before op_init.
 
-use crate::boundary::c_api;
+use crate::boundary::{c_api, exports};
 use std::os::raw::{c_int, c_void};
 
 const ALIGN: usize = 64;
@@ -47,12 +47,6 @@ unsafe fn realloc(ptr: *mut c_void, size: usize) -> *mut c_void {
     r
 }
 
-/// Allocate `size` bytes aligned to 64 (NULL if out of memory).
-#[no_mangle]
-pub extern "C" fn op_malloc(size: usize) -> *mut c_void {
-    c_api!("op_malloc", Ok(malloc(size)))
-}
-
 /// Zeroed aligned allocation of `num * size` bytes.
 #[no_mangle]
 pub extern "C" fn op_calloc(num: usize, size: usize) -> *mut c_void {
@@ -67,15 +61,6 @@ pub extern "C" fn op_calloc(num: usize, size: usize) -> *mut c_void {
         }
         Ok(p)
     })
-}
-
-/// Resize an allocation, keeping it 64-byte aligned.
-///
-/// # Safety
-/// `ptr` is NULL or came from op_malloc/op_calloc/op_realloc/malloc.
-#[no_mangle]
-pub unsafe extern "C" fn op_realloc(ptr: *mut c_void, size: usize) -> *mut c_void {
-    c_api!(unsafe "op_realloc", Ok(realloc(ptr, size)))
 }
 
 /// Release memory from op_malloc (same as free).
@@ -104,6 +89,13 @@ pub unsafe extern "C" fn op_malloc2(p: *mut *mut c_void, bytes: *mut c_int) {
         }
         Ok(())
     })
+}
+
+exports! {
+    /// Allocate `size` bytes aligned to 64 (NULL if out of memory).
+    op_malloc(size: usize) -> *mut c_void = "op_malloc" => Ok(malloc(size));
+    /// Resize an allocation, keeping it 64-byte aligned.
+    op_realloc(ptr: *mut c_void, size: usize) -> *mut c_void = "op_realloc" => Ok(realloc(ptr, size));
 }
 
 #[cfg(test)]

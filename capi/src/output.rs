@@ -1,6 +1,6 @@
 //! Getting data out: fetch, dumps, diagnostics, timers and the timing table.
 
-use crate::boundary::c_api;
+use crate::boundary::{c_api, exports};
 use crate::ffi::*;
 use crate::globals::*;
 use crate::state::{c_str, name_or, running, with_state, State};
@@ -40,54 +40,6 @@ unsafe fn fetch(
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst as *mut u8, bytes.len()) };
         Ok(())
     })
-}
-
-/// Copy all of a dat's owned elements to `dst`.
-///
-/// # Safety
-/// `dst` holds the dat's owned elements.
-#[no_mangle]
-pub unsafe extern "C" fn op_fetch_data_char(dat: op_dat, dst: *mut c_char) {
-    c_api!(
-        unsafe "op_fetch_data",
-        fetch("op_fetch_data", dat, None, dst, None)
-    )
-}
-
-/// `op_fetch_data` from the C/C++ headers, which know the destination's element size.
-///
-/// # Safety
-/// As for [`op_fetch_data_char`].
-#[no_mangle]
-pub unsafe extern "C" fn op2_fetch_data_checked(dat: op_dat, dst: *mut c_char, dst_elem: c_int) {
-    c_api!(
-        unsafe "op_fetch_data",
-        fetch("op_fetch_data", dat, None, dst, Some(dst_elem as usize))
-    )
-}
-
-/// Copy elements `low..=high` of a dat to `dst` (which holds `high-low+1` elements).
-/// Unlike OP2, nothing past `high` is read.
-///
-/// # Safety
-/// `dst` holds `high - low + 1` elements.
-#[no_mangle]
-pub unsafe extern "C" fn op_fetch_data_idx_char(
-    dat: op_dat,
-    dst: *mut c_char,
-    low: c_int,
-    high: c_int,
-) {
-    c_api!(
-        unsafe "op_fetch_data_idx",
-        fetch(
-            "op_fetch_data_idx",
-            dat,
-            Some((low as i64, high as i64)),
-            dst,
-            None
-        )
-    )
 }
 
 /// # Safety
@@ -237,17 +189,6 @@ fn timing_realloc(k: c_int, ntimers: c_int) -> Result<()> {
     })
 }
 
-/// Make `OP_kernels[k]` exist (generated code calls this before touching it).
-#[no_mangle]
-pub extern "C" fn op_timing_realloc(k: c_int) {
-    c_api!("op_timing_realloc", timing_realloc(k, 1))
-}
-
-#[no_mangle]
-pub extern "C" fn op_timing_realloc_manytime(k: c_int, ntimers: c_int) {
-    c_api!("op_timing_realloc", timing_realloc(k, ntimers))
-}
-
 /// Rows of the timing table from `OP_kernels`.
 pub(crate) fn timing_rows(st: &mut State) -> Vec<TimingRow> {
     let figures = crate::cross_rank::local_figures(st);
@@ -266,15 +207,10 @@ pub extern "C" fn op_timing_output() {
             }
             let mut rows = timing_rows(st);
             let per_rank = st.rt.dist_mut().timing_across_ranks(&mut rows)?;
-            let mut s = format_table(&rows);
-            // The libraries that build plans for op_par_loop end with OP2's line.
-            if st.rt.builds_plans() {
-                // SAFETY: plain double global.
-                let pt = unsafe { std::ptr::read_volatile(addr_of!(OP_plan_time)) };
-                s.push_str(&format!("Total plan time: {pt:8.4}\n"));
-            }
-            s.push_str(&per_rank);
-            out(&s);
+            // SAFETY: plain double global.
+            let pt = unsafe { std::ptr::read_volatile(addr_of!(OP_plan_time)) };
+            let pt = st.rt.builds_plans().then_some(pt);
+            out(&op2_core::timing::timing_output(&rows, pt, &per_rank));
             Ok(())
         })
     )
@@ -330,8 +266,17 @@ pub unsafe extern "C" fn op_print(line: *const c_char) {
     })
 }
 
-/// 1 on the root process (always on one node).
-#[no_mangle]
-pub extern "C" fn op_is_root() -> c_int {
-    c_api!("op_is_root", Ok(crate::is_root() as c_int))
+exports! {
+    /// Copy all of a dat's owned elements to `dst`.
+    op_fetch_data_char(dat: op_dat, dst: *mut c_char) = "op_fetch_data" => fetch("op_fetch_data", dat, None, dst, None);
+    /// `op_fetch_data` from the C/C++ headers, which know the destination's element size.
+    op2_fetch_data_checked(dat: op_dat, dst: *mut c_char, dst_elem: c_int) = "op_fetch_data" => fetch("op_fetch_data", dat, None, dst, Some(dst_elem as usize));
+    /// Make `OP_kernels[k]` exist (generated code calls this before touching it).
+    op_timing_realloc(k: c_int) = "op_timing_realloc" => timing_realloc(k, 1);
+    op_timing_realloc_manytime(k: c_int, ntimers: c_int) = "op_timing_realloc" => timing_realloc(k, ntimers);
+    /// 1 on the root process (always on one node).
+    op_is_root() -> c_int = "op_is_root" => Ok(crate::is_root() as c_int);
+    /// Copy elements `low..=high` of a dat to `dst` (which holds `high-low+1` elements).
+    /// Unlike OP2, nothing past `high` is read.
+    op_fetch_data_idx_char(dat: op_dat, dst: *mut c_char, low: c_int, high: c_int) = "op_fetch_data_idx" => fetch("op_fetch_data_idx", dat, Some((low as i64, high as i64)), dst, None);
 }

@@ -4,7 +4,7 @@
 //! struct (kept in [`crate::c_plans`]) is returned, with its arrays on the
 //! device when generated code runs there.
 
-use crate::boundary::c_api;
+use crate::boundary::{c_api, exports};
 use crate::c_plans::CPlan;
 use crate::ffi::*;
 use crate::signature;
@@ -148,13 +148,12 @@ fn upload(st: &mut State, call: &str, i: usize) -> Result<()> {
     let Some((d, true)) = st.rt.device_plan(call, &cp.key.name, i, &host)? else {
         return Ok(());
     };
-    for (slot, &start) in cp.ind_maps.iter_mut().zip(&p.ind_maps_start) {
-        *slot = (d.ind_map + (start * 4) as u64) as *mut c_int;
+    let (ind, loc) = d.per_arg(&p.ind_maps_start, &p.loc_maps_start);
+    for (slot, a) in cp.ind_maps.iter_mut().zip(ind) {
+        *slot = a as *mut c_int;
     }
-    for (slot, start) in cp.loc_maps.iter_mut().zip(&p.loc_maps_start) {
-        if let Some(start) = start {
-            *slot = (d.loc_map + (start * 2) as u64) as *mut c_short;
-        }
+    for (slot, a) in cp.loc_maps.iter_mut().zip(loc) {
+        *slot = a.map_or(*slot, |a| a as *mut c_short);
     }
     let s = &mut st.c.plans.structs[i];
     let ptr = |p: u64| p as *mut c_int;
@@ -232,134 +231,6 @@ unsafe fn slice_of<'a>(n: c_int, p: *const c_int) -> &'a [c_int] {
     }
 }
 
-/// OP2's plan builder (cached): blocks, renumbering, two-level colouring.
-///
-/// # Safety
-/// As for [`plan_entry`].
-#[no_mangle]
-pub unsafe extern "C" fn op_plan_core(
-    name: *const c_char,
-    set: op_set,
-    part_size: c_int,
-    nargs: c_int,
-    args: *mut op_arg,
-    ninds: c_int,
-    inds: *mut c_int,
-    staging: c_int,
-) -> *mut op_plan {
-    c_api!(
-        unsafe "op_plan_core",
-        plan_entry(
-            "op_plan_core",
-            name,
-            set,
-            part_size,
-            nargs,
-            args,
-            ninds,
-            inds,
-            staging,
-            false
-        )
-    )
-}
-
-/// A plan staging every indirect dat (`OP_STAGE_ALL`).
-///
-/// # Safety
-/// As for [`plan_entry`].
-#[no_mangle]
-pub unsafe extern "C" fn op_plan_get(
-    name: *const c_char,
-    set: op_set,
-    part_size: c_int,
-    nargs: c_int,
-    args: *mut op_arg,
-    ninds: c_int,
-    inds: *mut c_int,
-) -> *mut op_plan {
-    c_api!(
-        unsafe "op_plan_get",
-        plan_entry(
-            "op_plan_get",
-            name,
-            set,
-            part_size,
-            nargs,
-            args,
-            ninds,
-            inds,
-            OP_STAGE_ALL,
-            true
-        )
-    )
-}
-
-/// A plan with the given staging.
-///
-/// # Safety
-/// As for [`plan_entry`].
-#[no_mangle]
-pub unsafe extern "C" fn op_plan_get_stage(
-    name: *const c_char,
-    set: op_set,
-    part_size: c_int,
-    nargs: c_int,
-    args: *mut op_arg,
-    ninds: c_int,
-    inds: *mut c_int,
-    staging: c_int,
-) -> *mut op_plan {
-    c_api!(
-        unsafe "op_plan_get_stage",
-        plan_entry(
-            "op_plan_get_stage",
-            name,
-            set,
-            part_size,
-            nargs,
-            args,
-            ninds,
-            inds,
-            staging,
-            true
-        )
-    )
-}
-
-/// As op_plan_get_stage; with a device, `upload` 0 keeps the plan on the host.
-///
-/// # Safety
-/// As for [`plan_entry`].
-#[no_mangle]
-pub unsafe extern "C" fn op_plan_get_stage_upload(
-    name: *const c_char,
-    set: op_set,
-    part_size: c_int,
-    nargs: c_int,
-    args: *mut op_arg,
-    ninds: c_int,
-    inds: *mut c_int,
-    staging: c_int,
-    upload: c_int,
-) -> *mut op_plan {
-    c_api!(
-        unsafe "op_plan_get_stage_upload",
-        plan_entry(
-            "op_plan_get_stage_upload",
-            name,
-            set,
-            part_size,
-            nargs,
-            args,
-            ninds,
-            inds,
-            staging,
-            upload != 0
-        )
-    )
-}
-
 /// Verify a plan returned by op_plan_get*: no two blocks (or elements in a
 /// block) of one colour modify the same element. Stops the program if not.
 #[no_mangle]
@@ -387,4 +258,15 @@ pub extern "C" fn op_plan_check(plan: op_plan, _ninds: c_int, _inds: *mut c_int)
             })
         })
     )
+}
+
+exports! {
+    /// OP2's plan builder (cached): blocks, renumbering, two-level colouring.
+    op_plan_core(name: *const c_char, set: op_set, part_size: c_int, nargs: c_int, args: *mut op_arg, ninds: c_int, inds: *mut c_int, staging: c_int) -> *mut op_plan = "op_plan_core" => plan_entry("op_plan_core", name, set, part_size, nargs, args, ninds, inds, staging, false);
+    /// A plan staging every indirect dat (`OP_STAGE_ALL`).
+    op_plan_get(name: *const c_char, set: op_set, part_size: c_int, nargs: c_int, args: *mut op_arg, ninds: c_int, inds: *mut c_int) -> *mut op_plan = "op_plan_get" => plan_entry("op_plan_get", name, set, part_size, nargs, args, ninds, inds, OP_STAGE_ALL, true);
+    /// A plan with the given staging.
+    op_plan_get_stage(name: *const c_char, set: op_set, part_size: c_int, nargs: c_int, args: *mut op_arg, ninds: c_int, inds: *mut c_int, staging: c_int) -> *mut op_plan = "op_plan_get_stage" => plan_entry("op_plan_get_stage", name, set, part_size, nargs, args, ninds, inds, staging, true);
+    /// As op_plan_get_stage; with a device, `upload` 0 keeps the plan on the host.
+    op_plan_get_stage_upload(name: *const c_char, set: op_set, part_size: c_int, nargs: c_int, args: *mut op_arg, ninds: c_int, inds: *mut c_int, staging: c_int, upload: c_int) -> *mut op_plan = "op_plan_get_stage_upload" => plan_entry("op_plan_get_stage_upload", name, set, part_size, nargs, args, ninds, inds, staging, upload != 0);
 }

@@ -6,8 +6,8 @@
 //! `op2_core::profile::wire` and the root prints or writes the merged tree
 //! (see `cross_rank::merged_profile`).
 
-use crate::boundary::c_api;
-use op2_core::profile::{parse_level, Profiler, DEFAULT_LEVEL};
+use crate::boundary::{c_api, exports};
+use op2_core::profile::Profiler;
 use parking_lot::Mutex;
 use std::os::raw::c_char;
 use std::time::Instant;
@@ -16,14 +16,7 @@ static PROFILER: Mutex<Option<Profiler>> = Mutex::new(None);
 
 fn with<R>(f: impl FnOnce(&mut Profiler) -> R) -> R {
     let mut g = PROFILER.lock();
-    let p = g.get_or_insert_with(|| {
-        let level = std::env::var("OP_PROFILE_LEVEL")
-            .ok()
-            .and_then(|v| parse_level(&v))
-            .unwrap_or(DEFAULT_LEVEL);
-        Profiler::new(level)
-    });
-    f(p)
+    f(g.get_or_insert_with(Profiler::from_env))
 }
 
 /// # Safety
@@ -52,30 +45,6 @@ fn at(f: impl FnOnce(&mut Profiler, Instant)) -> op2_core::Result<()> {
     Ok(())
 }
 
-/// Start the profile's root section.
-///
-/// # Safety
-/// `name` is NULL or a NUL-terminated string.
-#[no_mangle]
-pub unsafe extern "C" fn op_profile_start(name: *const c_char) {
-    c_api!(unsafe "op_profile_start", at(|p, t| p.start(&self::name(name), t)))
-}
-
-/// Close every open section and the root.
-#[no_mangle]
-pub extern "C" fn op_profile_end() {
-    c_api!("op_profile_end", at(|p, t| p.end(t)))
-}
-
-/// Open a nested section.
-///
-/// # Safety
-/// `name` is NULL or a NUL-terminated string.
-#[no_mangle]
-pub unsafe extern "C" fn op_profile_enter(name: *const c_char) {
-    c_api!(unsafe "op_profile_enter", at(|p, t| p.enter(&self::name(name), t)))
-}
-
 /// Open a kernel section (generated code).
 ///
 /// # Safety
@@ -90,21 +59,6 @@ pub unsafe extern "C" fn op_profile_enter_kernel(
         let (n, v) = (self::name(name), self::name(variant));
         at(|p, t| p.enter_kernel(&n, &self::name(target), &v, t))
     })
-}
-
-/// Close the current section and open a sibling.
-///
-/// # Safety
-/// `name` is NULL or a NUL-terminated string.
-#[no_mangle]
-pub unsafe extern "C" fn op_profile_next(name: *const c_char) {
-    c_api!(unsafe "op_profile_next", at(|p, t| p.next(&self::name(name), t)))
-}
-
-/// Close the current section.
-#[no_mangle]
-pub extern "C" fn op_profile_exit() {
-    c_api!("op_profile_exit", at(|p, t| p.exit(t)))
 }
 
 /// Print the profile (root process); also write JSON if OP_PROFILE_JSON_OUTPUT is set.
@@ -149,4 +103,17 @@ pub unsafe extern "C" fn op_profile_output_json(filename: *const c_char) {
         }
         Ok(())
     })
+}
+
+exports! {
+    /// Start the profile's root section.
+    op_profile_start(name: *const c_char) = "op_profile_start" => at(|p, t| p.start(&self::name(name), t));
+    /// Close every open section and the root.
+    op_profile_end() = "op_profile_end" => at(|p, t| p.end(t));
+    /// Open a nested section.
+    op_profile_enter(name: *const c_char) = "op_profile_enter" => at(|p, t| p.enter(&self::name(name), t));
+    /// Close the current section and open a sibling.
+    op_profile_next(name: *const c_char) = "op_profile_next" => at(|p, t| p.next(&self::name(name), t));
+    /// Close the current section.
+    op_profile_exit() = "op_profile_exit" => at(|p, t| p.exit(t));
 }

@@ -2,7 +2,7 @@
 //! `Runtime::renumber`), plus small queries on args (device transfers are
 //! in `cuda_api`).
 
-use crate::boundary::c_api;
+use crate::boundary::{c_api, exports};
 use crate::ffi::*;
 use crate::globals;
 use crate::state::with_state;
@@ -23,12 +23,6 @@ pub extern "C" fn op_renumber(map: op_map) {
             st.rt.renumber(&mut st.c, "op_renumber", m)
         })
     )
-}
-
-/// `op_renumber` for the map declared with the array `map` (Fortran).
-#[no_mangle]
-pub extern "C" fn op_renumber_ptr(map: *mut c_int) {
-    c_api!("op_renumber_ptr", renumber_ptr(map))
 }
 
 fn renumber_ptr(map: *mut c_int) -> Result<()> {
@@ -71,4 +65,9 @@ pub unsafe extern "C" fn getSetSizeFromOpArg(arg: *mut op_arg) -> c_int {
 pub extern "C" fn getHybridGPU() -> c_int {
     // SAFETY: plain int global.
     c_api!("getHybridGPU", Ok(c_int::from(globals::hybrid_gpu())))
+}
+
+exports! {
+    /// `op_renumber` for the map declared with the array `map` (Fortran).
+    op_renumber_ptr(map: *mut c_int) = "op_renumber_ptr" => renumber_ptr(map);
 }

@@ -170,6 +170,23 @@ pub fn check_arg_gbl(call: &str, dim: i32, type_name: &str, type_size: i32) -> R
     Ok(())
 }
 
+/// `op_decl_const(dim, type, type_size, data, name)`: errors name the
+/// constant.
+pub fn check_const(
+    name: &str,
+    dim: i32,
+    type_name: Option<&str>,
+    type_size: i32,
+    has_data: bool,
+) -> Result<()> {
+    let o = obj("constant", name);
+    let ty = type_name.ok_or_else(|| Op2Error::new("", o.clone(), "the type string is NULL"))?;
+    if !has_data {
+        return Err(Op2Error::new("", o, "the data pointer is NULL"));
+    }
+    check_arg_gbl("", dim, ty, type_size).map_err(|e| Op2Error::new("", o, e.msg))
+}
+
 /// Summary of a checked loop.
 #[derive(Debug, Clone, Default)]
 pub struct LoopInfo {

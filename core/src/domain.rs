@@ -236,6 +236,27 @@ impl Domain {
         Ok(v)
     }
 
+    /// 64-bit map entries (`op_decl_map_long`) narrowed to local indices in
+    /// storage reserved like any map's (an entry that does not fit becomes
+    /// -1, out of range).
+    pub fn narrow_map(
+        &self,
+        call: &str,
+        from: SetId,
+        dim: i32,
+        entries: &[i64],
+        name: &str,
+    ) -> Result<Vec<i32>> {
+        let mut v = self.map_storage(call, from, dim, name)?;
+        let n = self.sets[from.0].size * dim as usize;
+        v.extend(
+            entries[..n.min(entries.len())]
+                .iter()
+                .map(|&e| i32::try_from(e).unwrap_or(-1)),
+        );
+        Ok(v)
+    }
+
     /// `op_decl_map` with the entries already copied into `vals` (see
     /// [`Domain::map_storage`]); `base` is subtracted in place.
     #[allow(clippy::too_many_arguments)]

@@ -88,6 +88,17 @@ pub fn format_table(rows: &[TimingRow]) -> String {
     out
 }
 
+/// `op_timing_output`'s text: the table, OP2's plan-time line when the
+/// library builds plans for its loops, then `per_rank` (MPI).
+pub fn timing_output(rows: &[TimingRow], plan_time: Option<f64>, per_rank: &str) -> String {
+    let mut s = format_table(rows);
+    if let Some(pt) = plan_time {
+        s.push_str(&format!("Total plan time: {pt:8.4}\n"));
+    }
+    s.push_str(per_rank);
+    s
+}
+
 /// OP2's timing table as `op_timing_output_2_file` writes it.
 pub fn format_file_table(rows: &[TimingRow]) -> String {
     let mut s = String::from("\n  count     time     GB/s     GB/s   kernel name ");

@@ -202,6 +202,15 @@ impl DeviceCopies {
         self.plans.contains_key(&number)
     }
 
+    /// OP2's reduction (`reduct`) or constant scratch buffer.
+    pub fn scratch(&mut self, reduct: bool) -> &mut GrowBuffers {
+        if reduct {
+            &mut self.reduct
+        } else {
+            &mut self.consts
+        }
+    }
+
     /// The block of generated code's global arguments, grown to at least
     /// `bytes` (an old, smaller block is freed).
     pub fn gbl_block(&mut self, bytes: usize) -> Result<DevPtr, DeviceError> {

@@ -118,6 +118,23 @@ impl PlanDeviceArrays {
     }
 }
 
+impl PlanDeviceArrays {
+    /// Device addresses of each staged group's `ind_map` and each
+    /// argument's `loc_map` (`None` where the argument has none), from the
+    /// starts a plan records (`Plan::ind_maps_start`, `loc_maps_start`).
+    pub fn per_arg(
+        &self,
+        ind_starts: &[usize],
+        loc_starts: &[Option<usize>],
+    ) -> (Vec<DevPtr>, Vec<Option<DevPtr>>) {
+        let ind = ind_starts.iter().map(|&s| self.ind_map + (s * 4) as u64);
+        let loc = loc_starts
+            .iter()
+            .map(|s| s.map(|s| self.loc_map + (s * 2) as u64));
+        (ind.collect(), loc.collect())
+    }
+}
+
 /// Which arrays move and how many bytes each, in [`PLAN_ARRAYS`] order.
 pub fn plan_transfers(h: &PlanHostArrays<'_>) -> [(&'static str, usize); 10] {
     let sizes = [

@@ -182,6 +182,17 @@ impl Default for Profiler {
 }
 
 impl Profiler {
+    /// A profiler at the level `OP_PROFILE_LEVEL` asks for (OP2's default
+    /// when unset or unreadable).
+    pub fn from_env() -> Self {
+        let level = std::env::var("OP_PROFILE_LEVEL").ok();
+        Profiler::new(
+            level
+                .and_then(|v| super::parse_level(&v))
+                .unwrap_or(super::DEFAULT_LEVEL),
+        )
+    }
+
     /// A profiler at `level` (`OP_PROFILE_LEVEL`); values above 3 are treated
     /// as 3.
     pub fn new(level: u32) -> Self {

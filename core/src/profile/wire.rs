@@ -211,6 +211,18 @@ pub fn decode_figures(message: &[u8]) -> Result<Vec<KernelFigures>, WireError> {
 }
 
 impl Profiler {
+    /// Every rank's encoded profile (in rank order) merged into a fresh
+    /// profiler at `level`, or which rank's message does not decode.
+    pub fn merged(messages: &[Vec<u8>], level: u32) -> Result<Profiler, String> {
+        let mut merged = Profiler::new(level);
+        for (rank, message) in messages.iter().enumerate() {
+            merged
+                .merge_encoded(message)
+                .map_err(|e| format!("rank {rank}'s profile does not decode: {e}"))?;
+        }
+        Ok(merged)
+    }
+
     /// This profiler's [`snapshot`](Self::snapshot) as a profile message, to
     /// be merged on another rank with [`merge_encoded`](Self::merge_encoded).
     /// At level 0 or before `start` the message says that there is no

@@ -110,6 +110,50 @@ impl Runtime {
         self.dist.fetch_block(&self.dom, id)
     }
 
+    /// A global of generated code combined across processes
+    /// (`op_mpi_reduce_*`): `data` holds `scalar` values, or logicals of
+    /// `width` bytes when `scalar` is `None` (C `bool`: 1, Fortran
+    /// `logical`: 4). Nothing happens when MPI reductions are switched off.
+    pub fn reduce_global(
+        &mut self,
+        access: crate::arg::Access,
+        scalar: Option<ScalarType>,
+        width: usize,
+        data: &mut [u8],
+    ) -> Result<()> {
+        if !self.config.mpi_reductions {
+            return Ok(());
+        }
+        match scalar {
+            None => self.dist.reduce_logical(width, access, data),
+            Some(scalar) => self.dist.reduce(&mut crate::dist::GlobalArg {
+                access,
+                scalar,
+                data,
+            }),
+        }
+    }
+
+    /// `vals` summed element-wise over the processes, in rank order (every
+    /// process gets the same bits).
+    pub fn sum_across_ranks(&mut self, vals: &mut [f64]) -> Result<()> {
+        let bytes: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let all = self.dist.allgather_bytes(&bytes)?;
+        if all.len() <= 1 {
+            return Ok(());
+        }
+        for (i, v) in vals.iter_mut().enumerate() {
+            *v = all
+                .iter()
+                .map(|b| {
+                    let c: [u8; 8] = b[i * 8..i * 8 + 8].try_into().expect("8 bytes per value");
+                    f64::from_le_bytes(c)
+                })
+                .sum();
+        }
+        Ok(())
+    }
+
     /// `op_free_dat_temp`.
     pub fn free_dat(&mut self, m: &mut dyn Mirror, call: &str, id: DatId) -> Result<()> {
         self.finish_exchanges(m, call)?;
