@@ -28,6 +28,11 @@
 #   mpi_op2_rN      op_seq.h MPI source,    OP2 libop2_mpi.a, N ranks
 #   genmpi_op2_rN   generated seq code of the MPI source, OP2 libop2_mpi.a, N ranks
 #   genmpi_rs_rN    the same generated code, op2-rs libop2_mpi.a, N ranks
+#   seq_rsbase, genseq_rsbase, omp_rsbase_tN, genomp_rsbase_tN
+#                   (only with RS_BASE) seq_rs, genseq_rs, omp_rs_tN,
+#                   genomp_rs_tN built the same way against another op2-rs:
+#                   RS_BASE_INCLUDE + the libraries in RS_BASE (before/after
+#                   comparisons of op2-rs itself; the summary gives new/base)
 # airfoil = apps/c/airfoil/airfoil_plain/dp/{airfoil,airfoil_mpi}.cpp;
 # aero = apps/c/aero/aero_plain/{aero,aero_mpi}.cpp on a mesh written by our
 # c-examples/meshgen/aero_meshgen.c; jac1 = apps/c/jac1/dp/jac.cpp (seq and
@@ -41,7 +46,8 @@
 #   RANKS        rank counts of the MPI configurations [2], e.g. "1 2"
 #   MPI_THREADS  OMP_NUM_THREADS of every MPI rank [1]
 #   MPIRUN       [mpirun --allow-run-as-root --oversubscribe --bind-to none]
-#   CONFIGS      extended regex: only configurations whose label matches [.]
+#   CONFIGS      extended regex: only configurations whose label matches [.];
+#                the MPI programs are built only when it selects one of them
 #   NI, NJ       airfoil O-grid [1202 x 600 = 721,200 cells; 1200 x 600
 #                would make airfoil compare against OP2's official mesh]
 #   AERO_NI, AERO_NJ  aero O-grid [NI x NJ: 721,200 quadrilaterals]
@@ -78,7 +84,16 @@
 #   APP_CXXFLAGS flags for every application build [-O3 -std=c++17]
 #   MARCH_NATIVE 1: add -march=native to the applications and build OP2's
 #                libraries with it (its makefiles' default) [0]
-#   CARGO_BUILD  0: do not run `cargo build --release` [1]
+#   OP2_LIBDIR   the op2-rs libraries of the rs configurations [target/release
+#                of this checkout]; RS_INCLUDE  their headers [include/ next to
+#                OP2_LIBDIR's target/, i.e. OP2_LIBDIR/../../include]
+#   RS_BASE      the libop2_seq.a and libop2_openmp.a of a second op2-rs, e.g.
+#                /path/to/older/checkout/target/release: adds the *_rsbase
+#                configurations [none]; RS_BASE_INCLUDE  their headers
+#                [RS_BASE/../../include].  A worktree at the older commit,
+#                built with `cargo build --release -p op2-seq -p op2-openmp`
+#   CARGO_BUILD  0: do not run `cargo build --release` [1]; it builds this
+#                checkout only (not OP2_LIBDIR elsewhere, nor RS_BASE)
 #   OP2_BUILD    0: reuse OP2's libraries from an earlier build [1]
 #   BUILD        0: check/time/all run the programs of the last build, build
 #                nothing (OP2_DIR is then not needed) [1]
@@ -164,9 +179,12 @@ MARCH_NATIVE=${MARCH_NATIVE:-0}
 CARGO_BUILD=${CARGO_BUILD:-1}
 OP2_BUILD=${OP2_BUILD:-1}
 BUILD=${BUILD:-1}
+OP2_LIBDIR=${OP2_LIBDIR:-$ROOT/target/release}
+RS_INCLUDE=${RS_INCLUDE:-$(dirname "$(dirname "$OP2_LIBDIR")")/include}
+RS_BASE=${RS_BASE:-}
+RS_BASE_INCLUDE=${RS_BASE_INCLUDE:-$(dirname "$(dirname "${RS_BASE:-.}")")/include}
 
 OUT=$ROOT/target/op2bench
-OP2_LIBDIR=${OP2_LIBDIR:-$ROOT/target/release}
 OP2SRC=$OUT/op2-src        # copy of OP2's op2/ and makefiles/
 OP2B=$OUT/op2              # OP2's build directory (lib/, obj/)
 OP2INC=$OP2SRC/op2/include
@@ -201,15 +219,18 @@ app_mesh_name() { case $1 in airfoil) echo new_grid.dat ;; aero) echo FE_grid.da
 # "label|kind|count|program"; kind: seq, omp (count = threads), mpi (count = ranks)
 configs_of() {
   local app=$1 t r
-  local -a c=(
-    "seq_rs|seq|1|${app}_seq_rs"
-    "seq_op2|seq|1|${app}_seq_op2"
-    "genseq_op2|seq|1|${app}_genseq_op2"
-    "genseq_rs|seq|1|${app}_genseq_rs"
-  )
+  # base: each *_rsbase next to its *_rs, so that a round runs the pair together
+  local base=""
+  [ -z "$RS_BASE" ] || base=1
+  local -a c=("seq_rs|seq|1|${app}_seq_rs")
+  [ -z "$base" ] || c+=("seq_rsbase|seq|1|${app}_seq_rsbase")
+  c+=("seq_op2|seq|1|${app}_seq_op2" "genseq_op2|seq|1|${app}_genseq_op2" "genseq_rs|seq|1|${app}_genseq_rs")
+  [ -z "$base" ] || c+=("genseq_rsbase|seq|1|${app}_genseq_rsbase")
   for t in $THREADS; do
-    c+=("omp_rs_t$t|omp|$t|${app}_omp_rs" "genomp_op2_t$t|omp|$t|${app}_genomp_op2"
-      "genomp_rs_t$t|omp|$t|${app}_genomp_rs")
+    c+=("omp_rs_t$t|omp|$t|${app}_omp_rs")
+    [ -z "$base" ] || c+=("omp_rsbase_t$t|omp|$t|${app}_omp_rsbase")
+    c+=("genomp_op2_t$t|omp|$t|${app}_genomp_op2" "genomp_rs_t$t|omp|$t|${app}_genomp_rs")
+    [ -z "$base" ] || c+=("genomp_rsbase_t$t|omp|$t|${app}_genomp_rsbase")
   done
   if app_has_mpi "$app"; then
     for r in $RANKS; do
@@ -222,17 +243,26 @@ configs_of() {
     if echo "${x%%|*}" | grep -Eq -- "$CONFIGS"; then echo "$x"; fi
   done
 }
+# wants_mpi APP: CONFIGS selects one of APP's MPI configurations (only then are
+# they translated and built, and libop2_mpi.a needed)
+wants_mpi() { [[ $(configs_of "$1") == *"|mpi|"* ]]; }
 
 # ---- build -------------------------------------------------------------------
 build_rs() {
-  if [ "$CARGO_BUILD" = 1 ]; then
+  if [ "$CARGO_BUILD" = 1 ] && [ "$OP2_LIBDIR" = "$ROOT/target/release" ]; then
     echo "== op2-rs: cargo build --release"
     nice -n 10 cargo build --release 2>&1 | tail -n 1
   fi
-  local l
-  for l in seq openmp mpi; do
-    [ -s "$OP2_LIBDIR/libop2_$l.a" ] || { echo "missing $OP2_LIBDIR/libop2_$l.a" >&2; exit 1; }
+  local l mpi=""
+  for l in $APPS; do if wants_mpi "$l"; then mpi=$OP2_LIBDIR/libop2_mpi.a; fi; done
+  for l in "$OP2_LIBDIR/libop2_seq.a" "$OP2_LIBDIR/libop2_openmp.a" ${mpi:+"$mpi"} \
+    ${RS_BASE:+"$RS_BASE/libop2_seq.a" "$RS_BASE/libop2_openmp.a"}; do
+    [ -s "$l" ] || { echo "missing $l" >&2; exit 1; }
   done
+  for l in "$RS_INCLUDE" ${RS_BASE:+"$RS_BASE_INCLUDE"}; do
+    [ -f "$l/op_seq.h" ] || { echo "no op_seq.h in $l" >&2; exit 1; }
+  done
+  echo "== op2-rs: $OP2_LIBDIR, headers $RS_INCLUDE${RS_BASE:+; base: $RS_BASE, headers $RS_BASE_INCLUDE}"
 }
 
 build_op2() {
@@ -337,7 +367,7 @@ build_app() { # APP
   echo "== $app: sources from $(app_dir "$app")"
   prepare_sources "$app"
   translate "$src/$main.cpp" "$d/gen"
-  if app_has_mpi "$app"; then
+  if wants_mpi "$app"; then
     local -a mpiinc=()
     local i
     for i in $(mpicxx -showme:incdirs); do mpiinc+=(-I "$i"); done
@@ -348,7 +378,7 @@ build_app() { # APP
   local gs="$d/gen/$main.cpp $d/gen/seq/op2_kernels.cpp"
   local go="$d/gen/$main.cpp $d/gen/openmp/op2_kernels.cpp"
   local gm="$d/genmpi/${main}_mpi.cpp $d/genmpi/seq/op2_kernels.cpp"
-  local rsi="-I$ROOT/include -I$src" op2i="-I$OP2INC -I$src" op2l="-L$OP2B/lib"
+  local rsi="-I$RS_INCLUDE -I$src" op2i="-I$OP2INC -I$src" op2l="-L$OP2B/lib"
   set -x
   $cxx $rsi "$src/$main.cpp" "$OP2_LIBDIR/libop2_seq.a" $RS_SYSLIBS -o "${b}_seq_rs"
   $cxx $op2i "$src/$main.cpp" $op2l -lop2_seq -o "${b}_seq_op2"
@@ -358,7 +388,16 @@ build_app() { # APP
   $cxx -fopenmp $op2i $go $op2l -lop2_openmp -o "${b}_genomp_op2"
   $cxx -fopenmp $rsi $go "$OP2_LIBDIR/libop2_openmp.a" $RS_SYSLIBS -o "${b}_genomp_rs"
   { set +x; } 2> /dev/null
-  if app_has_mpi "$app"; then
+  if [ -n "$RS_BASE" ]; then
+    local basei="-I$RS_BASE_INCLUDE -I$src"
+    set -x
+    $cxx $basei "$src/$main.cpp" "$RS_BASE/libop2_seq.a" $RS_SYSLIBS -o "${b}_seq_rsbase"
+    $cxx $basei $gs "$RS_BASE/libop2_seq.a" $RS_SYSLIBS -o "${b}_genseq_rsbase"
+    $cxx $basei "$src/$main.cpp" "$RS_BASE/libop2_openmp.a" $RS_SYSLIBS -o "${b}_omp_rsbase"
+    $cxx -fopenmp $basei $go "$RS_BASE/libop2_openmp.a" $RS_SYSLIBS -o "${b}_genomp_rsbase"
+    { set +x; } 2> /dev/null
+  fi
+  if wants_mpi "$app"; then
     set -x
     $mpicxx -DUSE_MPI $rsi "$src/${main}_mpi.cpp" "$OP2_LIBDIR/libop2_mpi.a" $RS_SYSLIBS -o "${b}_mpi_rs"
     $mpicxx -DUSE_MPI $op2i "$src/${main}_mpi.cpp" $op2l -lop2_mpi $OP2_MPI_LIBS -o "${b}_mpi_op2"
@@ -368,11 +407,20 @@ build_app() { # APP
   fi
 }
 
+# rs_version LIBDIR: the commit of the checkout LIBDIR is the target/release
+# of, its directory and the libraries' date
+rs_version() {
+  local co
+  co=$(dirname "$(dirname "$1")")
+  echo "$(git -C "$co" describe --always --dirty 2> /dev/null || echo unknown) ($co); libraries built $(date -r "$1/libop2_seq.a" '+%F %T')"
+}
+
 record_versions() {
   {
     echo "date: $(date -u '+%F %T UTC')"
     echo "machine: $(uname -srm); $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
-    echo "op2-rs: $(git describe --always --dirty 2> /dev/null || echo unknown); libraries built $(date -r "$OP2_LIBDIR/libop2_seq.a" '+%F %T')"
+    echo "op2-rs: $(rs_version "$OP2_LIBDIR")"
+    if [ -n "$RS_BASE" ]; then echo "op2-rs base (*_rsbase): $(rs_version "$RS_BASE")"; fi
     echo "OP2-Common: $(git -C "$OP2_DIR" rev-parse HEAD 2> /dev/null || echo unknown) $(git -C "$OP2_DIR" status --short --untracked-files=no 2> /dev/null | grep -q . && echo '(local changes)')"
     echo "compilers: $(g++ -dumpfullversion) (g++), $(mpirun --version 2> /dev/null | head -n1), $(rustc --version)"
     echo "application flags: $APP_CXXFLAGS; OP2 library flags: $(awk -F' := ' '/^ ?CXXFLAGS :=/ { sub(/#$/, "", $2); print $2 }' "$OP2SRC/makefiles/.config.mk")"
@@ -393,7 +441,7 @@ build() {
   for app in $APPS; do build_app "$app"; done
   record_versions
   local p built=""
-  for p in "$OUT"/bin/*_rs "$OUT"/bin/*_op2; do built+=" ${p##*/}"; done
+  for p in "$OUT"/bin/*_rs "$OUT"/bin/*_rsbase "$OUT"/bin/*_op2; do if [ -e "$p" ]; then built+=" ${p##*/}"; fi; done
   echo "== built:$built"
 }
 
@@ -589,8 +637,8 @@ seq_rs_strict() {
     echo 1
   fi
 }
-counterpart() {
-  case $1 in
+counterpart() { # a *_rsbase configuration has the counterpart of its *_rs
+  case ${1/_rsbase/_rs} in
     seq_rs) echo "seq_op2 $(seq_rs_strict)" ;;
     genseq_rs) echo "genseq_op2 1" ;;
     genomp_rs_t*) echo "genomp_op2_t${1##*_t} 1" ;;
@@ -797,6 +845,13 @@ summary() {
       pair "mpi_rs_r$t" "genmpi_op2_r$t"
       pair "genmpi_rs_r$t" "genmpi_op2_r$t"
       pair "mpi_rs_r$t" "mpi_op2_r$t"
+    done
+    # this op2-rs against RS_BASE's: new/base
+    pair seq_rs seq_rsbase
+    pair genseq_rs genseq_rsbase
+    for t in $(printf '%s\n' "${ordered[@]}" | sed -nE 's/^(gen)?omp_rsbase_t//p' | sort -un); do
+      pair "omp_rs_t$t" "omp_rsbase_t$t"
+      pair "genomp_rs_t$t" "genomp_rsbase_t$t"
     done
     unset MED MIN
   done
