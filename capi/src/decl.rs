@@ -575,6 +575,7 @@ exports! {
     /// libraries leave `op_decl_const_char` to the code OP2's translator
     /// generates (it copies each constant to the device): there the checked
     /// declaration is forwarded to it.
+    #[cfg(not(op2_device))]
     op_decl_const_char(dim: c_int, type_: *const c_char, type_size: c_int, data: *mut c_char, name: *const c_char) = "op_decl_const" => decl_const(dim, type_, type_size, data, name);
     op_decl_const_core(dim: c_int, type_: *const c_char, type_size: c_int, data: *mut c_char, name: *const c_char) = "op_decl_const" => decl_const(dim, type_, type_size, data, name);
     op_get_size_local(set: op_set) -> c_int = "op_get_size_local" => local_size(set, |s| s.size);
