@@ -416,4 +416,38 @@ fn host_and_device_copies_move_only_when_stale() {
     );
     let want: Vec<f64> = (0..64).map(|i| i as f64 * 2.0).collect();
     assert_eq!(f64s(rt.dom(), x), want);
+    transfer_report_matches_the_memory(&mut rt, &mem);
+}
+
+/// The transfer report (OP2_RS_DEVICE_STATS) after
+/// `host_and_device_copies_move_only_when_stale`'s moves, plus one plan
+/// asked for twice.
+fn transfer_report_matches_the_memory(rt: &mut Runtime, mem: &HostMemory) {
+    // the transfer report (OP2_RS_DEVICE_STATS) counts each move where it
+    // happened; the simulated memory counts them independently
+    let arrays = [1i32, 2, 3, 4];
+    let plan = op2_core::device::plan_upload::PlanHostArrays {
+        ind_map: &arrays,
+        blkmap: &arrays[..2],
+        ..Default::default()
+    };
+    let dev = rt.device().unwrap();
+    dev.plan(3, &plan).unwrap();
+    dev.plan(3, &plan).unwrap();
+    let s = dev.stats();
+    assert_eq!((s.dats_placed.count, s.dats_placed.bytes), (1, 512));
+    assert_eq!((s.dat_uploads.count, s.dat_uploads.bytes), (1, 512));
+    assert_eq!((s.dat_downloads.count, s.dat_downloads.bytes), (2, 1024));
+    assert_eq!(
+        (s.plans.count, s.plans.bytes),
+        (1, 24),
+        "a plan goes up once"
+    );
+    assert_eq!(s.maps.count + s.halo_uploads.count + s.scratch_up.count, 0);
+    assert_eq!(mem.downloads(), s.dat_downloads.count);
+    assert_eq!(mem.bytes_down(), s.dat_downloads.bytes);
+    assert_eq!(mem.bytes_up(), 512 + 512 + 24);
+    assert!(s
+        .line()
+        .contains(" dat_downloads=2 dat_downloads_bytes=1024 "));
 }

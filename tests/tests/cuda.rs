@@ -57,6 +57,74 @@ fn host_logic_on_a_simulated_device() {
     }
 }
 
+/// The transfer report (`OP2_RS_DEVICE_STATS=1`) at op_exit, against the
+/// moves tests/c/cuda_host.c makes (NN = 5 nodes, x: 2 doubles, y: 3
+/// doubles SoA, a 2-map with stride 32, one COLOR2 plan, one 64-byte
+/// reduction scratch copy each way):
+/// - placed: x (80 B) and y (120 B) at declaration;
+/// - uploads: x before the device loop that follows the host loop
+///   add_one, and op_upload_dat(x): 2 × 80 B;
+/// - downloads: x at the first fetch (the second finds the host copy
+///   fresh), before the host loop sum_x, and op_download_dat(x): 3 × 80 B;
+///   y at its fetch and before op_print_dat_to_txtfile (op_fetch_data_idx
+///   after it finds it fresh): 2 × 120 B.
+#[test]
+fn the_transfer_report_counts_what_moved() {
+    let p = Program::new("cuda_host", Lang::C99, &["tests/c/cuda_host.c"])
+        .lib("op2_cuda")
+        .link(Link::Static);
+    let exe = build_once(&p);
+    let dir = out_dir().join("cuda_host_stats");
+    let r = run_in(
+        &exe,
+        &[],
+        &dir,
+        &[("OP2_RS_DEVICE", "host"), ("OP2_RS_DEVICE_STATS", "1")],
+    );
+    assert_all_pass(&r, HOST_CHECKS);
+    let reports: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("op2-rs device transfers:"))
+        .collect();
+    assert_eq!(reports.len(), 1, "one report at op_exit:\n{}", r.stdout);
+    let fig = |name: &str| -> String {
+        reports[0]
+            .split(' ')
+            .find_map(|w| w.strip_prefix(&format!("{name}=")))
+            .unwrap_or_else(|| panic!("no {name} in {}", reports[0]))
+            .to_string()
+    };
+    let want = [
+        ("dats_placed", "2"),
+        ("dats_placed_bytes", "200"),
+        ("dat_uploads", "2"),
+        ("dat_uploads_bytes", "160"),
+        ("dat_downloads", "5"),
+        ("dat_downloads_bytes", "480"),
+        ("halo_uploads", "0"),
+        ("maps", "1"),
+        ("maps_bytes", "256"),
+        ("plans", "1"),
+        ("scratch_up", "1"),
+        ("scratch_up_bytes", "64"),
+        ("scratch_down", "1"),
+        ("scratch_down_bytes", "64"),
+    ];
+    for (name, v) in want {
+        assert_eq!(fig(name), v, "{name} in {}", reports[0]);
+    }
+    assert!(fig("plans_bytes").parse::<u64>().unwrap() > 0);
+    assert!(fig("soa_transpose_ms").parse::<f64>().is_ok());
+    // without the variable: no report
+    let quiet = run_in(&exe, &[], &dir, &[("OP2_RS_DEVICE", "host")]);
+    assert!(
+        !quiet.stdout.contains("device transfers"),
+        "{}",
+        quiet.stdout
+    );
+}
+
 #[test]
 fn no_device_stops_in_op_init_with_one_line() {
     if driver_present() {

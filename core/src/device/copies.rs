@@ -9,9 +9,11 @@ use super::layout::{self, DatLayout};
 use super::memory::{DevPtr, DeviceError, DeviceMemory};
 use super::plan_upload::{self, PlanDeviceArrays, PlanHostArrays};
 use super::scratch::GrowBuffers;
+use super::stats::TransferStats;
 use crate::domain::{DatId, Domain, MapId};
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// A dat's device copy.
 #[derive(Clone, Copy, Debug)]
@@ -37,6 +39,8 @@ pub struct DeviceCopies {
     pub(crate) halo_uploads: Vec<DatId>,
     /// The grow-only block of generated code's global arguments.
     gbl: Option<(DevPtr, usize)>,
+    /// What moved so far (scratch buffers count their own).
+    stats: TransferStats,
 }
 
 fn i32_bytes(v: &[i32]) -> &[u8] {
@@ -56,7 +60,31 @@ impl DeviceCopies {
             plans: HashMap::new(),
             halo_uploads: Vec::new(),
             gbl: None,
+            stats: TransferStats::default(),
         }
+    }
+
+    /// What moved between host and device so far.
+    pub fn stats(&self) -> TransferStats {
+        let mut s = self.stats;
+        for b in [&self.reduct, &self.consts] {
+            let (up, down) = b.moved();
+            s.scratch_up.count += up.count;
+            s.scratch_up.bytes += up.bytes;
+            s.scratch_down.count += down.count;
+            s.scratch_down.bytes += down.bytes;
+        }
+        s
+    }
+
+    /// The device image of a dat's host bytes, the transposition timed.
+    fn image(&mut self, lay: &DatLayout, host: &[u8]) -> Vec<u8> {
+        let t = Instant::now();
+        let v = lay.to_device(host);
+        if lay.soa.is_some() {
+            self.stats.soa_transpose += t.elapsed();
+        }
+        v
     }
 
     /// The device copy of a dat, if it has one.
@@ -75,10 +103,12 @@ impl DeviceCopies {
         let lay = DatLayout::of(d, dom.set(d.set), auto_soa);
         let ptr = self.mem.alloc(lay.device_bytes())?;
         let host = &d.data.as_slice()[..lay.elems * lay.elem_bytes];
-        if let Err(e) = self.mem.upload(ptr, &lay.to_device(host)) {
+        let image = self.image(&lay, host);
+        if let Err(e) = self.mem.upload(ptr, &image) {
             self.mem.free(ptr);
             return Err(e);
         }
+        self.stats.dats_placed.add(host.len());
         if self.dats.len() <= id.0 {
             self.dats.resize(id.0 + 1, None);
         }
@@ -98,6 +128,7 @@ impl DeviceCopies {
         let bytes = i32_bytes(&t);
         let ptr = self.mem.alloc(bytes.len())?;
         self.mem.upload(ptr, bytes)?;
+        self.stats.maps.add(bytes.len());
         if self.maps.len() <= id.0 {
             self.maps.resize(id.0 + 1, None);
         }
@@ -115,37 +146,46 @@ impl DeviceCopies {
     }
 
     /// Copy the whole device copy to the host (un-transposing SoA).
-    pub fn download(&self, dom: &mut Domain, id: DatId) -> Result<(), DeviceError> {
+    pub fn download(&mut self, dom: &mut Domain, id: DatId) -> Result<(), DeviceError> {
         let Some(dd) = self.dat(id) else {
             return Ok(());
         };
         let lay = dd.layout;
         let host = &mut dom.dat_mut(id).data.as_mut_slice()[..lay.elems * lay.elem_bytes];
         if lay.soa.is_none() {
-            return self.mem.download(dd.ptr, host);
+            self.mem.download(dd.ptr, host)?;
+        } else {
+            let mut image = vec![0u8; lay.device_bytes()];
+            self.mem.download(dd.ptr, &mut image)?;
+            let t = Instant::now();
+            lay.to_host(&image, host);
+            self.stats.soa_transpose += t.elapsed();
         }
-        let mut image = vec![0u8; lay.device_bytes()];
-        self.mem.download(dd.ptr, &mut image)?;
-        lay.to_host(&image, host);
+        self.stats.dat_downloads.add(host.len());
         Ok(())
     }
 
     /// Copy the whole host copy to the device (transposing SoA).
-    pub fn upload(&self, dom: &Domain, id: DatId) -> Result<(), DeviceError> {
+    pub fn upload(&mut self, dom: &Domain, id: DatId) -> Result<(), DeviceError> {
         let Some(dd) = self.dat(id) else {
             return Ok(());
         };
         let lay = dd.layout;
         let host = &dom.dat(id).data.as_slice()[..lay.elems * lay.elem_bytes];
         match lay.soa {
-            None => self.mem.upload(dd.ptr, host),
-            Some(_) => self.mem.upload(dd.ptr, &lay.to_device(host)),
+            None => self.mem.upload(dd.ptr, host)?,
+            Some(_) => {
+                let image = self.image(&lay, host);
+                self.mem.upload(dd.ptr, &image)?;
+            }
         }
+        self.stats.dat_uploads.add(host.len());
+        Ok(())
     }
 
     /// Upload the halo rows `[size, size + exec + nonexec)` of a dat only
     /// (the device may have written owned rows since).
-    pub fn upload_halo_rows(&self, dom: &Domain, id: DatId) -> Result<(), DeviceError> {
+    pub fn upload_halo_rows(&mut self, dom: &Domain, id: DatId) -> Result<(), DeviceError> {
         let Some(dd) = self.dat(id) else {
             return Ok(());
         };
@@ -154,6 +194,7 @@ impl DeviceCopies {
         let (lo, hi) = (set.size, set.total_size());
         let host = d.data.as_slice();
         let eb = d.elem_bytes;
+        self.stats.halo_uploads.add((hi - lo) * eb);
         match dd.layout.soa {
             None => self
                 .mem
@@ -192,7 +233,10 @@ impl DeviceCopies {
         if let Some(p) = self.plans.get(&number) {
             return Ok(*p);
         }
+        let t = Instant::now();
         let d = plan_upload::upload_plan(&*self.mem, host)?;
+        self.stats.plan_upload += t.elapsed();
+        self.stats.plans.add(host.byte_len());
         self.plans.insert(number, d);
         Ok(d)
     }

@@ -12,7 +12,9 @@ pub mod layout;
 pub mod memory;
 pub mod plan_upload;
 pub mod scratch;
+pub mod stats;
 
 pub use copies::DeviceCopies;
 pub use memory::{DevPtr, DeviceError, DeviceMemory, HostMemory};
 pub use scratch::GrowBuffers;
+pub use stats::{Moves, TransferStats};

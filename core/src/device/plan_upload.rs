@@ -66,6 +66,25 @@ fn i16_bytes(v: &[i16]) -> Vec<u8> {
 }
 
 impl PlanHostArrays<'_> {
+    /// Bytes of all the arrays that move.
+    pub fn byte_len(&self) -> usize {
+        std::mem::size_of_val(self.loc_map)
+            + [
+                self.ind_map,
+                self.ind_sizes,
+                self.ind_offs,
+                self.nthrcol,
+                self.thrcol,
+                self.col_reord,
+                self.offset,
+                self.nelems,
+                self.blkmap,
+            ]
+            .iter()
+            .map(|a| std::mem::size_of_val(*a))
+            .sum::<usize>()
+    }
+
     /// The arrays as native-endian bytes, in [`PLAN_ARRAYS`] order.
     fn bytes(&self) -> [Vec<u8>; 10] {
         [

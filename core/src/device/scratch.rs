@@ -5,6 +5,8 @@
 //! back.
 
 use crate::device::memory::{DevPtr, DeviceError, DeviceMemory};
+use crate::device::stats::Moves;
+use std::cell::Cell;
 use std::sync::Arc;
 
 /// A grow-only pair of equally sized blocks: page-locked host memory and
@@ -22,6 +24,9 @@ pub struct GrowBuffers {
     host: *mut u8,
     dev: DevPtr,
     capacity: usize,
+    /// Copies made to the device and back (the transfer report).
+    up: Cell<Moves>,
+    down: Moves,
 }
 
 // SAFETY: the host block is owned by this value alone (C code reaches it
@@ -37,7 +42,14 @@ impl GrowBuffers {
             host: std::ptr::null_mut(),
             dev: 0,
             capacity: 0,
+            up: Cell::new(Moves::default()),
+            down: Moves::default(),
         }
+    }
+
+    /// The copies made so far: (to the device, to the host).
+    pub fn moved(&self) -> (Moves, Moves) {
+        (self.up.get(), self.down)
     }
 
     /// The host block (null before the first growth).
@@ -101,7 +113,11 @@ impl GrowBuffers {
         // SAFETY: `host` is a live block of `capacity >= bytes` bytes owned
         // by this value; nothing writes it during the copy (no `&mut self`).
         let src = unsafe { std::slice::from_raw_parts(self.host, bytes) };
-        self.mem.upload(self.dev, src)
+        self.mem.upload(self.dev, src)?;
+        let mut up = self.up.get();
+        up.add(bytes);
+        self.up.set(up);
+        Ok(())
     }
 
     /// `mvReductArraysToHost(bytes)`: copies the first `bytes` of the device
@@ -114,7 +130,9 @@ impl GrowBuffers {
         // SAFETY: `host` is a live block of `capacity >= bytes` bytes owned
         // by this value, borrowed exclusively through `&mut self`.
         let dst = unsafe { std::slice::from_raw_parts_mut(self.host, bytes) };
-        self.mem.download(self.dev, dst)
+        self.mem.download(self.dev, dst)?;
+        self.down.add(bytes);
+        Ok(())
     }
 
     fn release(&mut self) {

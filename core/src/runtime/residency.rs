@@ -96,7 +96,7 @@ impl Runtime {
     /// Copy the whole device copy to the host, whatever the state
     /// (`op_download_dat`); both copies are then fresh.
     pub fn download(&mut self, m: &mut dyn Mirror, call: &str, id: DatId) -> Result<()> {
-        let Some(dev) = self.device.as_ref() else {
+        let Some(dev) = self.device.as_mut() else {
             return Ok(());
         };
         let what = obj("dat", &self.dom.dat(id).name);
@@ -110,7 +110,7 @@ impl Runtime {
     /// Copy the whole host copy to the device, whatever the state
     /// (`op_upload_dat`); both copies are then fresh.
     pub fn upload(&mut self, m: &mut dyn Mirror, call: &str, id: DatId) -> Result<()> {
-        let Some(dev) = self.device.as_ref() else {
+        let Some(dev) = self.device.as_mut() else {
             return Ok(());
         };
         dev.upload(&self.dom, id)

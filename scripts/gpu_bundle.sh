@@ -1,0 +1,317 @@
+#!/usr/bin/env bash
+# gpu_bundle.sh -- build, on a machine without a GPU, one folder holding
+# everything the GPU check needs: target/gpu-bundle/ (under $MAX_MIB MiB),
+# run there by its check.sh (scripts/gpu_check.sh, copied in) with nothing
+# but what a GPU machine has (bash, coreutils, awk, the NVIDIA driver;
+# compute-sanitizer when the CUDA toolkit is installed).
+#
+#   scripts/gpu_bundle.sh [OP2_DIR]
+#   target/gpu-bundle/check.sh RESULTS_DIR        (on the GPU machine)
+#
+# What goes in:
+#   lib/      libop2_cuda.so and libop2_mpi_cuda.so (stripped); the programs
+#             find them through their rpath $ORIGIN/../lib
+#   bin/      meshgen, aero_meshgen (c-examples: the meshes are made on the
+#             GPU machine, never carried); tests/cuda's generated-style
+#             programs t1..t4 on libop2_cuda and t5 (MPI) on libop2_mpi_cuda
+#   programs.txt  one line per program: NAME KIND APP, KIND = rs (our
+#             library), op2 (OP2's own CUDA library, the control) or mpi
+#   manifest.txt  commits, compilers, flags, meshes, sizes, what was left out
+# With OP2_DIR (an OP2-Common checkout, read only; nothing of it is
+# committed, and the bundle holds only programs built from it):
+#   bin/airfoil_{aos,soa,color}_{rs,op2}, bin/aero_aos_{rs,op2}: OP2's
+#             apps/c/airfoil/airfoil_plain/dp/airfoil.cpp and
+#             apps/c/aero/aero_plain/aero.cpp translated by translator-v2 for
+#             the `cuda` target (aos: its default configuration, atomics;
+#             soa: -soa; color: two-level colouring,
+#             -c '{".*": {"atomics": false, "color2": true}}'), op2_kernels.cu
+#             compiled with nvcc -arch=$CUDA_ARCH; the same generated text
+#             compiled once against include/ and linked with our
+#             libop2_cuda.so, once against OP2's include/ and linked with
+#             OP2's libop2_cuda.a, built here from the same checkout by its
+#             own makefiles with the same nvcc
+#   ref/      the reference answers: the printed lines of the same sources
+#             (op_seq.h, unchanged but for the edits below) on our
+#             libop2_seq.a, run here on the meshes check.sh makes (same
+#             generator, same arguments; check.sh compares their checksums)
+# Edits to the OP2-Common sources (copies, before translation): the
+# iteration count reads $OP2CHECK_NITER (defaults 1000 and 20 stay), the
+# time loop's wall time is printed ("op2check time loop: S s"), and
+# op_timing_output() follows op_profile_output().
+#
+# MPI: the airfoil_mpi program is not in the bundle. libop2_mpi_cuda.so needs
+# OpenMPI 4 (libmpi.so.40) and parallel HDF5 at run time; their closure here
+# (Debian 12) is 27 MB of shared libraries plus 17 MB of OpenMPI and PMIx
+# plugins and mpirun/orted, which Debian's OpenMPI finds through paths fixed
+# at its build; it would not fit next to the rest under the size limit and
+# could not be tested here. t5 (a one-loop MPI halo test) goes in as it is
+# small: check.sh runs it only where the GPU machine's own loader resolves
+# libmpi.so.40 and libhdf5_openmpi.so.103, and says SKIP otherwise.
+#
+# Environment (defaults in brackets): OUT [target/gpu-bundle], WORK
+# [target/gpu-bundle-build], OP2_LIBDIR [target/release], CUDA_ARCH [sm_90],
+# NI NJ [1202 600: 721,200 cells], AERO_NI AERO_NJ [602 300], MAX_MIB [48],
+# CARGO_BUILD [1], OP2_TRANSLATOR_VENV [target/op2bench/venv], REF [1: run
+# the references; 0 keeps ref/ of an earlier bundle build in WORK].
+# Exit status 0 when everything asked for was built and the bundle fits.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+OP2_DIR=${1:-${OP2_DIR:-}}
+OUT=${OUT:-$ROOT/target/gpu-bundle}
+WORK=${WORK:-$ROOT/target/gpu-bundle-build}
+OP2_LIBDIR=${OP2_LIBDIR:-$ROOT/target/release}
+CUDA_ARCH=${CUDA_ARCH:-sm_90}
+NI=${NI:-1202}
+NJ=${NJ:-600}
+AERO_NI=${AERO_NI:-602}
+AERO_NJ=${AERO_NJ:-300}
+MAX_MIB=${MAX_MIB:-48}
+VENV=${OP2_TRANSLATOR_VENV:-$ROOT/target/op2bench/venv}
+INC=$ROOT/include
+
+say() { printf '== %s\n' "$*"; }
+die() {
+  printf 'gpu_bundle: %s\n' "$*" >&2
+  exit 1
+}
+
+if [ -n "$OP2_DIR" ]; then
+  [ -f "$OP2_DIR/translator-v2/op2-translator/__main__.py" ] ||
+    die "$OP2_DIR is not an OP2-Common checkout with translator-v2"
+  OP2_DIR=$(cd "$OP2_DIR" && pwd)
+fi
+
+if [ "${CARGO_BUILD:-1}" = 1 ]; then
+  say "cargo build --release (libop2-cuda, libop2-mpi-cuda, libop2-seq)"
+  cargo build --release -q -p libop2-cuda -p libop2-mpi-cuda -p libop2-seq
+fi
+if [ -z "${CUDA_HOME:-}" ] || [ ! -x "$CUDA_HOME/bin/nvcc" ]; then
+  eval "$(scripts/cuda_toolkit.sh env)"
+fi
+NVCC=$CUDA_HOME/bin/nvcc
+CUDA_LIB=$CUDA_HOME/lib
+[ -d "$CUDA_HOME/lib64" ] && CUDA_LIB=$CUDA_HOME/lib64
+
+rm -rf "$OUT"
+mkdir -p "$OUT/bin" "$OUT/lib" "$OUT/ref" "$WORK/obj"
+: > "$OUT/programs.txt"
+MANIFEST=$OUT/manifest.txt
+{
+  echo "op2-rs GPU check bundle"
+  echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -srm)"
+  echo "op2-rs commit: $(git rev-parse --short HEAD 2> /dev/null || echo unknown)$(git diff --quiet HEAD 2> /dev/null || echo ' (with uncommitted changes)')"
+  echo "nvcc: $("$NVCC" --version | tail -n 1); arch $CUDA_ARCH"
+  echo "host compiler: $(g++ --version | head -n 1)"
+} > "$MANIFEST"
+
+# ---- libraries ---------------------------------------------------------------
+say "libraries (stripped) -> lib/"
+for l in op2_cuda op2_mpi_cuda; do
+  [ -s "$OP2_LIBDIR/lib$l.so" ] || die "$OP2_LIBDIR/lib$l.so is missing (cargo build --release -p lib${l//_/-})"
+  strip -o "$OUT/lib/lib$l.so" "$OP2_LIBDIR/lib$l.so"
+done
+
+RPATH='-Wl,-rpath,$ORIGIN/../lib'
+LINK_CUDA=(-L "$CUDA_LIB" -lcudart_static -lpthread -ldl -lrt -lm)
+NVFLAGS=(-arch="$CUDA_ARCH" -std=c++17 -O3 --expt-relaxed-constexpr -DOP2_CUDA)
+
+program() { # NAME KIND APP: record a program of the bundle
+  printf '%s %s %s\n' "$1" "$2" "$3" >> "$OUT/programs.txt"
+}
+
+# ---- tests/cuda ----------------------------------------------------------------
+say "tests/cuda programs -> bin/"
+for k in tests/cuda/t*_kernels.cu; do
+  t=$(basename "$k" _kernels.cu)
+  cxx=g++ lib=op2_cuda kind=rs
+  case $t in *mpi*) cxx=mpicxx lib=op2_mpi_cuda kind=mpi ;; esac
+  nice "$NVCC" "${NVFLAGS[@]}" -I "$INC" -I tests/cuda -c "$k" -o "$WORK/obj/${t}_kernels.o"
+  nice "$cxx" -std=c++17 -O2 -Wall -Wextra -Werror -DOP2_CUDA -I "$INC" -I "$CUDA_HOME/include" \
+    -c "tests/cuda/$t.cpp" -o "$WORK/obj/$t.o"
+  "$cxx" "$WORK/obj/$t.o" "$WORK/obj/${t}_kernels.o" -L "$OUT/lib" -l$lib "$RPATH" \
+    "${LINK_CUDA[@]}" -o "$OUT/bin/$t"
+  program "$t" "$kind" test
+done
+
+say "mesh generators -> bin/"
+for g in meshgen aero_meshgen; do
+  gcc -O2 -Wall -Wextra -Werror -std=c99 -pedantic -Ic-examples/common \
+    "c-examples/meshgen/$g.c" c-examples/common/naca_mesh.c -lm -o "$OUT/bin/$g"
+done
+{
+  echo "airfoil mesh: meshgen --ni $NI --nj $NJ"
+  echo "aero mesh: aero_meshgen --ni $AERO_NI --nj $AERO_NJ"
+} >> "$MANIFEST"
+
+# ---- OP2-Common's applications ---------------------------------------------------
+AIRFOIL=apps/c/airfoil/airfoil_plain/dp
+AERO=apps/c/aero/aero_plain
+
+# edit FILE COUNT SED-SCRIPT: a substitution that must match COUNT lines
+edit() {
+  local f=$1 want=$2 script=$3 got
+  got=$(sed -n -e "$script" -e T -e = "$f" | wc -l)
+  [ "$got" = "$want" ] || die "$f: expected $want line(s) for '$script', found $got: has OP2-Common changed?"
+  sed -i "$script" "$f"
+}
+
+sources() { # APP DIR: patched copies of an app's sources in DIR
+  local app=$1 d=$2 dir n0 f
+  case $app in airfoil) dir=$AIRFOIL n0=1000 ;; aero) dir=$AERO n0=20 ;; esac
+  rm -rf "$d"
+  mkdir -p "$d"
+  cp "$OP2_DIR/$dir"/*.h "$OP2_DIR/$dir/$app.cpp" "$d/"
+  f=$d/$app.cpp
+  edit "$f" 1 's|^int main(int argc, char \*\*argv) {|#include <stdlib.h>\n#include <sys/time.h>\nstatic int op2check_int(const char *n, int d) { const char *s = getenv(n); return (s \&\& *s) ? atoi(s) : d; }\nstatic double op2check_clock() { struct timeval t; gettimeofday(\&t, NULL); return t.tv_sec + 1e-6 * t.tv_usec; }\n\n&|'
+  edit "$f" 1 "s|^\( *\)niter = $n0;|\1niter = op2check_int(\"OP2CHECK_NITER\", $n0);\n\1double op2check_t0 = op2check_clock();|"
+  edit "$f" 1 's|^\( *\)op_profile_end();|\1op_printf("op2check time loop: %.6f s\\n", op2check_clock() - op2check_t0);\n&|'
+  edit "$f" 1 's|^\( *\)op_profile_output();|&\n\1op_timing_output();|'
+}
+
+translator_venv() {
+  [ -x "$VENV/bin/python" ] && return 0
+  say "translator venv (jinja2 fparser pcpp sympy libclang==18.1.1) in ${VENV#"$ROOT"/}"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q --disable-pip-version-check jinja2 fparser pcpp sympy libclang==18.1.1
+}
+
+translate() { # APP CONFIG SRC_DIR GEN_DIR
+  local app=$1 cfg=$2 src=$3 gen=$4
+  local -a extra=()
+  case $cfg in
+    soa) extra=(-soa) ;;
+    color) extra=(-c '{".*": {"atomics": false, "color2": true}}') ;;
+  esac
+  rm -rf "$gen"
+  mkdir -p "$gen"
+  PYTHONDONTWRITEBYTECODE=1 "$VENV/bin/python" scripts/op2_translator_shim.py "$OP2_DIR" \
+    -I "$INC" "${extra[@]}" -t cuda "$src/$app.cpp" -o "$gen" > "$gen.log" 2>&1 ||
+    { tail -n 20 "$gen.log" >&2; die "translator-v2 failed on $app ($cfg)"; }
+  local n
+  n=$(grep -c 'Generated loop host' "$gen.log" || true)
+  [ "$n" -gt 0 ] && [ -s "$gen/cuda/op2_kernels.cu" ] || die "translator-v2 generated no loops for $app ($cfg)"
+  echo "   $app $cfg: $n loops"
+}
+
+OP2B=$WORK/op2-src
+op2_cuda_library() { # OP2's own libop2_cuda.a, by its makefiles, same nvcc
+  local lib=$OP2B/op2/lib/libop2_cuda.a stamp
+  stamp="$(git -C "$OP2_DIR" rev-parse HEAD 2> /dev/null || echo none) $NVCC $CUDA_ARCH"
+  if [ -s "$lib" ] && [ "$(cat "$OP2B/stamp" 2> /dev/null)" = "$stamp" ]; then
+    say "OP2's libop2_cuda.a: up to date (${lib#"$ROOT"/})"
+    return 0
+  fi
+  say "OP2's libop2_cuda.a: its makefiles, OP2_COMPILER=gnu TARGET_HOST=false NV_ARCH=Hopper"
+  rm -rf "$OP2B"
+  mkdir -p "$OP2B"
+  cp -r "$OP2_DIR/op2" "$OP2_DIR/makefiles" "$OP2B/"
+  # The PyPI toolkit has no libcuda stub and no libculibos: the makefiles'
+  # fallback link line needs both, the library itself needs neither.
+  local -a mk=(OP2_COMPILER=gnu TARGET_HOST=false CUDA_INSTALL_PATH="$CUDA_HOME" NV_ARCH=Hopper
+    "CUDA_LINK=-lcudart_static -lpthread -lrt -ldl")
+  (cd "$OP2B/op2" && make config "${mk[@]}" > "$WORK/op2-config.log" 2>&1 &&
+    nice make -j2 cuda "${mk[@]}" > "$WORK/op2-build.log" 2>&1) ||
+    { tail -n 20 "$WORK/op2-build.log" "$WORK/op2-config.log" >&2 || true; die "OP2's CUDA library did not build"; }
+  [ -s "$lib" ] || die "OP2's build made no $lib"
+  echo "$stamp" > "$OP2B/stamp"
+}
+
+build_variant() { # APP CONFIG
+  local app=$1 cfg=$2 d=$WORK/$1_$2
+  translate "$app" "$cfg" "$WORK/src/$app" "$d/gen"
+  local side inc lib
+  for side in rs op2; do
+    inc=$INC
+    [ $side = op2 ] && inc=$OP2B/op2/include
+    nice "$NVCC" "${NVFLAGS[@]}" -I "$inc" -I "$d/gen/cuda" -c "$d/gen/cuda/op2_kernels.cu" \
+      -o "$d/kernels_$side.o" > "$d/nvcc_$side.log" 2>&1 ||
+      { tail -n 20 "$d/nvcc_$side.log" >&2; die "nvcc failed: $app $cfg for $side"; }
+    nice g++ -std=c++17 -O3 -I "$inc" -I "$WORK/src/$app" -c "$d/gen/$app.cpp" -o "$d/host_$side.o" \
+      > "$d/cxx_$side.log" 2>&1 || { tail -n 20 "$d/cxx_$side.log" >&2; die "g++ failed: $app $cfg for $side"; }
+  done
+  g++ "$d/host_rs.o" "$d/kernels_rs.o" -L "$OUT/lib" -lop2_cuda "$RPATH" "${LINK_CUDA[@]}" \
+    -o "$OUT/bin/${app}_${cfg}_rs"
+  g++ "$d/host_op2.o" "$d/kernels_op2.o" "$OP2B/op2/lib/libop2_cuda.a" "${LINK_CUDA[@]}" \
+    -o "$OUT/bin/${app}_${cfg}_op2"
+  strip --strip-debug "$OUT/bin/${app}_${cfg}_rs" "$OUT/bin/${app}_${cfg}_op2"
+  program "${app}_${cfg}_rs" rs "$app"
+  program "${app}_${cfg}_op2" op2 "$app"
+}
+
+reference() { # APP MESHFILE MESHGEN NI NJ: the op_seq.h source on libop2_seq.a
+  local app=$1 mesh=$2 gen=$3 ni=$4 nj=$5 d=$WORK/ref_$1
+  mkdir -p "$d/run"
+  g++ -std=c++17 -O3 -I "$INC" -I "$WORK/src/$app" "$WORK/src/$app/$app.cpp" \
+    "$OP2_LIBDIR/libop2_seq.a" -lpthread -ldl -lm -o "$d/${app}_seq"
+  "$OUT/bin/$gen" -o "$d/run/$mesh" --ni "$ni" --nj "$nj" > /dev/null
+  say "reference: $app on op_seq.h + libop2_seq.a, $(head -n 1 "$d/run/$mesh") ($gen $ni x $nj)"
+  local t0 t1
+  t0=$(date +%s)
+  (cd "$d/run" && "../${app}_seq" > "$d/out.txt" 2> "$d/err.txt") ||
+    { tail -n 5 "$d/err.txt" >&2; die "reference run of $app failed"; }
+  t1=$(date +%s)
+  echo "   $((t1 - t0)) s"
+  cp "$d/out.txt" "$OUT/ref/$app.out"
+  (cd "$d/run" && md5sum "$mesh") | awk '{print $1}' > "$OUT/ref/$app.mesh.md5"
+  rm -f "$d/run"/out_grid*
+}
+
+if [ -n "$OP2_DIR" ]; then
+  echo "OP2-Common: $OP2_DIR at $(git -C "$OP2_DIR" rev-parse --short HEAD 2> /dev/null || echo unknown)" >> "$MANIFEST"
+  [ -s "$OP2_LIBDIR/libop2_seq.a" ] || die "$OP2_LIBDIR/libop2_seq.a is missing"
+  translator_venv
+  op2_cuda_library
+  say "OP2-Common's sources (patched copies) and translator-v2 (-t cuda)"
+  sources airfoil "$WORK/src/airfoil"
+  sources aero "$WORK/src/aero"
+  for cfg in aos soa color; do build_variant airfoil "$cfg"; done
+  build_variant aero aos
+  if [ "${REF:-1}" = 1 ]; then
+    reference airfoil new_grid.dat meshgen "$NI" "$NJ"
+    reference aero FE_grid.dat aero_meshgen "$AERO_NI" "$AERO_NJ"
+    mkdir -p "$WORK/ref-keep" && cp "$OUT/ref"/* "$WORK/ref-keep/"
+  else
+    cp "$WORK/ref-keep"/* "$OUT/ref/" || die "REF=0 but no earlier references in $WORK/ref-keep"
+  fi
+else
+  echo "OP2-Common: none given (tests/cuda programs only)" >> "$MANIFEST"
+fi
+
+cp scripts/gpu_check.sh "$OUT/check.sh"
+chmod +x "$OUT/check.sh"
+
+# ---- every program loads its libraries from the bundle ---------------------------
+say "dynamic links"
+bad=0
+while read -r name kind _; do
+  f=$OUT/bin/$name
+  miss=$(env -u LD_LIBRARY_PATH ldd "$f" 2> /dev/null | awk '/not found/ {print $1}' | tr '\n' ' ')
+  where=$(env -u LD_LIBRARY_PATH ldd "$f" 2> /dev/null | awk '/libop2_/ {print $3}')
+  [ -n "$where" ] && where=$(readlink -f "$where")
+  case $kind in
+    rs | mpi)
+      case $where in "$OUT"/lib/*) ;; *)
+        echo "   $name: libop2 resolves to '${where:-nothing}', not the bundle's lib/" >&2
+        bad=1
+        ;;
+      esac
+      ;;
+  esac
+  if [ -n "$miss" ] && [ "$kind" != mpi ]; then
+    echo "   $name: not found: $miss" >&2
+    bad=1
+  fi
+done < "$OUT/programs.txt"
+[ $bad = 0 ] || die "a program does not find its libraries"
+
+bytes=$(du -sb "$OUT" | awk '{print $1}')
+{
+  echo "programs: $(wc -l < "$OUT/programs.txt")"
+  echo "size: $bytes bytes (limit $MAX_MIB MiB)"
+  echo "left out: the MPI airfoil (see scripts/gpu_bundle.sh: OpenMPI + parallel HDF5 runtime, about 44 MB, does not travel)"
+} >> "$MANIFEST"
+say "bundle: ${OUT#"$ROOT"/}, $(wc -l < "$OUT/programs.txt") programs, $((bytes / 1024)) KiB"
+du -sk "$OUT"/lib/* "$OUT"/bin/* | sort -rn | head -n 6 | sed 's/^/   /'
+[ "$bytes" -le $((MAX_MIB * 1024 * 1024)) ] || die "bundle is $bytes bytes, over the $MAX_MIB MiB limit"

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# gpu_bundle_test.sh -- the part of the GPU check that runs without a GPU
+# (called by scripts/test.sh):
+#  1. scripts/gpu_bundle.sh without OP2_DIR builds the bundle (tests/cuda
+#     programs, mesh generators, our CUDA libraries); it fails when a
+#     program does not link, does not find its libraries through its rpath,
+#     or the bundle is over the size limit;
+#  2. the bundle's check.sh runs here: every program must stop cleanly at the
+#     no-driver line, the last line must be "no GPU" and the status 0;
+#  3. the size limit is enforced: the same bundle with MAX_MIB=1 is refused
+#     with a message naming the limit;
+#  4. check.sh's GPU path on mock programs (scripts/gpu_check_mock_test.sh):
+#     every verdict it must give, pass and fail.
+# The bundle goes to target/gpu-bundle-test (target/gpu-bundle is left to
+# full builds with OP2_DIR).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+T=target/gpu-bundle-test
+rm -rf "$T"
+mkdir -p "$T"
+
+OUT=$T/bundle WORK=$T/work CARGO_BUILD=${CARGO_BUILD:-0} scripts/gpu_bundle.sh
+
+set +e
+"$T/bundle/check.sh" "$T/results" > "$T/check.txt" 2>&1
+rc=$?
+set -e
+cat "$T/check.txt"
+last=$(tail -n 1 "$T/check.txt")
+if [ $rc != 0 ] || [ "$last" != "no GPU" ]; then
+  echo "gpu_bundle_test: check.sh without a GPU: status $rc, last line '$last' (want 0 and 'no GPU')" >&2
+  exit 1
+fi
+n=$(grep -c '^ok .*clean stop' "$T/check.txt" || true)
+want=$(wc -l < "$T/bundle/programs.txt")
+skipped=$(grep -c '^SKIP' "$T/check.txt" || true)
+if [ $((n + skipped)) != "$want" ] || [ "$n" = 0 ]; then
+  echo "gpu_bundle_test: $n clean stops and $skipped skips for $want programs" >&2
+  exit 1
+fi
+
+set +e
+OUT=$T/small WORK=$T/work CARGO_BUILD=0 MAX_MIB=1 scripts/gpu_bundle.sh > "$T/small.txt" 2>&1
+rc=$?
+set -e
+if [ $rc = 0 ] || ! grep -q 'over the 1 MiB limit' "$T/small.txt"; then
+  echo "gpu_bundle_test: a bundle over MAX_MIB=1 was not refused (status $rc):" >&2
+  tail -n 3 "$T/small.txt" >&2
+  exit 1
+fi
+echo "gpu_bundle_test: $(tail -n 1 "$T/small.txt")"
+scripts/gpu_check_mock_test.sh "$T/bundle" > "$T/mock.txt" 2>&1 || {
+  cat "$T/mock.txt"
+  exit 1
+}
+tail -n 1 "$T/mock.txt"
+echo "gpu_bundle_test: passed ($n programs stopped cleanly, bundle $(du -sk "$T/bundle" | cut -f1) KiB)"

@@ -1,0 +1,444 @@
+#!/usr/bin/env bash
+# check.sh -- the GPU check of op2-rs's CUDA libraries, run from the bundle
+# that scripts/gpu_bundle.sh builds (this file is copied into it as check.sh).
+# Needs nothing but bash, coreutils, awk and, for the device runs, the NVIDIA
+# driver; compute-sanitizer is used when found (PATH, $CUDA_HOME/bin,
+# /usr/local/cuda*/bin).
+#
+#   check.sh RESULTS_DIR
+#
+# Without a GPU (no device in `nvidia-smi -L`): every program is started once
+# (in a folder with a small mesh) and each of ours must stop cleanly: a
+# non-zero status and one line on stderr naming the missing CUDA driver or
+# device; OP2's control programs must stop with a non-zero status. The last
+# line says "no GPU"; the status is 0 when every program stopped so.
+#
+# With a GPU:
+#  1. versions: GPU, driver, CUDA (driver's), nvcc and compute-sanitizer
+#  2. meshes made here by the bundle's generators; checksums against the
+#     meshes the references were computed on
+#  3. tests/cuda programs (t1..t4; t5 when an MPI runtime resolves): "PASS"
+#  4. airfoil, three configurations (aos = atomics, soa, color = two-level
+#     colouring) x (rs = our libop2_cuda, op2 = OP2's CUDA library), three
+#     rounds, rs and op2 alternating; every run's printed answers compared
+#     with the reference (op_seq.h on libop2_seq, same mesh); aero once each
+#  5. transfers (ours, OP2_RS_DEVICE_STATS=1): every dat placed on the device
+#     once at declaration with the bytes the mesh predicts, no dat uploaded
+#     again (nothing writes a dat on the host after the declarations), exactly
+#     the dats the program reads on the host brought back (airfoil: p_q, once,
+#     although op_print_dat_to_txtfile, op_print_dat_to_binfile and
+#     op_fetch_data_idx all read it; aero: none); plan upload and SoA
+#     transposition time as a share of the run
+#  6. compute-sanitizer memcheck on a short run of every program of ours
+#  7. timing: the time loop per iteration, median of the rounds, ours / OP2's
+# Answers are compared to the printed digit, except where noted:
+#   airfoil  rms (printed to 6 digits) identical; "max err" (16 digits)
+#            within MAXERR_TOL relative [1e-9] and its cell identical. Device
+#            code differs from the host reference in the last bits of each
+#            step: nvcc contracts a*b+c into fused multiply-adds, block
+#            reductions and atomics add in another order. airfoil's steps
+#            damp such differences; 16 printed digits show them.
+#   aero     outer iteration numbers identical; the residual within AERO_TOL
+#            relative [1e-6] when the inner (conjugate gradient) iteration
+#            count is the reference's, within AERO_LOOSE [0.1] when it is
+#            not: the CG stopping test turns last-bit differences into a
+#            different number of steps, which moves the residual by percents
+#            (OP2's own OpenMP and MPI builds differ from its sequential
+#            build that much).
+# Writes RESULTS_DIR/summary.txt (also printed), RESULTS_DIR/logs/, and
+# RESULTS_DIR/timing.txt, transfers.txt. Stops starting new runs after
+# BUDGET_S [450] seconds; what was skipped is listed.
+# Exit status: 0 when every check that ran passed.
+set -u
+B=$(cd "$(dirname "$0")" && pwd)
+R=${1:-}
+if [ -z "$R" ]; then
+  echo "usage: $0 RESULTS_DIR" >&2
+  exit 2
+fi
+mkdir -p "$R/logs" || exit 2
+R=$(cd "$R" && pwd)
+START=$(date +%s)
+BUDGET_S=${BUDGET_S:-450}
+ROUNDS=${ROUNDS:-3}
+MAXERR_TOL=${MAXERR_TOL:-1e-9}
+AERO_TOL=${AERO_TOL:-1e-6}
+AERO_LOOSE=${AERO_LOOSE:-0.1}
+SUMMARY=$R/summary.txt
+: > "$SUMMARY"
+FAILS=0
+SKIPS=""
+
+line() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
+fail() {
+  FAILS=$((FAILS + 1))
+  line "FAIL $*"
+}
+ok() { line "ok   $*"; }
+elapsed() { echo $(($(date +%s) - START)); }
+over_budget() { [ "$(elapsed)" -ge "$BUDGET_S" ]; }
+skip() {
+  SKIPS="$SKIPS; $*"
+  line "SKIP $*"
+}
+now_ns() { date +%s%N; }
+
+programs() { # KIND [APP]: names of the bundle's programs
+  awk -v k="$1" -v a="${2:-}" '$2 == k && (a == "" || $3 == a) {print $1}' "$B/programs.txt"
+}
+has() { [ -x "$B/bin/$1" ]; }
+
+# ---- versions --------------------------------------------------------------------
+line "op2-rs GPU check, $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -n)"
+sed -n '2,4s/^/bundle: /p' "$B/manifest.txt" | tee -a "$SUMMARY"
+GPU=0
+if command -v nvidia-smi > /dev/null 2>&1 && nvidia-smi -L 2> /dev/null | grep -q '^GPU'; then
+  GPU=1
+  line "gpu: $(nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv,noheader | head -n 1)"
+  line "cuda (driver): $(nvidia-smi | sed -n 's/.*CUDA Version: *\([0-9.]*\).*/\1/p' | head -n 1)"
+  nvidia-smi > "$R/logs/nvidia-smi.txt" 2>&1
+fi
+NVCC_BIN=""
+for c in nvcc "${CUDA_HOME:-/nonexistent}/bin/nvcc" /usr/local/cuda/bin/nvcc /usr/local/cuda-*/bin/nvcc; do
+  if command -v "$c" > /dev/null 2>&1; then
+    NVCC_BIN=$(command -v "$c")
+    break
+  fi
+done
+[ -n "$NVCC_BIN" ] && line "nvcc: $("$NVCC_BIN" --version | tail -n 1)"
+SANITIZER=""
+for c in compute-sanitizer "${CUDA_HOME:-/nonexistent}/bin/compute-sanitizer" \
+  /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda-*/bin/compute-sanitizer; do
+  if command -v "$c" > /dev/null 2>&1; then
+    SANITIZER=$(command -v "$c")
+    break
+  fi
+done
+[ -n "$SANITIZER" ] && line "compute-sanitizer: $("$SANITIZER" --version | grep -i version | head -n 1)"
+
+mpi_resolves() { # the MPI program's libraries resolve on this machine
+  ! ldd "$B/bin/$1" 2> /dev/null | grep -q 'not found'
+}
+
+# ---- meshes ----------------------------------------------------------------------
+MESH=$R/mesh
+mkdir -p "$MESH"
+mesh_args() { sed -n "s/^$1 mesh: [a-z_]* //p" "$B/manifest.txt"; }
+make_mesh() { # APP FILE GENERATOR [ARGS...]: a mesh under $MESH/APP-...
+  local app=$1 file=$2 gen=$3
+  shift 3
+  local d=$MESH/$app-${*// /_}
+  d=${d//--/}
+  mkdir -p "$d"
+  if [ ! -s "$d/$file" ]; then
+    "$B/bin/$gen" -o "$d/$file" "$@" > /dev/null 2> "$d/gen.err" || return 1
+  fi
+  echo "$d/$file"
+}
+
+# run NAME DIR MESHFILE LOGBASE [ENV=VALUE...]: runs bin/NAME in DIR (mesh
+# linked in), stdout/stderr to LOGBASE.out/.err; sets RC and WALL (seconds)
+run_prog() {
+  local name=$1 dir=$2 mesh=$3 log=$4
+  shift 4
+  mkdir -p "$dir"
+  [ -n "$mesh" ] && ln -sf "$mesh" "$dir/$(basename "$mesh")"
+  local t0 t1
+  t0=$(now_ns)
+  (cd "$dir" && env "$@" timeout "${RUN_TIMEOUT:-180}" "$B/bin/$name" > "$log.out" 2> "$log.err")
+  RC=$?
+  t1=$(now_ns)
+  WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+  rm -f "$dir"/out_grid* 2> /dev/null
+}
+
+# ---- no GPU: every program must stop cleanly ----------------------------------------
+if [ $GPU = 0 ]; then
+  line "gpu: none (nvidia-smi lists no device): every program must stop cleanly"
+  small=$(make_mesh airfoil new_grid.dat meshgen --ni 20 --nj 10) || { fail "meshgen"; small=""; }
+  smallaero=$(make_mesh aero FE_grid.dat aero_meshgen --ni 20 --nj 10) || { fail "aero_meshgen"; smallaero=""; }
+  n=0
+  while read -r name kind app; do
+    has "$name" || { fail "$name: not in the bundle"; continue; }
+    if [ "$kind" = mpi ] && ! mpi_resolves "$name"; then
+      skip "$name: no MPI runtime here ($(ldd "$B/bin/$name" | awk '/not found/ {print $1}' | head -n 2 | tr '\n' ' '))"
+      continue
+    fi
+    mesh=""
+    case $app in airfoil) mesh=$small ;; aero) mesh=$smallaero ;; esac
+    run_prog "$name" "$R/run/$name" "$mesh" "$R/logs/$name.nogpu"
+    n=$((n + 1))
+    errs=$(grep -c . "$R/logs/$name.nogpu.err")
+    msg=$(head -n 1 "$R/logs/$name.nogpu.err")
+    if [ "$kind" = op2 ]; then
+      # any error exit (OP2 calls exit(-1): 255), not a timeout or a signal
+      if [ $RC -ne 0 ] && [ $RC -ne 124 ] && { [ $RC -lt 128 ] || [ $RC = 255 ]; }; then
+        ok "$name (OP2's library): stopped, status $RC: $(grep -m1 -iE 'cuda|device|driver' "$R/logs/$name.nogpu.err" "$R/logs/$name.nogpu.out" | sed 's/^[^:]*://' | head -c 100)"
+      else
+        fail "$name (OP2's library): status $RC"
+      fi
+    elif [ $RC -ne 0 ] && [ $RC -lt 124 ] && [ "$errs" = 1 ] && echo "$msg" | grep -qE 'no CUDA (driver|device)'; then
+      ok "$name: clean stop, status $RC: $msg"
+    else
+      fail "$name: status $RC, $errs stderr line(s), want one 'no CUDA driver/device' line: $(head -c 200 "$R/logs/$name.nogpu.err")"
+    fi
+  done < "$B/programs.txt"
+  line "$n program(s) started, $FAILS failure(s), $(elapsed) s"
+  if [ $FAILS = 0 ]; then
+    line "no GPU"
+    exit 0
+  fi
+  line "no GPU: $FAILS program(s) did not stop cleanly"
+  exit 1
+fi
+
+# ---- with a GPU ----------------------------------------------------------------------
+line ""
+line "== meshes"
+AIRFOIL_MESH=""
+AERO_MESH=""
+if grep -q '^airfoil mesh' "$B/manifest.txt"; then
+  # shellcheck disable=SC2046 # the manifest's arguments are words
+  AIRFOIL_MESH=$(make_mesh airfoil new_grid.dat meshgen $(mesh_args airfoil)) || fail "meshgen"
+  # shellcheck disable=SC2046
+  AERO_MESH=$(make_mesh aero FE_grid.dat aero_meshgen $(mesh_args aero)) || fail "aero_meshgen"
+  for a in airfoil aero; do
+    m=$AIRFOIL_MESH
+    [ $a = aero ] && m=$AERO_MESH
+    [ -s "$m" ] || continue
+    if [ -s "$B/ref/$a.mesh.md5" ]; then
+      if [ "$(md5sum < "$m" | awk '{print $1}')" = "$(cat "$B/ref/$a.mesh.md5")" ]; then
+        ok "$a mesh: $(head -n 1 "$m") (nodes cells ...), same bytes as the reference's"
+      else
+        fail "$a mesh: differs from the mesh the reference ran on"
+      fi
+    else
+      line "     $a mesh: $(head -n 1 "$m")"
+    fi
+  done
+fi
+SMALL=$(make_mesh airfoil new_grid.dat meshgen --ni 200 --nj 100)
+SMALLAERO=$(make_mesh aero FE_grid.dat aero_meshgen --ni 100 --nj 50)
+
+# ---- tests/cuda ------------------------------------------------------------------------
+line ""
+line "== tests/cuda programs (our libop2_cuda / libop2_mpi_cuda)"
+for name in $(programs rs test) $(programs mpi test); do
+  if awk -v n="$name" '$1 == n && $2 == "mpi"' "$B/programs.txt" | grep -q . && ! mpi_resolves "$name"; then
+    skip "$name: no MPI runtime on this machine ($(ldd "$B/bin/$name" | awk '/not found/ {print $1}' | head -n 2 | tr '\n' ' '))"
+    continue
+  fi
+  run_prog "$name" "$R/run/$name" "" "$R/logs/$name" OP2_RS_DEVICE_STATS=1
+  if [ $RC = 0 ] && grep -q "^PASS $name\$" "$R/logs/$name.out" && ! grep -q '^FAIL' "$R/logs/$name.out"; then
+    ok "$name: $(grep -c '^ok\|^PASS' "$R/logs/$name.out") line(s) of checks passed, $WALL s"
+  else
+    fail "$name: status $RC; $(grep -m2 'FAIL\|error' "$R/logs/$name.out" "$R/logs/$name.err" | tr '\n' ' ' | head -c 200)"
+  fi
+done
+
+# ---- answers -------------------------------------------------------------------------
+# the lines an app prints as its answers
+answers() { # APP FILE
+  case $1 in
+    airfoil) grep -E '^ *[0-9]+ +[-0-9.e+]+, max err:' "$2" ;;
+    aero) grep -E '^[0-9]+ [0-9]+ [-0-9.E+]+ *$' "$2" ;;
+  esac
+}
+# compare APP REF TEST: prints a verdict; status 0 = as the reference
+compare() {
+  local app=$1 ref=$2 test=$3
+  answers "$app" "$ref" > "$test.ref.ans"
+  answers "$app" "$test" > "$test.ans"
+  awk -v app="$app" -v mtol="$MAXERR_TOL" -v atol="$AERO_TOL" -v loose="$AERO_LOOSE" '
+    function rel(a, b) { a += 0; b += 0; if (a == b) return 0; d = (a - b) / (b != 0 ? b : 1); return d < 0 ? -d : d }
+    FNR == NR { r[FNR] = $0; nr = FNR; next }
+    { n = FNR; split(r[FNR], a, /[ ,]+/); split($0, b, /[ ,]+/)
+      if ($0 == r[FNR]) same++
+      if (app == "airfoil") {
+        # fields: "" iter rms max err: MAXERR at CELL
+        if (a[2] != b[2] || a[3] != b[3]) { bad++; why = why " rms@" a[2] }
+        w = rel(b[6], a[6]); if (w > wmax) wmax = w
+        if (w > mtol) { bad++; why = why " maxerr@" a[2] }
+        if (a[8] != b[8]) { bad++; why = why " cell@" a[2] }
+      } else {
+        if (a[1] != b[1]) { bad++; why = why " line" FNR }
+        w = rel(b[3], a[3]); if (w > wmax) wmax = w
+        if (a[2] != b[2]) { inner++; if (w > loose) { bad++; why = why " res@" a[1] } }
+        else if (w > atol) { bad++; why = why " res@" a[1] }
+      }
+    }
+    END {
+      if (n != nr || nr == 0) { bad++; why = why " lines " n "/" nr }
+      printf "%d/%d lines identical, max rel diff %.2e", same, nr, wmax
+      if (inner) printf ", inner iterations differ in %d", inner
+      if (bad) printf ", DIFFERENT:%s", substr(why, 1, 80)
+      exit bad ? 1 : 0
+    }' "$test.ref.ans" "$test.ans"
+}
+
+# transfers RUN_OUT APP MESH: the library's counters against the prediction
+transfers() {
+  local out=$1 app=$2 mesh=$3
+  local stats
+  stats=$(grep -m1 '^op2-rs device transfers:' "$out") || {
+    echo "no transfer report"
+    return 1
+  }
+  echo "$stats" >> "$R/transfers.txt"
+  # mesh header: airfoil "nnode ncell nedge nbedge", aero "nnode ncell nbnodes"
+  read -r h1 h2 h3 h4 < "$mesh"
+  local placed_n placed_b down_n down_b
+  case $app in
+    airfoil) # p_bound int[1] on bedges, p_x double[2] on nodes, p_q p_qold p_res double[4] and p_adt double[1] on cells
+      placed_n=6 placed_b=$((h4 * 4 + h1 * 16 + h2 * (32 * 3 + 8)))
+      down_n=1 down_b=$((h2 * 32)) ;;
+    aero) # p_x double[2], p_phim p_resm p_V p_P p_U double[1] on nodes, p_K double[16] on cells
+      placed_n=7 placed_b=$((h1 * 16 + h1 * 8 * 5 + h2 * 128))
+      down_n=0 down_b=0 ;;
+  esac
+  echo "$stats" | awk -v pn="$placed_n" -v pb="$placed_b" -v dn="$down_n" -v db="$down_b" '
+    { for (i = 1; i <= NF; i++) if (split($i, kv, "=") == 2) v[kv[1]] = kv[2] }
+    END {
+      bad = ""
+      if (v["dats_placed"] != pn || v["dats_placed_bytes"] != pb) bad = bad sprintf(" placed %s/%s B (want %s/%s B)", v["dats_placed"], v["dats_placed_bytes"], pn, pb)
+      if (v["dat_uploads"] != 0) bad = bad sprintf(" %s re-uploads", v["dat_uploads"])
+      if (v["dat_downloads"] != dn || v["dat_downloads_bytes"] != db) bad = bad sprintf(" downloads %s/%s B (want %s/%s B)", v["dat_downloads"], v["dat_downloads_bytes"], dn, db)
+      if (v["halo_uploads"] != 0) bad = bad sprintf(" %s halo uploads", v["halo_uploads"])
+      printf "placed %d dats (%d B), %d re-uploads, %d downloads (%d B), %d maps, %d plans (%d B, %.1f ms), soa %.1f ms, scratch %d up/%d down",
+        v["dats_placed"], v["dats_placed_bytes"], v["dat_uploads"], v["dat_downloads"], v["dat_downloads_bytes"],
+        v["maps"], v["plans"], v["plans_bytes"], v["plan_upload_ms"], v["soa_transpose_ms"], v["scratch_up"], v["scratch_down"]
+      if (bad != "") { printf "; NOT AS PREDICTED:%s", bad; exit 1 }
+    }'
+}
+
+loop_time() { sed -n 's/^op2check time loop: \([0-9.]*\) s$/\1/p' "$1" | head -n 1; }
+
+# ---- applications ---------------------------------------------------------------------
+APPS_PRESENT=0
+[ -n "$(programs rs airfoil)" ] && APPS_PRESENT=1
+: > "$R/timing.txt"
+: > "$R/transfers.txt"
+if [ $APPS_PRESENT = 1 ] && [ -s "$AIRFOIL_MESH" ]; then
+  line ""
+  line "== airfoil on $(head -n 1 "$AIRFOIL_MESH" | awk '{print $2}') cells, 1000 iterations; aero on $(head -n 1 "$AERO_MESH" | awk '{print $2}') cells; answers against op_seq.h + libop2_seq"
+  declare -A TIMES
+  for round in $(seq 1 "$ROUNDS"); do
+    for app in airfoil aero; do
+      [ $app = aero ] && [ "$round" -gt 1 ] && continue
+      mesh=$AIRFOIL_MESH
+      [ $app = aero ] && mesh=$AERO_MESH
+      for rs in $(programs rs $app); do
+        base=${rs%_rs}
+        # alternate which library goes first from round to round
+        order="$rs ${base}_op2"
+        [ $((round % 2)) = 0 ] && order="${base}_op2 $rs"
+        for name in $order; do
+          if over_budget; then
+            skip "$name round $round: time budget of $BUDGET_S s spent"
+            continue
+          fi
+          log=$R/logs/$name.r$round
+          run_prog "$name" "$R/run/$name" "$mesh" "$log" OP2_RS_DEVICE_STATS=1
+          t=$(loop_time "$log.out")
+          what="$name r$round: status $RC, wall $WALL s, loop ${t:-?} s"
+          if [ $RC != 0 ]; then
+            fail "$what; $(tail -n 2 "$log.err" | tr '\n' ' ' | head -c 200)"
+            continue
+          fi
+          if v=$(compare "$app" "$B/ref/$app.out" "$log.out"); then
+            ok "$what; answers: $v"
+          else
+            fail "$what; answers: $v"
+          fi
+          echo "$name $round $WALL ${t:-nan}" >> "$R/timing.txt"
+          if [ "${name%_rs}" != "$name" ] && [ "$round" = 1 ]; then
+            if v=$(transfers "$log.out" "$app" "$mesh"); then
+              ok "$name transfers: $v"
+            else
+              fail "$name transfers: $v"
+            fi
+            share=$(grep -m1 '^op2-rs device transfers:' "$log.out" | awk -v w="$WALL" '
+              { for (i = 1; i <= NF; i++) if (split($i, kv, "=") == 2) v[kv[1]] = kv[2] }
+              END { printf "%.2f", 100 * (v["plan_upload_ms"] + v["soa_transpose_ms"]) / 1000 / w }')
+            if [ $app = airfoil ]; then
+              if awk -v s="$share" 'BEGIN { exit !(s < 5) }'; then
+                ok "$name: plan upload + SoA transposition = $share% of the run (target < 5%)"
+              else
+                fail "$name: plan upload + SoA transposition = $share% of the run (target < 5%)"
+              fi
+            fi
+          fi
+        done
+      done
+    done
+  done
+fi
+
+# ---- compute-sanitizer ---------------------------------------------------------------
+line ""
+line "== compute-sanitizer memcheck, short runs of our programs"
+if [ -z "$SANITIZER" ]; then
+  skip "memcheck: compute-sanitizer not found"
+else
+  for name in $(programs rs test) $(programs rs airfoil) $(programs rs aero); do
+    if over_budget; then
+      skip "memcheck $name: time budget of $BUDGET_S s spent"
+      continue
+    fi
+    app=$(awk -v n="$name" '$1 == n {print $3}' "$B/programs.txt")
+    mesh="" niter=""
+    case $app in
+      airfoil) mesh=$SMALL niter=10 ;;
+      aero) mesh=$SMALLAERO niter=2 ;;
+    esac
+    dir=$R/run/memcheck-$name
+    log=$R/logs/memcheck-$name
+    mkdir -p "$dir"
+    [ -n "$mesh" ] && ln -sf "$mesh" "$dir/$(basename "$mesh")"
+    t0=$(date +%s)
+    (cd "$dir" && OP2CHECK_NITER=$niter timeout 240 "$SANITIZER" --tool memcheck --leak-check no \
+      --error-exitcode 99 "$B/bin/$name" > "$log.out" 2> "$log.err")
+    rc=$?
+    summary=$(grep -h -m1 'ERROR SUMMARY' "$log.out" "$log.err" | sed 's/^=* *//')
+    if [ $rc = 0 ] && echo "$summary" | grep -q 'ERROR SUMMARY: 0 errors'; then
+      ok "memcheck $name: $summary ($(($(date +%s) - t0)) s)"
+    else
+      fail "memcheck $name: status $rc, ${summary:-no summary}; $(grep -h -m2 'Invalid\|Error' "$log.out" "$log.err" | tr '\n' ' ' | head -c 160)"
+    fi
+  done
+fi
+
+# ---- timing ------------------------------------------------------------------------------
+if [ -s "$R/timing.txt" ]; then
+  line ""
+  line "== timing: the time loop per iteration (ms), median of the rounds; ours / OP2's (same generated code)"
+  line "$(printf '%-16s %24s %24s %8s' program 'ours (runs)' "OP2's (runs)" ratio)"
+  for rs in $(programs rs airfoil) $(programs rs aero); do
+    base=${rs%_rs}
+    app=$(awk -v n="$rs" '$1 == n {print $3}' "$B/programs.txt")
+    iters=1000
+    [ "$app" = aero ] && iters=20
+    row=$(awk -v a="$rs" -v b="${base}_op2" -v n="$iters" '
+      function med(x, k,   i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
+        return k % 2 ? x[(k + 1) / 2] : (x[k / 2] + x[k / 2 + 1]) / 2 }
+      $4 != "nan" && $1 == a { ra[++na] = 1000 * $4 / n; la = la sprintf(" %.3f", 1000 * $4 / n) }
+      $4 != "nan" && $1 == b { rb[++nb] = 1000 * $4 / n; lb = lb sprintf(" %.3f", 1000 * $4 / n) }
+      END { if (!na || !nb) { print "-"; exit }
+        ma = med(ra, na); mb = med(rb, nb)
+        printf "%-16s %8.3f (%s) %8.3f (%s) %8.3f\n", substr(a, 1, length(a) - 3), ma, substr(la, 2), mb, substr(lb, 2), ma / mb }' "$R/timing.txt")
+    [ "$row" = - ] && continue
+    line "$row"
+    if [ "$app" = airfoil ]; then
+      ratio=$(echo "$row" | awk '{print $NF}')
+      if awk -v r="$ratio" 'BEGIN { exit !(r <= 1.0) }'; then
+        ok "$base: ours / OP2's = $ratio (target <= 1)"
+      else
+        line "MISS $base: ours / OP2's = $ratio (target <= 1; a performance target, not a failure of the check)"
+      fi
+    fi
+  done
+fi
+
+line ""
+line "$FAILS failure(s); $(elapsed) s; logs in $R/logs${SKIPS:+; skipped:$SKIPS}"
+[ $FAILS = 0 ]

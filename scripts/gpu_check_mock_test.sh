@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# gpu_check_mock_test.sh -- the GPU path of the bundle's check.sh
+# (scripts/gpu_check.sh), exercised here without a GPU: a bundle whose
+# programs are shell scripts that print what a run prints (answers, the
+# library's transfer report, the time loop), next to a mock nvidia-smi and
+# compute-sanitizer. The GPU machine is lent for minutes; a check.sh that
+# misreads a run would waste them, so every verdict it gives is checked:
+#   airfoil_aos_rs    answers as the reference, transfers as predicted -> ok
+#   airfoil_soa_rs    "max err" off by 1e-12 relative (within tolerance),
+#                     but the transfer report has a second download -> FAIL
+#   airfoil_color_rs  one rms printed differently -> FAIL
+#   aero_aos_rs       other inner iteration counts, residual within 5% -> ok
+#   *_op2             as the reference (the control)
+#   t1_mock           prints PASS -> ok; memcheck of t1 reports an error -> FAIL
+# and the timing table (ours / OP2's medians) must give 0.500 for aos.
+#
+#   scripts/gpu_check_mock_test.sh BUNDLE_WITH_MESHGEN
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SRC=${1:?usage: $0 BUNDLE (a bundle built by gpu_bundle.sh, for its mesh generators)}
+T=target/gpu-check-mock
+rm -rf "$T"
+mkdir -p "$T/bundle/bin" "$T/bundle/ref" "$T/path"
+T=$(cd "$T" && pwd)
+B=$T/bundle
+cp scripts/gpu_check.sh "$B/check.sh"
+cp "$SRC/bin/meshgen" "$SRC/bin/aero_meshgen" "$B/bin/"
+cat > "$B/manifest.txt" << 'EOF'
+op2-rs GPU check bundle (mock)
+built: now
+op2-rs commit: mock
+nvcc: mock
+airfoil mesh: meshgen --ni 60 --nj 30
+aero mesh: aero_meshgen --ni 30 --nj 16
+EOF
+"$B/bin/meshgen" -o "$T/m1" --ni 60 --nj 30 > /dev/null
+"$B/bin/aero_meshgen" -o "$T/m2" --ni 30 --nj 16 > /dev/null
+md5sum < "$T/m1" | awk '{print $1}' > "$B/ref/airfoil.mesh.md5"
+md5sum < "$T/m2" | awk '{print $1}' > "$B/ref/aero.mesh.md5"
+
+# reference answers, in the apps' formats
+for i in 1 2 3 4 5 6 7 8 9 10; do
+  awk -v i=$i 'BEGIN { printf " %d  %10.5e, max err: %3.15E at %d\n", 100 * i, 1e-3 / i, 0.5 / i, 37 * i }'
+done > "$B/ref/airfoil.out"
+for i in $(seq 1 20); do
+  awk -v i="$i" 'BEGIN { printf "%d %d %3.15E\n", i, 10 + i % 3, 1e-4 / (i * i) }'
+done > "$B/ref/aero.out"
+
+# mock programs: NAME behaviour, the transfer line computed from the mesh
+mock() { # NAME APP KIND LOOP_SECONDS ANSWER_FILTER(awk) DOWNLOADS
+  local name=$1 app=$2 kind=$3 secs=$4 filter=$5 downloads=$6
+  cat > "$B/bin/$name" << EOF
+#!/usr/bin/env bash
+n=\${OP2CHECK_NITER:-1000}
+if [ "$app" = airfoil ]; then read -r nn nc ne nb < new_grid.dat; else read -r nn nc nbn < FE_grid.dat; fi
+full=1000
+[ "$app" = aero ] && full=20
+[ "\$n" -ge "\$full" ] && awk '$filter' "$B/ref/$app.out"
+echo "op2check time loop: $secs s"
+if [ "$kind" = rs ]; then
+  if [ "$app" = airfoil ]; then
+    placed=\$((nb * 4 + nn * 16 + nc * 104)) db=\$(( $downloads * nc * 32 ))
+    echo "op2-rs device transfers: dats_placed=6 dats_placed_bytes=\$placed dat_uploads=0 dat_uploads_bytes=0 dat_downloads=$downloads dat_downloads_bytes=\$db halo_uploads=0 halo_uploads_bytes=0 maps=5 maps_bytes=1 plans=3 plans_bytes=9 scratch_up=2000 scratch_up_bytes=1 scratch_down=2000 scratch_down_bytes=1 plan_upload_ms=0.002 soa_transpose_ms=0.001"
+  else
+    placed=\$((nn * 56 + nc * 128))
+    echo "op2-rs device transfers: dats_placed=7 dats_placed_bytes=\$placed dat_uploads=0 dat_uploads_bytes=0 dat_downloads=0 dat_downloads_bytes=0 halo_uploads=0 halo_uploads_bytes=0 maps=1 maps_bytes=1 plans=1 plans_bytes=9 scratch_up=1 scratch_up_bytes=1 scratch_down=1 scratch_down_bytes=1 plan_upload_ms=0.001 soa_transpose_ms=0.000"
+  fi
+fi
+exit 0
+EOF
+  chmod +x "$B/bin/$name"
+  echo "$name $kind $app" >> "$B/programs.txt"
+}
+: > "$B/programs.txt"
+cat > "$B/bin/t1_mock" << 'EOF'
+#!/usr/bin/env bash
+echo "ok reduction"
+echo "PASS t1_mock"
+EOF
+chmod +x "$B/bin/t1_mock"
+echo "t1_mock rs test" >> "$B/programs.txt"
+same='{ print }'
+mock airfoil_aos_rs airfoil rs 1.0 "$same" 1
+mock airfoil_aos_op2 airfoil op2 2.0 "$same" 0
+mock airfoil_soa_rs airfoil rs 1.0 '{ $5 = sprintf("%.15E", $5 * (1 + 1e-12)); sub(/^/, " "); print }' 2
+mock airfoil_soa_op2 airfoil op2 1.0 "$same" 0
+mock airfoil_color_rs airfoil rs 1.0 'NR == 4 { $2 = "9.99999e-05," } { sub(/^/, " "); print }' 1
+mock airfoil_color_op2 airfoil op2 1.0 "$same" 0
+mock aero_aos_rs aero rs 0.2 '{ $2 = $2 + 1; $3 = sprintf("%.15E", $3 * 1.05); print }' 0
+mock aero_aos_op2 aero op2 0.2 "$same" 0
+
+# mock driver tools
+cat > "$T/path/nvidia-smi" << 'EOF'
+#!/usr/bin/env bash
+case "$*" in
+  -L) echo "GPU 0: Mock GPU (UUID: GPU-0)" ;;
+  --query-gpu*) echo "Mock GPU, 580.00, 1000 MiB, 9.0" ;;
+  *) echo "| NVIDIA-SMI 580.00   Driver Version: 580.00   CUDA Version: 13.0 |" ;;
+esac
+EOF
+cat > "$T/path/compute-sanitizer" << 'EOF'
+#!/usr/bin/env bash
+[ "$1" = --version ] && { echo "Compute Sanitizer Version 0000 (mock)"; exit 0; }
+prog=${*: -1}
+"$prog" > /dev/null
+case $prog in
+  */t1_mock) echo "========= Invalid __global__ read of size 8"; echo "========= ERROR SUMMARY: 1 error"; exit 99 ;;
+esac
+echo "========= ERROR SUMMARY: 0 errors"
+EOF
+chmod +x "$T/path/nvidia-smi" "$T/path/compute-sanitizer"
+
+set +e
+PATH=$T/path:$PATH "$B/check.sh" "$T/results" > "$T/check.txt" 2>&1
+rc=$?
+set -e
+cat "$T/check.txt"
+
+fails=0
+want() { # PATTERN (extended regex, a whole line must match)
+  if ! grep -Eq "^$1\$" "$T/check.txt"; then
+    echo "gpu_check_mock_test: no line matching: $1" >&2
+    fails=$((fails + 1))
+  fi
+}
+want 'gpu: Mock GPU, 580.00, 1000 MiB, 9.0'
+want 'cuda \(driver\): 13.0'
+want 'ok   airfoil mesh: .*same bytes as the reference.s'
+want 'ok   t1_mock: .*'
+want 'ok   airfoil_aos_rs r1: status 0, .*answers: 10/10 lines identical, max rel diff 0.00e\+00'
+want 'ok   airfoil_aos_rs transfers: placed 6 dats .* 0 re-uploads, 1 downloads .*'
+want 'ok   airfoil_aos_rs: plan upload \+ SoA transposition = .*% of the run \(target < 5%\)'
+want 'ok   airfoil_soa_rs r1: .*answers: 0/10 lines identical, max rel diff 1.0.e-12'
+want 'FAIL airfoil_soa_rs transfers: .*NOT AS PREDICTED: downloads 2/.*'
+want 'FAIL airfoil_color_rs r[123]: .*DIFFERENT: rms@400'
+want 'ok   aero_aos_rs r1: .*inner iterations differ in 20'
+want 'ok   aero_aos_rs transfers: placed 7 dats .*'
+want 'FAIL memcheck t1_mock: status 99, ERROR SUMMARY: 1 error; .*Invalid __global__ read.*'
+want 'ok   memcheck airfoil_aos_rs: ERROR SUMMARY: 0 errors .*'
+want 'airfoil_aos +1.000 \(1.000 1.000 1.000\) +2.000 \(2.000 2.000 2.000\) +0.500'
+want 'ok   airfoil_aos: ours / OP2.s = 0.500 \(target <= 1\)'
+want '[0-9]+ failure\(s\); .*'
+n=$(grep -c '^FAIL' "$T/check.txt" || true)
+# soa transfers, color x 3 rounds, memcheck t1
+[ "$n" = 5 ] || {
+  echo "gpu_check_mock_test: $n FAIL lines, want 5" >&2
+  fails=$((fails + 1))
+}
+[ $rc != 0 ] || {
+  echo "gpu_check_mock_test: check.sh exited 0 although checks failed" >&2
+  fails=$((fails + 1))
+}
+[ -s "$T/results/summary.txt" ] && [ -s "$T/results/timing.txt" ] || {
+  echo "gpu_check_mock_test: summary.txt or timing.txt missing" >&2
+  fails=$((fails + 1))
+}
+[ $fails = 0 ] || exit 1
+echo "gpu_check_mock_test: passed (check.sh's verdicts on mock runs as expected)"
