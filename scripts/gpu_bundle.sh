@@ -113,6 +113,7 @@ for l in op2_cuda op2_mpi_cuda; do
   strip -o "$OUT/lib/lib$l.so" "$OP2_LIBDIR/lib$l.so"
 done
 
+# shellcheck disable=SC2016 # $ORIGIN is for the dynamic loader
 RPATH='-Wl,-rpath,$ORIGIN/../lib'
 LINK_CUDA=(-L "$CUDA_LIB" -lcudart_static -lpthread -ldl -lrt -lm)
 NVFLAGS=(-arch="$CUDA_ARCH" -std=c++17 -O3 --expt-relaxed-constexpr -DOP2_CUDA)
@@ -315,3 +316,5 @@ bytes=$(du -sb "$OUT" | awk '{print $1}')
 say "bundle: ${OUT#"$ROOT"/}, $(wc -l < "$OUT/programs.txt") programs, $((bytes / 1024)) KiB"
 du -sk "$OUT"/lib/* "$OUT"/bin/* | sort -rn | head -n 6 | sed 's/^/   /'
 [ "$bytes" -le $((MAX_MIB * 1024 * 1024)) ] || die "bundle is $bytes bytes, over the $MAX_MIB MiB limit"
+echo "   on a GPU machine: ${OUT#"$ROOT"/}/check.sh RESULTS_DIR (with the device tool: carry ${OUT#"$ROOT"/},"
+echo "   command: ${OUT#"$ROOT"/}/check.sh /tmp/r; rc=\$?; cp /tmp/r/summary.txt \$OUT/; tar czf \$OUT/results.tgz -C /tmp r; exit \$rc)"

@@ -33,20 +33,29 @@
 #  7. timing: the time loop per iteration, median of the rounds, ours / OP2's
 # Answers are compared to the printed digit, except where noted:
 #   airfoil  rms (printed to 6 digits) identical; "max err" (16 digits)
-#            within MAXERR_TOL relative [1e-9] and its cell identical. Device
-#            code differs from the host reference in the last bits of each
-#            step: nvcc contracts a*b+c into fused multiply-adds, block
-#            reductions and atomics add in another order. airfoil's steps
-#            damp such differences; 16 printed digits show them.
-#   aero     outer iteration numbers identical; the residual within AERO_TOL
-#            relative [1e-6] when the inner (conjugate gradient) iteration
-#            count is the reference's, within AERO_LOOSE [0.1] when it is
-#            not: the CG stopping test turns last-bit differences into a
-#            different number of steps, which moves the residual by percents
-#            (OP2's own OpenMP and MPI builds differ from its sequential
-#            build that much).
+#            within MAXERR_TOL relative [1e-9]; the cell it is at is
+#            reported, not compared. Device code differs from the host
+#            reference in the last bits of each step: nvcc contracts a*b+c
+#            into fused multiply-adds, block reductions and atomics add in
+#            another order. airfoil's steps damp such differences: the same
+#            source on libop2_seq built with FMA contraction (g++
+#            -march=haswell -ffp-contract=fast) prints the same 10 rms
+#            values, max err within 8e-13 relative, but at another cell in
+#            5 of 10 lines (the O-grid is symmetric: cells tie to rounding).
+#   aero     outer iteration numbers identical; each residual within
+#            AERO_LOOSE [0.3] relative, and their geometric mean ratio to
+#            the reference's within AERO_MEAN [0.03] of 1. Each outer step
+#            runs 200 conjugate-gradient steps (its cap: on this mesh CG
+#            never reaches its stopping test) and CG amplifies last-bit
+#            differences: the same source on libop2_seq built with FMA
+#            contraction (g++ -march=haswell -ffp-contract=fast, as nvcc
+#            contracts) differs from the reference by up to 15.4% in one
+#            residual (outer step 12) and by 0.8% in the geometric mean
+#            (BENCHMARKS.md, "GPU check"); the tolerances are about twice
+#            that. A wrong kernel moves every residual, and the mean.
 # Writes RESULTS_DIR/summary.txt (also printed), RESULTS_DIR/logs/, and
-# RESULTS_DIR/timing.txt, transfers.txt. Stops starting new runs after
+# RESULTS_DIR/timing.txt, transfers.txt (meshes and run folders go to a
+# scratch folder under $TMPDIR, removed at the end). Stops starting new runs after
 # BUDGET_S [450] seconds; what was skipped is listed.
 # Exit status: 0 when every check that ran passed.
 set -u
@@ -62,8 +71,8 @@ START=$(date +%s)
 BUDGET_S=${BUDGET_S:-450}
 ROUNDS=${ROUNDS:-3}
 MAXERR_TOL=${MAXERR_TOL:-1e-9}
-AERO_TOL=${AERO_TOL:-1e-6}
-AERO_LOOSE=${AERO_LOOSE:-0.1}
+AERO_LOOSE=${AERO_LOOSE:-0.3}
+AERO_MEAN=${AERO_MEAN:-0.03}
 SUMMARY=$R/summary.txt
 : > "$SUMMARY"
 FAILS=0
@@ -121,7 +130,11 @@ mpi_resolves() { # the MPI program's libraries resolve on this machine
 }
 
 # ---- meshes ----------------------------------------------------------------------
-MESH=$R/mesh
+# meshes and run folders live in a scratch folder, removed at the end: the
+# results folder holds only what is worth carrying back
+W=$(mktemp -d "${TMPDIR:-/tmp}/op2rs-gpu-check.XXXXXX") || exit 2
+trap 'rm -rf "$W"' EXIT
+MESH=$W/mesh
 mkdir -p "$MESH"
 mesh_args() { sed -n "s/^$1 mesh: [a-z_]* //p" "$B/manifest.txt"; }
 make_mesh() { # APP FILE GENERATOR [ARGS...]: a mesh under $MESH/APP-...
@@ -166,7 +179,7 @@ if [ $GPU = 0 ]; then
     fi
     mesh=""
     case $app in airfoil) mesh=$small ;; aero) mesh=$smallaero ;; esac
-    run_prog "$name" "$R/run/$name" "$mesh" "$R/logs/$name.nogpu"
+    run_prog "$name" "$W/run/$name" "$mesh" "$R/logs/$name.nogpu"
     n=$((n + 1))
     errs=$(grep -c . "$R/logs/$name.nogpu.err")
     msg=$(head -n 1 "$R/logs/$name.nogpu.err")
@@ -228,7 +241,7 @@ for name in $(programs rs test) $(programs mpi test); do
     skip "$name: no MPI runtime on this machine ($(ldd "$B/bin/$name" | awk '/not found/ {print $1}' | head -n 2 | tr '\n' ' '))"
     continue
   fi
-  run_prog "$name" "$R/run/$name" "" "$R/logs/$name" OP2_RS_DEVICE_STATS=1
+  run_prog "$name" "$W/run/$name" "" "$R/logs/$name" OP2_RS_DEVICE_STATS=1
   if [ $RC = 0 ] && grep -q "^PASS $name\$" "$R/logs/$name.out" && ! grep -q '^FAIL' "$R/logs/$name.out"; then
     ok "$name: $(grep -c '^ok\|^PASS' "$R/logs/$name.out") line(s) of checks passed, $WALL s"
   else
@@ -249,7 +262,7 @@ compare() {
   local app=$1 ref=$2 test=$3
   answers "$app" "$ref" > "$test.ref.ans"
   answers "$app" "$test" > "$test.ans"
-  awk -v app="$app" -v mtol="$MAXERR_TOL" -v atol="$AERO_TOL" -v loose="$AERO_LOOSE" '
+  awk -v app="$app" -v mtol="$MAXERR_TOL" -v mean="$AERO_MEAN" -v loose="$AERO_LOOSE" '
     function rel(a, b) { a += 0; b += 0; if (a == b) return 0; d = (a - b) / (b != 0 ? b : 1); return d < 0 ? -d : d }
     FNR == NR { r[FNR] = $0; nr = FNR; next }
     { n = FNR; split(r[FNR], a, /[ ,]+/); split($0, b, /[ ,]+/)
@@ -259,18 +272,22 @@ compare() {
         if (a[2] != b[2] || a[3] != b[3]) { bad++; why = why " rms@" a[2] }
         w = rel(b[6], a[6]); if (w > wmax) wmax = w
         if (w > mtol) { bad++; why = why " maxerr@" a[2] }
-        if (a[8] != b[8]) { bad++; why = why " cell@" a[2] }
+        if (a[8] != b[8]) cells++
       } else {
         if (a[1] != b[1]) { bad++; why = why " line" FNR }
         w = rel(b[3], a[3]); if (w > wmax) wmax = w
-        if (a[2] != b[2]) { inner++; if (w > loose) { bad++; why = why " res@" a[1] } }
-        else if (w > atol) { bad++; why = why " res@" a[1] }
+        if (a[2] != b[2]) inner++
+        if (w > loose) { bad++; why = why " res@" a[1] }
+        if (a[3] > 0 && b[3] > 0) { lsum += log(b[3] / a[3]); nl++ } else { bad++; why = why " res<=0@" a[1] }
       }
     }
     END {
       if (n != nr || nr == 0) { bad++; why = why " lines " n "/" nr }
       printf "%d/%d lines identical, max rel diff %.2e", same, nr, wmax
+      if (nl) { g = exp(lsum / nl); printf ", geometric mean ratio %.4f", g
+        if (g - 1 > mean || 1 - g > mean) { bad++; why = why " mean" } }
       if (inner) printf ", inner iterations differ in %d", inner
+      if (cells) printf ", max err at another cell in %d", cells
       if (bad) printf ", DIFFERENT:%s", substr(why, 1, 80)
       exit bad ? 1 : 0
     }' "$test.ref.ans" "$test.ans"
@@ -286,7 +303,7 @@ transfers() {
   }
   echo "$stats" >> "$R/transfers.txt"
   # mesh header: airfoil "nnode ncell nedge nbedge", aero "nnode ncell nbnodes"
-  read -r h1 h2 h3 h4 < "$mesh"
+  read -r h1 h2 _ h4 < "$mesh"
   local placed_n placed_b down_n down_b
   case $app in
     airfoil) # p_bound int[1] on bedges, p_x double[2] on nodes, p_q p_qold p_res double[4] and p_adt double[1] on cells
@@ -321,7 +338,6 @@ APPS_PRESENT=0
 if [ $APPS_PRESENT = 1 ] && [ -s "$AIRFOIL_MESH" ]; then
   line ""
   line "== airfoil on $(head -n 1 "$AIRFOIL_MESH" | awk '{print $2}') cells, 1000 iterations; aero on $(head -n 1 "$AERO_MESH" | awk '{print $2}') cells; answers against op_seq.h + libop2_seq"
-  declare -A TIMES
   for round in $(seq 1 "$ROUNDS"); do
     for app in airfoil aero; do
       [ $app = aero ] && [ "$round" -gt 1 ] && continue
@@ -338,7 +354,7 @@ if [ $APPS_PRESENT = 1 ] && [ -s "$AIRFOIL_MESH" ]; then
             continue
           fi
           log=$R/logs/$name.r$round
-          run_prog "$name" "$R/run/$name" "$mesh" "$log" OP2_RS_DEVICE_STATS=1
+          run_prog "$name" "$W/run/$name" "$mesh" "$log" OP2_RS_DEVICE_STATS=1
           t=$(loop_time "$log.out")
           what="$name r$round: status $RC, wall $WALL s, loop ${t:-?} s"
           if [ $RC != 0 ]; then
@@ -391,7 +407,7 @@ else
       airfoil) mesh=$SMALL niter=10 ;;
       aero) mesh=$SMALLAERO niter=2 ;;
     esac
-    dir=$R/run/memcheck-$name
+    dir=$W/run/memcheck-$name
     log=$R/logs/memcheck-$name
     mkdir -p "$dir"
     [ -n "$mesh" ] && ln -sf "$mesh" "$dir/$(basename "$mesh")"
