@@ -1,0 +1,45 @@
+//! Write the generated code of the sample loops (c-examples/airfoil's five
+//! loops and a synthetic one), both dialects and both conflict schemes,
+//! into a folder, one file per loop, for the compile check
+//! (scripts/codegen_compile_check.sh):
+//!
+//!   cargo run -p op2-codegen --example dump -- OUT_DIR [C_EXAMPLES_AIRFOIL_DIR]
+//!
+//! Each file is `<loop>-<colour2|atomics>.<cl|cu>`; `entries.txt` lists
+//! `file entry` per line.
+
+use op2_codegen::{generate, samples, Conflicts, Dialect, Options};
+use std::io::Write;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let out = std::path::PathBuf::from(args.next().ok_or("usage: dump OUT_DIR [AIRFOIL_DIR]")?);
+    let dir = std::path::PathBuf::from(args.next().unwrap_or_else(|| "c-examples/airfoil".into()));
+    std::fs::create_dir_all(&out)?;
+    let mut entries = std::fs::File::create(out.join("entries.txt"))?;
+    for conflicts in [Conflicts::Colour2, Conflicts::Atomics] {
+        let mut loops = samples::airfoil(&dir, conflicts)?;
+        loops.push(samples::synthetic(conflicts));
+        for s in loops {
+            for (dialect, ext) in [(Dialect::OpenCl, "cl"), (Dialect::Cuda, "cu")] {
+                let g = generate(
+                    &s.desc,
+                    &s.source,
+                    &s.consts,
+                    Options {
+                        dialect,
+                        block_size: 64,
+                    },
+                )?;
+                let tag = match conflicts {
+                    Conflicts::Colour2 => "colour2",
+                    Conflicts::Atomics => "atomics",
+                };
+                let file = format!("{}-{tag}.{ext}", s.desc.name);
+                std::fs::write(out.join(&file), &g.text)?;
+                writeln!(entries, "{file} {}", g.entry)?;
+            }
+        }
+    }
+    Ok(())
+}

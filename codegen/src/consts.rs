@@ -1,0 +1,170 @@
+//! Constants declared with `op_decl_const`, written into the generated
+//! code with their exact values: doubles and floats as C99 hexadecimal
+//! literals (no decimal rounding), ints in decimal.
+
+use crate::desc::{Const, ConstValue, Dialect, GenError};
+
+/// `0x1.<mantissa>p<exp>` for a finite double; `None` for inf/NaN.
+pub fn hex_f64(v: f64) -> Option<String> {
+    if !v.is_finite() {
+        return None;
+    }
+    let sign = if v.is_sign_negative() { "-" } else { "" };
+    let bits = v.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i64;
+    let man = bits & ((1u64 << 52) - 1);
+    Some(match (exp, man) {
+        (0, 0) => format!("{sign}0x0p+0"),
+        (0, m) => format!("{sign}0x0.{m:013x}p-1022"),
+        (e, m) => format!("{sign}0x1.{m:013x}p{:+}", e - 1023),
+    })
+}
+
+/// The same for a float, with the `f` suffix.
+pub fn hex_f32(v: f32) -> Option<String> {
+    if !v.is_finite() {
+        return None;
+    }
+    let sign = if v.is_sign_negative() { "-" } else { "" };
+    let bits = v.to_bits();
+    let exp = ((bits >> 23) & 0xff) as i64;
+    // 23 mantissa bits, shifted to 24 to fill six hex digits
+    let man = (bits & ((1u32 << 23) - 1)) << 1;
+    Some(match (exp, man) {
+        (0, 0) => format!("{sign}0x0p+0f"),
+        (0, m) => format!("{sign}0x0.{m:06x}p-126f"),
+        (e, m) => format!("{sign}0x1.{m:06x}p{:+}f", e - 127),
+    })
+}
+
+/// The declarations of every constant, in the dialect.
+pub fn declarations(consts: &[Const], d: Dialect, loop_name: &str) -> Result<String, GenError> {
+    let space = match d {
+        Dialect::OpenCl => "__constant",
+        Dialect::Cuda => "__constant__",
+    };
+    let mut out = String::new();
+    for c in consts {
+        let bad = |w: &str| GenError {
+            loop_name: loop_name.to_string(),
+            what: format!("constant {}: {w}", c.name),
+        };
+        if !crate::desc::is_ident(&c.name) {
+            return Err(bad("not a C identifier"));
+        }
+        let (ty, vals): (&str, Vec<String>) = match &c.value {
+            ConstValue::F64(v) => (
+                "double",
+                v.iter()
+                    .map(|x| hex_f64(*x))
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| bad("not finite"))?,
+            ),
+            ConstValue::F32(v) => (
+                "float",
+                v.iter()
+                    .map(|x| hex_f32(*x))
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| bad("not finite"))?,
+            ),
+            ConstValue::I32(v) => ("int", v.iter().map(|x| x.to_string()).collect()),
+        };
+        match vals.len() {
+            0 => return Err(bad("no values")),
+            1 => out += &format!("{space} {ty} {} = {};\n", c.name, vals[0]),
+            n => out += &format!("{space} {ty} {}[{n}] = {{{}}};\n", c.name, vals.join(", ")),
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The literal read back by a parser of C99 hexadecimal floats written
+    /// here independently (mantissa digits times a power of two).
+    fn parse_hex(s: &str) -> f64 {
+        let s = s.trim_end_matches('f');
+        let (neg, s) = match s.strip_prefix('-') {
+            Some(r) => (true, r),
+            None => (false, s),
+        };
+        let s = s.strip_prefix("0x").unwrap();
+        let (m, e) = s.split_once('p').unwrap();
+        let (int, frac) = m.split_once('.').unwrap_or((m, ""));
+        let mut v = u64::from_str_radix(int, 16).unwrap() as f64;
+        for (i, c) in frac.chars().enumerate() {
+            v += c.to_digit(16).unwrap() as f64 * 16f64.powi(-(i as i32 + 1));
+        }
+        let v = v * 2f64.powi(e.parse::<i32>().unwrap());
+        if neg {
+            -v
+        } else {
+            v
+        }
+    }
+
+    #[test]
+    fn hexadecimal_literals_are_exact() {
+        for v in [
+            1.4,
+            0.4,
+            -0.5,
+            1e-300,
+            5e-324,
+            f64::MAX,
+            0.0,
+            -0.0,
+            3.0,
+            0.1 + 0.2,
+        ] {
+            let h = hex_f64(v).unwrap();
+            assert_eq!(parse_hex(&h).to_bits(), v.to_bits(), "{v} -> {h}");
+        }
+        for v in [1.4f32, -0.1, 1e-40, f32::MAX, 0.0] {
+            let h = hex_f32(v).unwrap();
+            assert_eq!((parse_hex(&h) as f32).to_bits(), v.to_bits(), "{v} -> {h}");
+        }
+        assert_eq!(hex_f64(f64::NAN), None);
+        assert_eq!(hex_f64(1.0).unwrap(), "0x1.0000000000000p+0");
+    }
+
+    #[test]
+    fn declarations_per_dialect() {
+        let c = [
+            Const {
+                name: "gam".into(),
+                value: ConstValue::F64(vec![1.4]),
+            },
+            Const {
+                name: "qinf".into(),
+                value: ConstValue::F64(vec![1.0, 0.5]),
+            },
+            Const {
+                name: "n".into(),
+                value: ConstValue::I32(vec![3]),
+            },
+        ];
+        let cl = declarations(&c, Dialect::OpenCl, "l").unwrap();
+        assert!(
+            cl.contains("__constant double gam = 0x1.6666666666666p+0;"),
+            "{cl}"
+        );
+        assert!(cl
+            .contains("__constant double qinf[2] = {0x1.0000000000000p+0, 0x1.0000000000000p-1};"));
+        assert!(cl.contains("__constant int n = 3;"));
+        let cu = declarations(&c, Dialect::Cuda, "l").unwrap();
+        assert!(cu.starts_with("__constant__ double gam"));
+        let bad = [Const {
+            name: "x".into(),
+            value: ConstValue::F64(vec![f64::INFINITY]),
+        }];
+        assert_eq!(
+            declarations(&bad, Dialect::Cuda, "res")
+                .unwrap_err()
+                .to_string(),
+            "loop res: constant x: not finite"
+        );
+    }
+}

@@ -1,0 +1,263 @@
+//! What the generator is told about a loop: its arguments as the program
+//! declared them (`op_arg_dat`, `op_opt_arg_dat`, `op_arg_gbl`,
+//! `op_arg_idx`), the maps they go through, the constants the program
+//! declared, and how conflicting increments are avoided.
+
+use std::fmt;
+
+/// Element type of a dat or global, from OP2's type string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Ty {
+    F64,
+    F32,
+    I32,
+}
+
+impl Ty {
+    /// OP2's type strings: `double`, `float`, `int` (also `r8`, `r4`,
+    /// `i4`), each optionally with the `:soa` suffix (returned as the flag).
+    pub fn parse(s: &str) -> Option<(Ty, bool)> {
+        let (base, soa) = match s.strip_suffix(":soa") {
+            Some(b) => (b, true),
+            None => (s, false),
+        };
+        let t = match base.trim() {
+            "double" | "r8" | "real(8)" => Ty::F64,
+            "float" | "r4" | "real(4)" => Ty::F32,
+            "int" | "i4" | "integer(4)" => Ty::I32,
+            _ => return None,
+        };
+        Some((t, soa))
+    }
+    /// The C spelling (the same in OpenCL C and CUDA C++).
+    pub fn c_name(self) -> &'static str {
+        match self {
+            Ty::F64 => "double",
+            Ty::F32 => "float",
+            Ty::I32 => "int",
+        }
+    }
+    pub fn bytes(self) -> usize {
+        match self {
+            Ty::F64 => 8,
+            Ty::F32 | Ty::I32 => 4,
+        }
+    }
+}
+
+/// OP2's access modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Access {
+    Read,
+    Write,
+    Rw,
+    Inc,
+    Min,
+    Max,
+}
+
+impl Access {
+    /// Does the kernel see the values before the call?
+    pub fn reads(self) -> bool {
+        !matches!(self, Access::Write | Access::Inc)
+    }
+    /// Do values go back after the call?
+    pub fn writes(self) -> bool {
+        !matches!(self, Access::Read)
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Access::Read => "OP_READ",
+            Access::Write => "OP_WRITE",
+            Access::Rw => "OP_RW",
+            Access::Inc => "OP_INC",
+            Access::Min => "OP_MIN",
+            Access::Max => "OP_MAX",
+        }
+    }
+}
+
+/// One argument of the loop, in the kernel's parameter order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Arg {
+    /// A dat on the loop's own set (`op_arg_dat(d, -1, OP_ID, ...)`).
+    Direct(DatArg),
+    /// A dat reached through `map` (an index into [`LoopDesc::maps`]):
+    /// `idx >= 0` one entry, `idx < 0` all `-idx` entries (OP2's vector
+    /// map argument: the kernel gets an array of pointers).
+    Indirect { dat: DatArg, map: usize, idx: i32 },
+    /// `op_arg_gbl`: a value the kernel reads (`Read`) or a reduction
+    /// (`Inc`, `Min`, `Max`).
+    Global { dim: usize, ty: Ty, access: Access },
+    /// `op_arg_idx`: the element's index (an `int`).
+    Idx,
+}
+
+/// A dat argument: which dat (`dat`, an identifier the caller chooses, equal
+/// for arguments on the same dat), its dim, type, layout and access.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DatArg {
+    pub dat: usize,
+    pub dim: usize,
+    pub ty: Ty,
+    pub soa: bool,
+    pub access: Access,
+    /// `op_opt_arg_dat`: the kernel gets a null pointer when the flag the
+    /// launch passes is 0.
+    pub optional: bool,
+}
+
+/// A map: its dim (entries per element of the loop's set).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MapDesc {
+    pub dim: usize,
+}
+
+/// A constant declared with `op_decl_const`: its current value, written
+/// into the generated code (a new value means new code).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Const {
+    pub name: String,
+    pub value: ConstValue,
+}
+
+/// A constant's values (one or several: `dim`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConstValue {
+    F64(Vec<f64>),
+    F32(Vec<f32>),
+    I32(Vec<i32>),
+}
+
+/// How increments through maps that may collide are kept apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Conflicts {
+    /// Blocks of the plan coloured so that no two blocks of a colour touch
+    /// the same element, each block's indirect data staged in local
+    /// (shared) memory, increments applied colour by colour inside the
+    /// block, then written back.
+    Colour2,
+    /// One work-item per element, reading through the maps, increments
+    /// added with atomics (no plan).
+    Atomics,
+}
+
+/// The dialect written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// OpenCL C 1.2 (cl_khr_fp64; cl_khr_int64_base_atomics for double
+    /// atomics).
+    OpenCl,
+    /// CUDA C++ for NVRTC (`-default-device`: the kernel's own functions
+    /// need no `__device__`).
+    Cuda,
+}
+
+/// One loop.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopDesc {
+    /// The loop's name (`op_par_loop`'s second argument).
+    pub name: String,
+    /// The kernel function's name.
+    pub kernel: String,
+    pub args: Vec<Arg>,
+    pub maps: Vec<MapDesc>,
+    pub conflicts: Conflicts,
+}
+
+/// A description the generator cannot write code for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GenError {
+    pub loop_name: String,
+    pub what: String,
+}
+
+impl fmt::Display for GenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "loop {}: {}", self.loop_name, self.what)
+    }
+}
+
+impl std::error::Error for GenError {}
+
+impl LoopDesc {
+    fn err(&self, what: impl Into<String>) -> GenError {
+        GenError {
+            loop_name: self.name.clone(),
+            what: what.into(),
+        }
+    }
+
+    /// Every argument is one the generator can write: dims above 0, maps
+    /// that exist, an `idx` inside the map, a dat written through a map
+    /// only by `OP_INC`, `OP_RW` or `OP_WRITE` and never by two access
+    /// modes, global reductions only `OP_INC`, `OP_MIN`, `OP_MAX` or
+    /// `OP_READ`, and a kernel name that is a C identifier.
+    pub fn validate(&self) -> Result<(), GenError> {
+        if !is_ident(&self.kernel) {
+            return Err(self.err(format!(
+                "kernel name '{}' is not a C identifier",
+                self.kernel
+            )));
+        }
+        for (i, a) in self.args.iter().enumerate() {
+            let at = |w: String| self.err(format!("argument {i}: {w}"));
+            match a {
+                Arg::Direct(d) | Arg::Indirect { dat: d, .. } if d.dim == 0 => {
+                    return Err(at("dim 0".into()))
+                }
+                Arg::Direct(d) if matches!(d.access, Access::Min | Access::Max) => {
+                    return Err(at(format!("{} is for globals only", d.access.name())))
+                }
+                Arg::Indirect { dat, map, idx } => {
+                    let Some(m) = self.maps.get(*map) else {
+                        return Err(at(format!(
+                            "map {map} is not among the loop's {} maps",
+                            self.maps.len()
+                        )));
+                    };
+                    if *idx >= m.dim as i32 || (*idx < 0 && (-*idx) as usize != m.dim) {
+                        return Err(at(format!("idx {idx} with a map of dim {}", m.dim)));
+                    }
+                    if matches!(dat.access, Access::Min | Access::Max) {
+                        return Err(at(format!("{} is for globals only", dat.access.name())));
+                    }
+                }
+                Arg::Global { dim: 0, .. } => return Err(at("dim 0".into())),
+                Arg::Global {
+                    access: Access::Write | Access::Rw,
+                    ..
+                } => {
+                    return Err(at(
+                        "a global is read or reduced (OP_READ, OP_INC, OP_MIN, OP_MAX)".into(),
+                    ))
+                }
+                _ => {}
+            }
+        }
+        // one access mode per indirectly reached dat
+        for (i, a) in self.args.iter().enumerate() {
+            if let Arg::Indirect { dat, .. } = a {
+                for b in &self.args[..i] {
+                    if let Arg::Indirect { dat: e, .. } = b {
+                        if e.dat == dat.dat && e.access != dat.access {
+                            return Err(self.err(format!(
+                                "argument {i}: dat {} reached through maps with {} and {}",
+                                dat.dat,
+                                e.access.name(),
+                                dat.access.name()
+                            )));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+pub(crate) fn is_ident(s: &str) -> bool {
+    let mut c = s.chars();
+    matches!(c.next(), Some(f) if f == '_' || f.is_ascii_alphabetic())
+        && c.all(|x| x == '_' || x.is_ascii_alphanumeric())
+}

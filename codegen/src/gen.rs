@@ -1,0 +1,962 @@
+//! The kernel stub around the application's kernel, in OpenCL C or CUDA
+//! C++. Two schemes:
+//!
+//! * **staged** (`Conflicts::Colour2` and at least one argument through a
+//!   map): one work-group per block of the execution plan, launched colour
+//!   by colour of the blocks (`block_offset` picks the colour's first entry
+//!   in `blkmap`). The block's indirect data is copied into local (shared)
+//!   memory, one staged group per distinct (dat, map) pair; each element
+//!   calls the kernel; values written through maps go into local memory
+//!   thread colour by thread colour (`thrcol`, `nthrcol`), then back to the
+//!   dat (increments added, others stored). The plan is core's, built with
+//!   the groups in [`Generated::groups`] order and every argument staged.
+//! * **flat** (`Conflicts::Atomics`, or no argument through a map): one
+//!   work-item per element, data read through the maps where it lives,
+//!   increments added with atomics. No plan.
+//!
+//! The kernel gets **private copies** of its arguments (and, for a vector
+//! map argument, an array of pointers to private copies typed as its
+//! parameter is): PoCL's CPU device compiles OpenCL C 1.2, where a pointer
+//! parameter without an address space points to private memory, so the
+//! kernel's source compiles unchanged only when it is handed private
+//! pointers; SoA dats need the copy anyway (the kernel indexes AoS), and
+//! OP2's own CUDA code does the same for increments. Both dialects use the
+//! same scheme, so one description gives one behaviour.
+//!
+//! Global reductions: each work-item accumulates over its elements, the
+//! work-group combines in a fixed tree (`block_size` a power of two), and
+//! work-group `w` (flat) or plan block `b` (staged) writes slot `w`/`b` of
+//! the reduction output; the host combines the slots in index order. No
+//! result depends on the device's scheduling.
+
+use crate::consts;
+use crate::desc::{Access, Arg, Conflicts, Const, DatArg, Dialect, GenError, LoopDesc, Ty};
+use crate::source::{device_source, kernel_params, pointee, Param};
+
+/// How a generated loop is launched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scheme {
+    Staged,
+    Flat,
+}
+
+/// One kernel parameter the launch binds, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LaunchParam {
+    /// Staged: the dat of group `g` (device copy).
+    GroupDat(usize),
+    /// The SoA stride of group `g`'s dat (only for SoA dats).
+    GroupStride(usize),
+    /// Staged: the plan's concatenated `ind_map`, then group `g`'s start in it.
+    IndMap,
+    IndMapStart(usize),
+    /// Staged: the plan's `loc_map`, then the start of plan argument `j`'s
+    /// list (vector arguments count once per map entry).
+    LocMap,
+    LocMapStart(usize),
+    /// Staged: `ind_sizes`, `ind_offs` (`[block * ngroups + group]`).
+    IndSizes,
+    IndOffs,
+    /// A direct argument's dat (device copy), and its SoA stride.
+    Dat(usize),
+    DatStride(usize),
+    /// Flat: the dat reached through maps by argument `a` (first argument
+    /// on that dat), and its SoA stride.
+    IndDat(usize),
+    IndDatStride(usize),
+    /// Flat: map `m`'s device copy (transposed: entry `j` of element `e`
+    /// at `j * map_stride + e`).
+    Map(usize),
+    MapStride,
+    /// Argument `a`'s global values (read, or the start of a min/max).
+    GblIn(usize),
+    /// Argument `a`'s reduction slots (`dim` values per work-group/block).
+    RedOut(usize),
+    /// Argument `a`'s `op_opt_arg_dat` flag (int, 0 = absent).
+    Opt(usize),
+    /// Staged: the plan's arrays and the colour's first block.
+    Blkmap,
+    Offset,
+    Nelems,
+    Nthrcol,
+    Thrcol,
+    BlockOffset,
+    /// The number of elements (flat: run `[0, set_size)`; staged: the
+    /// map stride of `ind_map`, unused otherwise).
+    SetSize,
+    /// OpenCL staged: the `__local` block (size: [`Generated::local_bytes`]).
+    Local,
+}
+
+/// A staged group: a dat reached through one map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Group {
+    pub dat: usize,
+    pub map: usize,
+    pub dim: usize,
+    pub ty: Ty,
+    pub soa: bool,
+    pub access: Access,
+}
+
+/// The generated code and how to launch it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Generated {
+    pub text: String,
+    /// The `__kernel` / `__global__` function's name.
+    pub entry: String,
+    pub scheme: Scheme,
+    pub params: Vec<LaunchParam>,
+    pub groups: Vec<Group>,
+    /// Work-group size the code was written for.
+    pub block_size: usize,
+}
+
+impl Generated {
+    /// Local (shared) memory a staged block with `sizes[g]` staged
+    /// elements per group needs (each group 8-byte aligned).
+    pub fn local_bytes(&self, sizes: &[usize]) -> usize {
+        self.groups
+            .iter()
+            .zip(sizes)
+            .map(|(g, n)| round8(n * g.dim * g.ty.bytes()))
+            .sum()
+    }
+}
+
+fn round8(n: usize) -> usize {
+    n.div_ceil(8) * 8
+}
+
+/// Options of one generation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    pub dialect: Dialect,
+    /// Work-group size (the plan's block size): a power of two, 1..=1024.
+    pub block_size: usize,
+}
+
+struct Spaces {
+    g: &'static str,
+    l: &'static str,
+    barrier: &'static str,
+}
+
+fn spaces(d: Dialect) -> Spaces {
+    match d {
+        Dialect::OpenCl => Spaces {
+            g: "__global ",
+            l: "__local ",
+            barrier: "barrier(CLK_LOCAL_MEM_FENCE);",
+        },
+        Dialect::Cuda => Spaces {
+            g: "",
+            l: "",
+            barrier: "__syncthreads();",
+        },
+    }
+}
+
+fn sanitize(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// Address of component `k` of element `e` in a dat (AoS or SoA).
+fn addr(dim: usize, soa: bool, stride: &str, e: &str, k: &str) -> String {
+    if soa {
+        format!("({k}) * {stride} + ({e})")
+    } else {
+        format!("({e}) * {dim} + ({k})")
+    }
+}
+
+/// Write the code for `desc` with kernel source `src` and constants.
+pub fn generate(
+    desc: &LoopDesc,
+    src: &str,
+    consts: &[Const],
+    o: Options,
+) -> Result<Generated, GenError> {
+    let (params, scheme) = check(desc, src, o)?;
+    let mut g = Gen {
+        desc,
+        o,
+        sp: spaces(o.dialect),
+        groups: Vec::new(),
+        arg_group: vec![None; desc.args.len()],
+        ind_dat_first: vec![0; desc.args.len()],
+        params: Vec::new(),
+        decl: Vec::new(),
+        body: String::new(),
+        vec_types: params.iter().map(|p| pointee(&p.ty)).collect(),
+    };
+    g.collect_groups();
+    let entry = format!("op2_k_{}", sanitize(&desc.name));
+    let mut text = format!(
+        "// op2-rs: loop {} (kernel {}), {:?} scheme, {} dialect, work-group {}\n",
+        desc.name,
+        desc.kernel,
+        scheme,
+        match o.dialect {
+            Dialect::OpenCl => "OpenCL C",
+            Dialect::Cuda => "CUDA C++",
+        },
+        o.block_size
+    );
+    text += &prelude(o.dialect, desc);
+    text += &consts::declarations(consts, o.dialect, &desc.name)?;
+    text += "\n// ---- the application's kernel ----\n";
+    text += &device_source(src);
+    text += "\n// ---- op2-rs kernel stub ----\n";
+    match scheme {
+        Scheme::Staged => g.staged(),
+        Scheme::Flat => g.flat(),
+    }
+    let qual = match o.dialect {
+        Dialect::OpenCl => "__kernel void",
+        Dialect::Cuda => "extern \"C\" __global__ void",
+    };
+    text += &format!(
+        "{qual} {entry}(\n    {}) {{\n{}}}\n",
+        g.decl.join(",\n    "),
+        g.body
+    );
+    Ok(Generated {
+        text,
+        entry,
+        scheme,
+        params: g.params,
+        groups: g.groups,
+        block_size: o.block_size,
+    })
+}
+
+/// The description against the kernel's source and the options: the
+/// kernel's parameters and the scheme.
+fn check(desc: &LoopDesc, src: &str, o: Options) -> Result<(Vec<Param>, Scheme), GenError> {
+    desc.validate()?;
+    let err = |w: String| GenError {
+        loop_name: desc.name.clone(),
+        what: w,
+    };
+    if !o.block_size.is_power_of_two() || o.block_size > 1024 {
+        return Err(err(format!(
+            "block size {} is not a power of two up to 1024",
+            o.block_size
+        )));
+    }
+    let params = kernel_params(src, &desc.kernel).ok_or_else(|| {
+        err(format!(
+            "no definition of kernel {} in its source",
+            desc.kernel
+        ))
+    })?;
+    if params.len() != desc.args.len() {
+        return Err(err(format!(
+            "kernel {} takes {} parameters, the loop passes {} arguments",
+            desc.kernel,
+            params.len(),
+            desc.args.len()
+        )));
+    }
+    let indirect = desc.args.iter().any(|a| matches!(a, Arg::Indirect { .. }));
+    if desc.conflicts == Conflicts::Colour2 && indirect {
+        return Ok((params, Scheme::Staged));
+    }
+    for (i, a) in desc.args.iter().enumerate() {
+        if let Arg::Indirect { dat, .. } = a {
+            if matches!(dat.access, Access::Rw | Access::Write) {
+                return Err(err(format!(
+                    "argument {i}: {} through a map needs colouring, not atomics",
+                    dat.access.name()
+                )));
+            }
+        }
+    }
+    Ok((params, Scheme::Flat))
+}
+
+fn prelude(d: Dialect, desc: &LoopDesc) -> String {
+    let wants = |t: Ty| {
+        desc.args.iter().any(|a| match a {
+            Arg::Direct(x) | Arg::Indirect { dat: x, .. } => x.ty == t,
+            Arg::Global { ty, .. } => *ty == t,
+            Arg::Idx => false,
+        })
+    };
+    let mut s = String::new();
+    match d {
+        Dialect::OpenCl => {
+            s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+            if desc.conflicts == Conflicts::Atomics && wants(Ty::F64) {
+                s += "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n";
+                s += "static inline void op2_atomic_add_double(volatile __global double *p, double v) {\n";
+                s += "  union { ulong u; double d; } o, n;\n";
+                s += "  do { o.d = *p; n.d = o.d + v; } while (atom_cmpxchg((volatile __global ulong *)p, o.u, n.u) != o.u);\n}\n";
+            }
+            if desc.conflicts == Conflicts::Atomics && wants(Ty::F32) {
+                s += "static inline void op2_atomic_add_float(volatile __global float *p, float v) {\n";
+                s += "  union { uint u; float f; } o, n;\n";
+                s += "  do { o.f = *p; n.f = o.f + v; } while (atomic_cmpxchg((volatile __global uint *)p, o.u, n.u) != o.u);\n}\n";
+            }
+        }
+        Dialect::Cuda => {
+            s += "// compiled by NVRTC with -default-device\n";
+        }
+    }
+    s += "#ifndef MIN\n#define MIN(a, b) ((a) < (b) ? (a) : (b))\n#endif\n";
+    s += "#ifndef MAX\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\n#endif\n";
+    s
+}
+
+struct Gen<'a> {
+    desc: &'a LoopDesc,
+    o: Options,
+    sp: Spaces,
+    groups: Vec<Group>,
+    /// Per argument: its staged group (indirect arguments).
+    arg_group: Vec<Option<usize>>,
+    /// Per indirect argument: the first argument on the same dat (flat).
+    ind_dat_first: Vec<usize>,
+    params: Vec<LaunchParam>,
+    decl: Vec<String>,
+    body: String,
+    vec_types: Vec<Option<String>>,
+}
+
+impl Gen<'_> {
+    fn param(&mut self, p: LaunchParam, decl: String) {
+        self.params.push(p);
+        self.decl.push(decl);
+    }
+
+    fn line(&mut self, depth: usize, s: &str) {
+        for _ in 0..depth {
+            self.body.push_str("  ");
+        }
+        self.body.push_str(s);
+        self.body.push('\n');
+    }
+
+    fn collect_groups(&mut self) {
+        for (i, a) in self.desc.args.iter().enumerate() {
+            if let Arg::Indirect { dat, map, .. } = a {
+                let found = self
+                    .groups
+                    .iter()
+                    .position(|g| g.dat == dat.dat && g.map == *map);
+                let gi = found.unwrap_or_else(|| {
+                    self.groups.push(Group {
+                        dat: dat.dat,
+                        map: *map,
+                        dim: dat.dim,
+                        ty: dat.ty,
+                        soa: dat.soa,
+                        access: dat.access,
+                    });
+                    self.groups.len() - 1
+                });
+                self.arg_group[i] = Some(gi);
+                self.ind_dat_first[i] = self.desc.args[..i]
+                    .iter()
+                    .position(|b| matches!(b, Arg::Indirect { dat: d, .. } if d.dat == dat.dat))
+                    .unwrap_or(i);
+            }
+        }
+    }
+
+    /// Parameters shared by both schemes: direct dats, globals, flags.
+    fn common_params(&mut self) {
+        let g = self.sp.g;
+        for (i, a) in self.desc.args.iter().enumerate() {
+            match a {
+                Arg::Direct(d) => {
+                    self.param(LaunchParam::Dat(i), format!("{g}{} *arg{i}", d.ty.c_name()));
+                    if d.soa {
+                        self.param(LaunchParam::DatStride(i), format!("int arg{i}_stride"));
+                    }
+                }
+                Arg::Global { ty, access, .. } => {
+                    self.param(
+                        LaunchParam::GblIn(i),
+                        format!("{g}const {} *gbl{i}", ty.c_name()),
+                    );
+                    if *access != Access::Read {
+                        self.param(
+                            LaunchParam::RedOut(i),
+                            format!("{g}{} *red{i}", ty.c_name()),
+                        );
+                    }
+                }
+                _ => {}
+            }
+            if let Arg::Direct(d) | Arg::Indirect { dat: d, .. } = a {
+                if d.optional {
+                    self.param(LaunchParam::Opt(i), format!("int opt{i}"));
+                }
+            }
+        }
+        self.param(LaunchParam::SetSize, "int set_size".into());
+    }
+
+    /// Declarations of the reduction accumulators and their local arrays.
+    fn reductions_start(&mut self) {
+        let bs = self.o.block_size;
+        for (i, a) in self.desc.args.iter().enumerate() {
+            if let Arg::Global { dim, ty, access } = a {
+                let t = ty.c_name();
+                if *access == Access::Read {
+                    continue;
+                }
+                let shared = match self.o.dialect {
+                    Dialect::OpenCl => "__local",
+                    Dialect::Cuda => "__shared__",
+                };
+                self.line(1, &format!("{shared} {t} red{i}_s[{}];", bs * dim));
+                self.line(1, &format!("{t} r{i}[{dim}];"));
+                let init = match access {
+                    Access::Inc => "0".to_string(),
+                    _ => format!("gbl{i}[k]"),
+                };
+                self.line(
+                    1,
+                    &format!("for (int k = 0; k < {dim}; k++) r{i}[k] = {init};"),
+                );
+            }
+        }
+    }
+
+    /// The work-group's tree reduction, written to slot `slot`.
+    fn reductions_end(&mut self, slot: &str) {
+        let bs = self.o.block_size;
+        let bar = self.sp.barrier;
+        for (i, a) in self.desc.args.iter().enumerate() {
+            if let Arg::Global { dim, access, .. } = a {
+                let op = |x: &str, y: &str| match access {
+                    Access::Inc => format!("{x} + {y}"),
+                    Access::Min => format!("MIN({x}, {y})"),
+                    _ => format!("MAX({x}, {y})"),
+                };
+                if *access == Access::Read {
+                    continue;
+                }
+                self.line(
+                    1,
+                    &format!("for (int k = 0; k < {dim}; k++) red{i}_s[k * {bs} + tid] = r{i}[k];"),
+                );
+                self.line(1, bar);
+                self.line(1, &format!("for (int s = {}; s > 0; s >>= 1) {{", bs / 2));
+                self.line(2, "if (tid < s)");
+                self.line(
+                    3,
+                    &format!(
+                        "for (int k = 0; k < {dim}; k++) red{i}_s[k * {bs} + tid] = {};",
+                        op(
+                            &format!("red{i}_s[k * {bs} + tid]"),
+                            &format!("red{i}_s[k * {bs} + tid + s]")
+                        )
+                    ),
+                );
+                self.line(2, bar);
+                self.line(1, "}");
+                self.line(1, &format!("if (tid == 0) for (int k = 0; k < {dim}; k++) red{i}[({slot}) * {dim} + k] = red{i}_s[k * {bs}];"));
+            }
+        }
+    }
+
+    /// Private copies of the arguments of element `e`, the call, and the
+    /// direct results written back; indirect copies read from where
+    /// `indirect_src(arg, entry, k)` says.
+    fn element(
+        &mut self,
+        depth: usize,
+        e: &str,
+        indirect_src: &dyn Fn(usize, usize, &str) -> String,
+    ) {
+        let mut call = Vec::new();
+        let desc = self.desc;
+        for (i, a) in desc.args.iter().enumerate() {
+            let p = match a {
+                Arg::Direct(d) => self.copy_in_direct(depth, i, d, e),
+                Arg::Indirect { dat, map, idx } => {
+                    self.copy_in_indirect(depth, i, dat, self.entries(*map, *idx), indirect_src);
+                    let p = if *idx < 0 {
+                        format!("a{i}")
+                    } else {
+                        format!("a{i}_0")
+                    };
+                    self.ptr_or_null(i, dat, p)
+                }
+                Arg::Global {
+                    access: Access::Read,
+                    ..
+                } => format!("g{i}"),
+                Arg::Global { .. } => format!("r{i}"),
+                Arg::Idx => {
+                    self.line(depth, &format!("int x{i} = {e};"));
+                    format!("&x{i}")
+                }
+            };
+            call.push(p);
+        }
+        self.line(depth, &format!("{}({});", desc.kernel, call.join(", ")));
+        self.write_back_direct(depth, e);
+    }
+
+    fn copy_in_direct(&mut self, depth: usize, i: usize, d: &DatArg, e: &str) -> String {
+        let dim = d.dim;
+        let at = addr(dim, d.soa, &format!("arg{i}_stride"), e, "k");
+        self.opt_open(depth, i, d);
+        if d.access.reads() {
+            self.line(
+                depth + 1,
+                &format!("for (int k = 0; k < {dim}; k++) a{i}[k] = arg{i}[{at}];"),
+            );
+        } else if d.access == Access::Inc {
+            self.line(
+                depth + 1,
+                &format!("for (int k = 0; k < {dim}; k++) a{i}[k] = 0;"),
+            );
+        }
+        self.opt_close(depth, d);
+        self.ptr_or_null(i, d, format!("a{i}"))
+    }
+
+    fn copy_in_indirect(
+        &mut self,
+        depth: usize,
+        i: usize,
+        dat: &DatArg,
+        entries: usize,
+        indirect_src: &dyn Fn(usize, usize, &str) -> String,
+    ) {
+        let dim = dat.dim;
+        self.opt_open(depth, i, dat);
+        for j in 0..entries {
+            let from = if dat.access == Access::Inc {
+                "0".to_string()
+            } else {
+                indirect_src(i, j, "k")
+            };
+            self.line(
+                depth + 1,
+                &format!("for (int k = 0; k < {dim}; k++) a{i}_{j}[k] = {from};"),
+            );
+        }
+        self.opt_close(depth, dat);
+    }
+
+    fn write_back_direct(&mut self, depth: usize, e: &str) {
+        let desc = self.desc;
+        for (i, a) in desc.args.iter().enumerate() {
+            let Arg::Direct(d) = a else { continue };
+            if !d.access.writes() {
+                continue;
+            }
+            let at = addr(d.dim, d.soa, &format!("arg{i}_stride"), e, "k");
+            let dim = d.dim;
+            let guard = if d.optional {
+                format!("if (opt{i}) ")
+            } else {
+                String::new()
+            };
+            let rhs = if d.access == Access::Inc {
+                format!("arg{i}[{at}] + a{i}[k]")
+            } else {
+                format!("a{i}[k]")
+            };
+            self.line(
+                depth,
+                &format!("{guard}for (int k = 0; k < {dim}; k++) arg{i}[{at}] = {rhs};"),
+            );
+        }
+    }
+
+    fn entries(&self, map: usize, idx: i32) -> usize {
+        if idx < 0 {
+            self.desc.maps[map].dim
+        } else {
+            1
+        }
+    }
+
+    fn opt_open(&mut self, depth: usize, i: usize, d: &DatArg) {
+        if d.optional {
+            self.line(depth, &format!("if (opt{i}) {{"));
+        } else {
+            self.line(depth, "{");
+        }
+    }
+    fn opt_close(&mut self, depth: usize, _d: &DatArg) {
+        self.line(depth, "}");
+    }
+
+    fn ptr_or_null(&self, i: usize, d: &DatArg, p: String) -> String {
+        if d.optional {
+            format!("(opt{i} ? {p} : 0)")
+        } else {
+            p
+        }
+    }
+
+    /// Declarations of the private copies (before the element's scope, so
+    /// that values written through maps outlive it).
+    fn private_decls(&mut self, depth: usize) {
+        let desc = self.desc;
+        for (i, a) in desc.args.iter().enumerate() {
+            match a {
+                Arg::Direct(d) => {
+                    self.line(depth, &format!("{} a{i}[{}];", d.ty.c_name(), d.dim));
+                }
+                Arg::Indirect { dat, map, idx } => {
+                    let n = self.entries(*map, *idx);
+                    for j in 0..n {
+                        self.line(
+                            depth,
+                            &format!("{} a{i}_{j}[{}];", dat.ty.c_name(), dat.dim),
+                        );
+                    }
+                    if *idx < 0 {
+                        let elem = self.vec_types[i]
+                            .clone()
+                            .unwrap_or_else(|| format!("{} *", dat.ty.c_name()));
+                        let list: Vec<String> = (0..n).map(|j| format!("a{i}_{j}")).collect();
+                        self.line(
+                            depth,
+                            &format!("{elem} a{i}[{n}] = {{{}}};", list.join(", ")),
+                        );
+                    }
+                }
+                Arg::Global {
+                    dim,
+                    ty,
+                    access: Access::Read,
+                } => {
+                    self.line(depth, &format!("{} g{i}[{dim}];", ty.c_name()));
+                    self.line(
+                        depth,
+                        &format!("for (int k = 0; k < {dim}; k++) g{i}[k] = gbl{i}[k];"),
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn ids(&mut self) {
+        match self.o.dialect {
+            Dialect::OpenCl => {
+                self.line(1, "const int tid = get_local_id(0);");
+                self.line(1, "const int wg = get_group_id(0);");
+            }
+            Dialect::Cuda => {
+                self.line(1, "const int tid = threadIdx.x;");
+                self.line(1, "const int wg = blockIdx.x;");
+            }
+        }
+    }
+
+    fn flat(&mut self) {
+        let g = self.sp.g;
+        let desc = self.desc;
+        let bs = self.o.block_size;
+        // dats through maps (once per dat), the maps used
+        let mut maps_used = Vec::new();
+        for (i, a) in desc.args.iter().enumerate() {
+            if let Arg::Indirect { dat, map, .. } = a {
+                if self.ind_dat_first[i] == i {
+                    self.param(
+                        LaunchParam::IndDat(i),
+                        format!("{g}{} *ind{i}", dat.ty.c_name()),
+                    );
+                    if dat.soa {
+                        self.param(LaunchParam::IndDatStride(i), format!("int ind{i}_stride"));
+                    }
+                }
+                if !maps_used.contains(map) {
+                    maps_used.push(*map);
+                }
+            }
+        }
+        for m in &maps_used {
+            self.param(LaunchParam::Map(*m), format!("{g}const int *map{m}"));
+        }
+        if !maps_used.is_empty() {
+            self.param(LaunchParam::MapStride, "int map_stride".into());
+        }
+        self.common_params();
+        self.ids();
+        self.line(1, &format!("const int e = wg * {bs} + tid;"));
+        self.reductions_start();
+        self.line(1, "if (e < set_size) {");
+        self.private_decls(2);
+        let first = self.ind_dat_first.clone();
+        let src = |i: usize, j: usize, k: &str| -> String {
+            let Arg::Indirect { dat, map, idx } = &desc.args[i] else {
+                unreachable!("indirect argument")
+            };
+            let entry = if *idx < 0 { j as i32 } else { *idx };
+            let f = first[i];
+            let target = format!("map{map}[{entry} * map_stride + e]");
+            format!(
+                "ind{f}[{}]",
+                addr(dat.dim, dat.soa, &format!("ind{f}_stride"), &target, k)
+            )
+        };
+        self.element(2, "e", &src);
+        // increments through maps: atomics
+        for (i, a) in desc.args.iter().enumerate() {
+            if let Arg::Indirect { dat, map, idx } = a {
+                if dat.access != Access::Inc {
+                    continue;
+                }
+                let f = first[i];
+                let n = self.entries(*map, *idx);
+                for j in 0..n {
+                    let entry = if *idx < 0 { j as i32 } else { *idx };
+                    let target = format!("map{map}[{entry} * map_stride + e]");
+                    let at = addr(dat.dim, dat.soa, &format!("ind{f}_stride"), &target, "k");
+                    let add = atomic_add(
+                        self.o.dialect,
+                        dat.ty,
+                        &format!("&ind{f}[{at}]"),
+                        &format!("a{i}_{j}[k]"),
+                    );
+                    let guard = if dat.optional {
+                        format!("if (opt{i}) ")
+                    } else {
+                        String::new()
+                    };
+                    self.line(
+                        2,
+                        &format!("{guard}for (int k = 0; k < {}; k++) {add};", dat.dim),
+                    );
+                }
+            }
+        }
+        self.line(1, "}");
+        self.reductions_end("wg");
+    }
+
+    fn staged(&mut self) {
+        let loc_start = self.staged_params();
+        self.ids();
+        self.staged_setup();
+        self.reductions_start();
+        self.staged_elements(&loc_start);
+        self.staged_write_back();
+        self.reductions_end("b");
+    }
+
+    /// The staged scheme's parameters; returns, per argument, its plan
+    /// arguments (vector arguments: one per map entry).
+    fn staged_params(&mut self) -> Vec<Vec<usize>> {
+        let g = self.sp.g;
+        let desc = self.desc;
+        let groups = self.groups.clone();
+        for (gi, gr) in groups.iter().enumerate() {
+            let t = gr.ty.c_name();
+            self.param(LaunchParam::GroupDat(gi), format!("{g}{t} *ind_arg{gi}"));
+            if gr.soa {
+                self.param(
+                    LaunchParam::GroupStride(gi),
+                    format!("int ind_arg{gi}_stride"),
+                );
+            }
+        }
+        self.param(LaunchParam::IndMap, format!("{g}const int *ind_map"));
+        for gi in 0..groups.len() {
+            self.param(
+                LaunchParam::IndMapStart(gi),
+                format!("int ind_map{gi}_start"),
+            );
+        }
+        self.param(LaunchParam::LocMap, format!("{g}const short *loc_map"));
+        let mut plan_arg = 0;
+        let mut loc_start: Vec<Vec<usize>> = vec![Vec::new(); desc.args.len()];
+        for (i, a) in desc.args.iter().enumerate() {
+            let n = match a {
+                Arg::Indirect { map, idx, .. } => self.entries(*map, *idx),
+                _ => {
+                    plan_arg += 1;
+                    continue;
+                }
+            };
+            for _ in 0..n {
+                self.param(
+                    LaunchParam::LocMapStart(plan_arg),
+                    format!("int loc_map{plan_arg}_start"),
+                );
+                loc_start[i].push(plan_arg);
+                plan_arg += 1;
+            }
+        }
+        self.param(LaunchParam::IndSizes, format!("{g}const int *ind_sizes"));
+        self.param(LaunchParam::IndOffs, format!("{g}const int *ind_offs"));
+        self.common_params();
+        for (p, n) in [
+            (LaunchParam::Blkmap, "blkmap"),
+            (LaunchParam::Offset, "offset"),
+            (LaunchParam::Nelems, "nelems"),
+            (LaunchParam::Nthrcol, "nthrcol"),
+            (LaunchParam::Thrcol, "thrcol"),
+        ] {
+            self.param(p, format!("{g}const int *{n}"));
+        }
+        self.param(LaunchParam::BlockOffset, "int block_offset".into());
+        if self.o.dialect == Dialect::OpenCl {
+            self.param(LaunchParam::Local, "__local char *op2_local".into());
+        }
+        loc_start
+    }
+
+    /// The block's figures, its local blocks, and the staged data read in.
+    fn staged_setup(&mut self) {
+        let (g, l, bs) = (self.sp.g, self.sp.l, self.o.block_size);
+        if self.o.dialect == Dialect::Cuda {
+            self.line(1, "extern __shared__ double op2_local_d[];");
+            self.line(1, "char *op2_local = (char *)op2_local_d;");
+        }
+        for s in [
+            "const int b = blkmap[wg + block_offset];",
+            "const int nelem = nelems[b];",
+            "const int offb = offset[b];",
+            "const int ncolor = nthrcol[b];",
+            "int op2_off = 0;",
+        ] {
+            self.line(1, s);
+        }
+        let groups = self.groups.clone();
+        let ng = groups.len();
+        for (gi, gr) in groups.iter().enumerate() {
+            let t = gr.ty.c_name();
+            let (dim, bytes) = (gr.dim, gr.ty.bytes());
+            self.line(
+                1,
+                &format!("const int size{gi} = ind_sizes[b * {ng} + {gi}];"),
+            );
+            self.line(
+                1,
+                &format!("{g}const int *imap{gi} = ind_map + ind_map{gi}_start + ind_offs[b * {ng} + {gi}];"),
+            );
+            self.line(
+                1,
+                &format!("{l}{t} *s{gi} = ({l}{t} *)(op2_local + op2_off);"),
+            );
+            self.line(
+                1,
+                &format!("op2_off += ((size{gi} * {dim} * {bytes} + 7) / 8) * 8;"),
+            );
+        }
+        for (gi, gr) in groups.iter().enumerate() {
+            let v = if gr.access == Access::Inc {
+                "0".to_string()
+            } else {
+                format!("ind_arg{gi}[{}]", group_addr(gi, gr))
+            };
+            let dim = gr.dim;
+            self.line(
+                1,
+                &format!("for (int n = tid; n < size{gi} * {dim}; n += {bs}) s{gi}[n] = {v};"),
+            );
+        }
+        self.line(1, self.sp.barrier);
+    }
+
+    /// The elements, and what they write through maps applied thread
+    /// colour by thread colour.
+    fn staged_elements(&mut self, loc_start: &[Vec<usize>]) {
+        let bs = self.o.block_size;
+        let desc = self.desc;
+        self.line(
+            1,
+            &format!("const int nelems2 = {bs} * (1 + (nelem - 1) / {bs});"),
+        );
+        self.line(1, &format!("for (int n = tid; n < nelems2; n += {bs}) {{"));
+        self.line(2, "int col2 = -1;");
+        self.private_decls(2);
+        self.line(2, "if (n < nelem) {");
+        let arg_group = self.arg_group.clone();
+        let local = |i: usize, j: usize, k: &str| -> String {
+            let gi = arg_group[i].expect("a staged argument");
+            let dim = match &desc.args[i] {
+                Arg::Indirect { dat, .. } => dat.dim,
+                _ => 1,
+            };
+            format!(
+                "s{gi}[loc_map[loc_map{}_start + offb + n] * {dim} + ({k})]",
+                loc_start[i][j]
+            )
+        };
+        self.element(3, "offb + n", &local);
+        self.line(3, "col2 = thrcol[offb + n];");
+        self.line(2, "}");
+        self.line(2, "for (int col = 0; col < ncolor; col++) {");
+        self.line(3, "if (col2 == col) {");
+        for (i, a) in desc.args.iter().enumerate() {
+            let Arg::Indirect { dat, .. } = a else {
+                continue;
+            };
+            if !dat.access.writes() {
+                continue;
+            }
+            let op = if dat.access == Access::Inc { "+=" } else { "=" };
+            let guard = if dat.optional {
+                format!("if (opt{i}) ")
+            } else {
+                String::new()
+            };
+            for j in 0..loc_start[i].len() {
+                let at = local(i, j, "k");
+                let dim = dat.dim;
+                self.line(
+                    4,
+                    &format!("{guard}for (int k = 0; k < {dim}; k++) {at} {op} a{i}_{j}[k];"),
+                );
+            }
+        }
+        self.line(3, "}");
+        self.line(3, self.sp.barrier);
+        self.line(2, "}");
+        self.line(1, "}");
+    }
+
+    /// Staged data written back: increments added, other values stored.
+    fn staged_write_back(&mut self) {
+        let bs = self.o.block_size;
+        let groups = self.groups.clone();
+        for (gi, gr) in groups.iter().enumerate() {
+            if !gr.access.writes() {
+                continue;
+            }
+            let op = if gr.access == Access::Inc { "+=" } else { "=" };
+            let (at, dim) = (group_addr(gi, gr), gr.dim);
+            self.line(
+                1,
+                &format!("for (int n = tid; n < size{gi} * {dim}; n += {bs}) ind_arg{gi}[{at}] {op} s{gi}[n];"),
+            );
+        }
+    }
+}
+
+/// Where staged entry `n` of group `gi` lives in its dat.
+fn group_addr(gi: usize, gr: &Group) -> String {
+    addr(
+        gr.dim,
+        gr.soa,
+        &format!("ind_arg{gi}_stride"),
+        &format!("imap{gi}[n / {}]", gr.dim),
+        &format!("n % {}", gr.dim),
+    )
+}
+
+fn atomic_add(d: Dialect, t: Ty, p: &str, v: &str) -> String {
+    match (d, t) {
+        (Dialect::Cuda, _) => format!("atomicAdd({p}, {v})"),
+        (Dialect::OpenCl, Ty::F64) => format!("op2_atomic_add_double({p}, {v})"),
+        (Dialect::OpenCl, Ty::F32) => format!("op2_atomic_add_float({p}, {v})"),
+        (Dialect::OpenCl, Ty::I32) => format!("atomic_add({p}, {v})"),
+    }
+}

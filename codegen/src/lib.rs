@@ -1,0 +1,26 @@
+//! Device code for OP2 parallel loops, written at run time from the
+//! kernel's C source and the loop's description (its arguments as the
+//! program declared them), in OpenCL C or CUDA C++ from one description.
+//! Pure Rust, no FFI: compiling and launching the code is the device
+//! library's business.
+//!
+//! ```text
+//! LoopDesc (args, maps, conflicts) + kernel source + constants
+//!        -> generate(.., Options { dialect, block_size })
+//!        -> Generated { text, entry, scheme, params (launch order), groups }
+//! ```
+//!
+//! See [`gen`] for the two schemes (staged with two-level colouring, flat
+//! with atomics), why the kernel gets private copies of its arguments,
+//! and how reductions stay independent of the device's scheduling.
+
+pub mod consts;
+pub mod desc;
+pub mod gen;
+pub mod samples;
+pub mod source;
+
+pub use desc::{
+    Access, Arg, Conflicts, Const, ConstValue, DatArg, Dialect, GenError, LoopDesc, MapDesc, Ty,
+};
+pub use gen::{generate, Generated, Group, LaunchParam, Options, Scheme};

@@ -1,0 +1,212 @@
+//! Loop descriptions of real programs, for tests and the compile check:
+//! the five loops of c-examples/airfoil (kernels from its headers, the
+//! constants it declares) and one synthetic loop with every other kind of
+//! argument (vector map argument, optional argument, `op_arg_idx`, SoA,
+//! float and int dats, min/max reductions).
+
+use crate::desc::{Access, Arg, Conflicts, Const, ConstValue, DatArg, LoopDesc, MapDesc, Ty};
+
+/// A loop, its kernel source and the constants it sees.
+pub struct Sample {
+    pub desc: LoopDesc,
+    pub source: String,
+    pub consts: Vec<Const>,
+}
+
+fn dat(dat: usize, dim: usize, ty: Ty, access: Access) -> DatArg {
+    DatArg {
+        dat,
+        dim,
+        ty,
+        soa: false,
+        access,
+        optional: false,
+    }
+}
+
+/// airfoil's constants (values as c-examples/airfoil sets them).
+pub fn airfoil_consts() -> Vec<Const> {
+    let gam = 1.4f64;
+    let gm1 = gam - 1.0;
+    let mach = 0.4f64;
+    let alpha = 3.0f64 * std::f64::consts::PI / 180.0;
+    let p = 1.0f64;
+    let r = 1.0f64;
+    let u = (gam * p / r).sqrt() * mach;
+    let e = p / (r * gm1) + 0.5 * u * u;
+    let c = |n: &str, v: Vec<f64>| Const {
+        name: n.into(),
+        value: ConstValue::F64(v),
+    };
+    vec![
+        c("gam", vec![gam]),
+        c("gm1", vec![gm1]),
+        c("cfl", vec![0.9]),
+        c("eps", vec![0.05]),
+        c("mach", vec![mach]),
+        c("alpha", vec![alpha]),
+        c("qinf", vec![r, r * u, 0.0, r * e]),
+    ]
+}
+
+/// airfoil's loops; `dir` is c-examples/airfoil. Dats: 0 x, 1 q, 2 qold,
+/// 3 adt, 4 res, 5 bound; maps: 0 pedge, 1 pecell, 2 pbedge, 3 pbecell,
+/// 4 pcell.
+pub fn airfoil(dir: &std::path::Path, conflicts: Conflicts) -> std::io::Result<Vec<Sample>> {
+    let maps = vec![
+        MapDesc { dim: 2 },
+        MapDesc { dim: 2 },
+        MapDesc { dim: 2 },
+        MapDesc { dim: 1 },
+        MapDesc { dim: 4 },
+    ];
+    airfoil_loops()
+        .into_iter()
+        .map(|(name, args)| {
+            Ok(Sample {
+                desc: LoopDesc {
+                    name: name.into(),
+                    kernel: name.into(),
+                    args,
+                    maps: maps.clone(),
+                    conflicts,
+                },
+                source: std::fs::read_to_string(dir.join(format!("{name}.h")))?,
+                consts: airfoil_consts(),
+            })
+        })
+        .collect()
+}
+
+/// airfoil's loops as c-examples/airfoil/airfoil_step.h declares them.
+fn airfoil_loops() -> Vec<(&'static str, Vec<Arg>)> {
+    use Access::*;
+    let f = Ty::F64;
+    let ind = |d: DatArg, map: usize, idx: i32| Arg::Indirect { dat: d, map, idx };
+    let loops: Vec<(&'static str, Vec<Arg>)> = vec![
+        (
+            "save_soln",
+            vec![
+                Arg::Direct(dat(1, 4, f, Read)),
+                Arg::Direct(dat(2, 4, f, Write)),
+            ],
+        ),
+        (
+            "adt_calc",
+            vec![
+                ind(dat(0, 2, f, Read), 4, 0),
+                ind(dat(0, 2, f, Read), 4, 1),
+                ind(dat(0, 2, f, Read), 4, 2),
+                ind(dat(0, 2, f, Read), 4, 3),
+                Arg::Direct(dat(1, 4, f, Read)),
+                Arg::Direct(dat(3, 1, f, Write)),
+            ],
+        ),
+        (
+            "res_calc",
+            vec![
+                ind(dat(0, 2, f, Read), 0, 0),
+                ind(dat(0, 2, f, Read), 0, 1),
+                ind(dat(1, 4, f, Read), 1, 0),
+                ind(dat(1, 4, f, Read), 1, 1),
+                ind(dat(3, 1, f, Read), 1, 0),
+                ind(dat(3, 1, f, Read), 1, 1),
+                ind(dat(4, 4, f, Inc), 1, 0),
+                ind(dat(4, 4, f, Inc), 1, 1),
+            ],
+        ),
+        (
+            "bres_calc",
+            vec![
+                ind(dat(0, 2, f, Read), 2, 0),
+                ind(dat(0, 2, f, Read), 2, 1),
+                ind(dat(1, 4, f, Read), 3, 0),
+                ind(dat(3, 1, f, Read), 3, 0),
+                ind(dat(4, 4, f, Inc), 3, 0),
+                Arg::Direct(dat(5, 1, Ty::I32, Read)),
+            ],
+        ),
+        (
+            "update",
+            vec![
+                Arg::Direct(dat(2, 4, f, Read)),
+                Arg::Direct(dat(1, 4, f, Write)),
+                Arg::Direct(dat(4, 4, f, Rw)),
+                Arg::Direct(dat(3, 1, f, Read)),
+                Arg::Global {
+                    dim: 1,
+                    ty: f,
+                    access: Inc,
+                },
+            ],
+        ),
+    ];
+    loops
+}
+
+/// A loop over edges with a vector map argument (both nodes' coordinates,
+/// SoA), an optional float increment, the element index, an int dat, and
+/// min/max/sum reductions (float, int, double).
+pub fn synthetic(conflicts: Conflicts) -> Sample {
+    use Access::*;
+    let source = r#"
+/* every argument kind op2-rs's generator writes */
+static inline double sq(double v) { return v * v; }
+void mixed(const double *const *x, float *w, const int *e, const int *tag,
+           float *wmin, int *tmax, double *len2) {
+  double d = sq(x[0][0] - x[1][0]) + sq(x[0][1] - x[1][1]);
+  if (w) w[0] += (float)(scale * d);
+  *wmin = MIN(*wmin, (float)d);
+  *tmax = MAX(*tmax, tag[0] + *e);
+  *len2 += d;
+}
+"#;
+    Sample {
+        desc: LoopDesc {
+            name: "mixed".into(),
+            kernel: "mixed".into(),
+            args: vec![
+                Arg::Indirect {
+                    dat: DatArg {
+                        soa: true,
+                        ..dat(0, 2, Ty::F64, Read)
+                    },
+                    map: 0,
+                    idx: -2,
+                },
+                Arg::Indirect {
+                    dat: DatArg {
+                        optional: true,
+                        ..dat(1, 1, Ty::F32, Inc)
+                    },
+                    map: 0,
+                    idx: 0,
+                },
+                Arg::Idx,
+                Arg::Direct(dat(2, 1, Ty::I32, Read)),
+                Arg::Global {
+                    dim: 1,
+                    ty: Ty::F32,
+                    access: Min,
+                },
+                Arg::Global {
+                    dim: 1,
+                    ty: Ty::I32,
+                    access: Max,
+                },
+                Arg::Global {
+                    dim: 1,
+                    ty: Ty::F64,
+                    access: Inc,
+                },
+            ],
+            maps: vec![MapDesc { dim: 2 }],
+            conflicts,
+        },
+        source: source.into(),
+        consts: vec![Const {
+            name: "scale".into(),
+            value: ConstValue::F64(vec![0.5]),
+        }],
+    }
+}

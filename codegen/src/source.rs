@@ -1,0 +1,259 @@
+//! The kernel's C source as far as the generator needs it: where the
+//! kernel function is defined and the types of its parameters (vector map
+//! arguments get an array of pointers of exactly the parameter's pointee
+//! type, whatever its spelling: `const double **`, `double const *const *`).
+
+/// A parameter: its declared type (the declaration without the name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Param {
+    pub ty: String,
+    pub name: String,
+}
+
+/// Blank out comments and string/char literals (same length, newlines
+/// kept), so that searching the text finds only code.
+pub fn code_only(src: &str) -> String {
+    let b = src.as_bytes();
+    let mut out = String::with_capacity(src.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'/' && i + 1 < b.len() && b[i + 1] == b'/' {
+            while i < b.len() && b[i] != b'\n' {
+                out.push(' ');
+                i += 1;
+            }
+        } else if b[i] == b'/' && i + 1 < b.len() && b[i + 1] == b'*' {
+            let end = src[i + 2..].find("*/").map_or(b.len(), |p| i + 2 + p + 2);
+            for c in src[i..end].chars() {
+                out.push(if c == '\n' { '\n' } else { ' ' });
+            }
+            i = end;
+        } else if b[i] == b'"' || b[i] == b'\'' {
+            let q = b[i];
+            out.push(' ');
+            i += 1;
+            while i < b.len() && b[i] != q {
+                if b[i] == b'\\' {
+                    out.push(' ');
+                    i += 1;
+                }
+                if i < b.len() {
+                    out.push(if b[i] == b'\n' { '\n' } else { ' ' });
+                    i += 1;
+                }
+            }
+            if i < b.len() {
+                out.push(' ');
+                i += 1;
+            }
+        } else {
+            // multi-byte UTF-8 only appears in comments and strings in C
+            let c = src[i..].chars().next().unwrap_or(' ');
+            out.push(if c.is_ascii() { c } else { ' ' });
+            i += c.len_utf8();
+        }
+    }
+    out
+}
+
+fn is_ident_byte(c: u8) -> bool {
+    c == b'_' || c.is_ascii_alphanumeric()
+}
+
+/// The parameters of the definition of function `name` in `src` (the
+/// first `name(...)` followed by `{`), or `None` when there is none.
+pub fn kernel_params(src: &str, name: &str) -> Option<Vec<Param>> {
+    let code = code_only(src);
+    let b = code.as_bytes();
+    let mut from = 0;
+    while let Some(p) = code[from..].find(name) {
+        let s = from + p;
+        let e = s + name.len();
+        from = e;
+        if (s > 0 && is_ident_byte(b[s - 1])) || (e < b.len() && is_ident_byte(b[e])) {
+            continue;
+        }
+        let mut i = e;
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i >= b.len() || b[i] != b'(' {
+            continue;
+        }
+        let open = i;
+        let mut depth = 0;
+        let mut close = None;
+        for (k, &c) in b.iter().enumerate().skip(open) {
+            match c {
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(k);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let close = close?;
+        let mut j = close + 1;
+        while j < b.len() && b[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        if j >= b.len() || b[j] != b'{' {
+            continue; // a declaration or a call
+        }
+        return Some(split_params(&code[open + 1..close]));
+    }
+    None
+}
+
+fn split_params(list: &str) -> Vec<Param> {
+    let list = list.trim();
+    if list.is_empty() || list == "void" {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut start = 0;
+    let b = list.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b',' if depth == 0 => {
+                out.push(one_param(&list[start..i]));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(one_param(&list[start..]));
+    out
+}
+
+fn one_param(p: &str) -> Param {
+    let p = p.split_whitespace().collect::<Vec<_>>().join(" ");
+    // `T name[N]` is a pointer parameter
+    let (p, arr) = match p.find('[') {
+        Some(k) => (p[..k].trim().to_string(), true),
+        None => (p, false),
+    };
+    let b = p.as_bytes();
+    let mut k = b.len();
+    while k > 0 && is_ident_byte(b[k - 1]) {
+        k -= 1;
+    }
+    let (mut ty, name) = (p[..k].trim().to_string(), p[k..].to_string());
+    if arr {
+        ty.push_str(" *");
+    }
+    Param { ty, name }
+}
+
+/// C standard headers whose functions the device dialects provide as
+/// built-ins (`sqrt`, `fabs`, `fmin`, ...): their `#include` lines are
+/// dropped from the kernel's source (OpenCL C has no headers; NVRTC has
+/// no system include path).
+const SYSTEM_HEADERS: [&str; 14] = [
+    "math.h",
+    "cmath",
+    "stdlib.h",
+    "cstdlib",
+    "stdio.h",
+    "cstdio",
+    "string.h",
+    "cstring",
+    "float.h",
+    "cfloat",
+    "limits.h",
+    "climits",
+    "stdbool.h",
+    "stdint.h",
+];
+
+/// The kernel's source as the device compiles it: `#include <h>` of the
+/// [`SYSTEM_HEADERS`] turned into comments (line numbers kept).
+pub fn device_source(src: &str) -> String {
+    let mut out = String::with_capacity(src.len());
+    for l in src.split_inclusive('\n') {
+        let t = l.trim_start();
+        let dropped = t
+            .strip_prefix('#')
+            .map(str::trim_start)
+            .and_then(|r| r.strip_prefix("include"))
+            .map(str::trim)
+            .and_then(|r| r.strip_prefix('<'))
+            .and_then(|r| r.split_once('>'))
+            .is_some_and(|(h, _)| SYSTEM_HEADERS.contains(&h.trim()));
+        if dropped {
+            out.push_str("// op2-rs: dropped (a device built-in): ");
+        }
+        out.push_str(l);
+    }
+    out
+}
+
+/// The type a vector argument's pointer array holds: the parameter's type
+/// with its last `*` removed (`const double **` -> `const double *`).
+pub fn pointee(ty: &str) -> Option<String> {
+    let k = ty.rfind('*')?;
+    Some(ty[..k].trim_end().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SRC: &str = r#"
+// res_calc(a, b) is mentioned in a comment
+/* and here: void res_calc(int x) { } */
+inline void helper(const double *q, double *p) { *p = q[0]; }
+void res_calc(int n);
+inline void res_calc(const double *x1, double const *const *q,
+                     double res[4], int *idx) {
+  const char *s = "res_calc(";
+  helper(x1, res);
+}
+"#;
+
+    #[test]
+    fn finds_the_definition_and_its_parameter_types() {
+        let p = kernel_params(SRC, "res_calc").expect("found");
+        let got: Vec<(&str, &str)> = p.iter().map(|p| (p.ty.as_str(), p.name.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                ("const double *", "x1"),
+                ("double const *const *", "q"),
+                ("double *", "res"),
+                ("int *", "idx")
+            ]
+        );
+        assert_eq!(pointee(&p[1].ty).as_deref(), Some("double const *const"));
+        assert_eq!(kernel_params(SRC, "helper").map(|p| p.len()), Some(2));
+        assert_eq!(kernel_params(SRC, "res_cal"), None);
+        assert_eq!(kernel_params(SRC, "absent"), None);
+    }
+
+    #[test]
+    fn system_headers_are_dropped_and_others_kept() {
+        let s =
+            "#include <math.h>\n  #  include <cmath>\n#include \"res.h\"\n#include <vector>\nx\n";
+        assert_eq!(
+            device_source(s),
+            "// op2-rs: dropped (a device built-in): #include <math.h>\n// op2-rs: dropped (a device built-in):   #  include <cmath>\n#include \"res.h\"\n#include <vector>\nx\n"
+        );
+    }
+
+    #[test]
+    fn comments_and_strings_are_blanked_in_place() {
+        let s = "a /* b\nc */ d // e\n\"f(\\\"\" g";
+        let c = code_only(s);
+        assert_eq!(c.len(), s.len());
+        assert_eq!(c.lines().count(), s.lines().count());
+        assert!(c.contains('a') && c.contains('d') && c.contains('g'));
+        assert!(!c.contains('b') && !c.contains('e') && !c.contains('f'));
+    }
+}

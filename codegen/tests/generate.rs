@@ -1,0 +1,328 @@
+//! The generator on loop descriptions alone: what each scheme asks the
+//! launch for, what the code does with each kind of argument, and the
+//! errors for descriptions it cannot serve. (The compile check of the
+//! same samples with PoCL and NVRTC: scripts/codegen_compile_check.sh.)
+
+use op2_codegen::samples;
+use op2_codegen::*;
+use std::path::Path;
+
+fn airfoil(c: Conflicts) -> Vec<samples::Sample> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../c-examples/airfoil");
+    samples::airfoil(&dir, c).expect("c-examples/airfoil headers")
+}
+
+fn gen(s: &samples::Sample, d: Dialect) -> Result<Generated, GenError> {
+    generate(
+        &s.desc,
+        &s.source,
+        &s.consts,
+        Options {
+            dialect: d,
+            block_size: 128,
+        },
+    )
+}
+
+fn find<'a>(v: &'a [samples::Sample], name: &str) -> &'a samples::Sample {
+    v.iter().find(|s| s.desc.name == name).unwrap()
+}
+
+#[test]
+fn res_calc_staged_groups_and_launch_order() {
+    let loops = airfoil(Conflicts::Colour2);
+    let g = gen(find(&loops, "res_calc"), Dialect::OpenCl).unwrap();
+    assert_eq!(g.scheme, Scheme::Staged);
+    assert_eq!(g.entry, "op2_k_res_calc");
+    // one group per (dat, map): x via pedge, q, adt, res via pecell
+    let groups: Vec<(usize, usize, usize, Access)> = g
+        .groups
+        .iter()
+        .map(|x| (x.dat, x.map, x.dim, x.access))
+        .collect();
+    assert_eq!(
+        groups,
+        [
+            (0, 0, 2, Access::Read),
+            (1, 1, 4, Access::Read),
+            (3, 1, 1, Access::Read),
+            (4, 1, 4, Access::Inc)
+        ]
+    );
+    use LaunchParam::*;
+    let mut want = vec![GroupDat(0), GroupDat(1), GroupDat(2), GroupDat(3), IndMap];
+    want.extend((0..4).map(IndMapStart));
+    want.push(LocMap);
+    want.extend((0..8).map(LocMapStart));
+    want.extend([
+        IndSizes,
+        IndOffs,
+        SetSize,
+        Blkmap,
+        Offset,
+        Nelems,
+        Nthrcol,
+        Thrcol,
+        BlockOffset,
+        Local,
+    ]);
+    assert_eq!(g.params, want);
+    // staged: increments zeroed in local memory, added back through the map
+    assert!(g.text.contains("s3[n] = 0;"), "{}", g.text);
+    assert!(g
+        .text
+        .contains("ind_arg3[(imap3[n / 4]) * 4 + (n % 4)] += s3[n];"));
+    // applied thread colour by thread colour, with a barrier per colour
+    assert!(g.text.contains("if (col2 == col) {"));
+    assert!(g
+        .text
+        .contains("s3[loc_map[loc_map6_start + offb + n] * 4 + (k)] += a6_0[k];"));
+    // read-only groups are not written back
+    assert!(!g.text.contains("ind_arg0[(imap0[n / 2]) * 2 + (n % 2)] ="));
+    // 8-byte aligned local blocks: 10 x's, 7 q's, 7 adt's, 7 res's
+    assert_eq!(g.local_bytes(&[10, 7, 7, 7]), 160 + 224 + 56 + 224);
+    // the constants the kernel uses are in the code with their exact values
+    assert!(g
+        .text
+        .contains("__constant double eps = 0x1.999999999999ap-5;"));
+    // CUDA: same launch order, shared memory from the dynamic block
+    let c = gen(find(&loops, "res_calc"), Dialect::Cuda).unwrap();
+    assert_eq!(c.params[..], g.params[..g.params.len() - 1]);
+    assert!(c
+        .text
+        .contains("extern \"C\" __global__ void op2_k_res_calc("));
+    assert!(c.text.contains("extern __shared__ double op2_local_d[];"));
+    assert!(c
+        .text
+        .contains("__constant__ double gm1 = 0x1.9999999999998p-2;"));
+}
+
+#[test]
+fn direct_loops_are_flat_and_reductions_fixed_order() {
+    for c in [Conflicts::Colour2, Conflicts::Atomics] {
+        let loops = airfoil(c);
+        let g = gen(find(&loops, "update"), Dialect::OpenCl).unwrap();
+        assert_eq!(g.scheme, Scheme::Flat, "a direct loop needs no plan");
+        use LaunchParam::*;
+        assert_eq!(
+            g.params,
+            [Dat(0), Dat(1), Dat(2), Dat(3), GblIn(4), RedOut(4), SetSize]
+        );
+        // q written back (WRITE), res read and written back (RW), qold read only
+        assert!(g
+            .text
+            .contains("for (int k = 0; k < 4; k++) arg1[(e) * 4 + (k)] = a1[k];"));
+        assert!(g
+            .text
+            .contains("for (int k = 0; k < 4; k++) a2[k] = arg2[(e) * 4 + (k)];"));
+        assert!(!g.text.contains("arg0[(e) * 4 + (k)] = a0[k]"));
+        // the sum: a private accumulator from 0, a fixed tree, one slot per work-group
+        assert!(g.text.contains("for (int k = 0; k < 1; k++) r4[k] = 0;"));
+        assert!(g.text.contains("for (int s = 64; s > 0; s >>= 1) {"));
+        assert!(g.text.contains("red4[(wg) * 1 + k] = red4_s[k * 128];"));
+        assert!(g.text.contains("update(a0, a1, a2, a3, r4);"));
+    }
+}
+
+#[test]
+fn atomics_add_increments_through_the_maps() {
+    let loops = airfoil(Conflicts::Atomics);
+    let g = gen(find(&loops, "res_calc"), Dialect::OpenCl).unwrap();
+    assert_eq!(g.scheme, Scheme::Flat);
+    use LaunchParam::*;
+    assert_eq!(
+        g.params,
+        [
+            IndDat(0),
+            IndDat(2),
+            IndDat(4),
+            IndDat(6),
+            Map(0),
+            Map(1),
+            MapStride,
+            SetSize
+        ]
+    );
+    assert!(g
+        .text
+        .contains("a2_0[k] = ind2[(map1[0 * map_stride + e]) * 4 + (k)];"));
+    assert!(g
+        .text
+        .contains("op2_atomic_add_double(&ind6[(map1[1 * map_stride + e]) * 4 + (k)], a7_0[k]);"));
+    assert!(g.text.contains("cl_khr_int64_base_atomics"));
+    let c = gen(find(&loops, "res_calc"), Dialect::Cuda).unwrap();
+    assert!(c
+        .text
+        .contains("atomicAdd(&ind6[(map1[0 * map_stride + e]) * 4 + (k)], a6_0[k]);"));
+}
+
+#[test]
+fn vector_optional_idx_soa_and_min_max() {
+    for c in [Conflicts::Colour2, Conflicts::Atomics] {
+        let s = samples::synthetic(c);
+        let g = gen(&s, Dialect::OpenCl).unwrap();
+        // the vector argument: private copies behind an array typed as the parameter
+        assert!(
+            g.text.contains("const double *const a0[2] = {a0_0, a0_1};"),
+            "{}",
+            g.text
+        );
+        // optional: the flag guards the copies and a null pointer goes in when absent
+        assert!(g.text.contains("(opt1 ? a1_0 : 0)"));
+        assert!(g.params.contains(&LaunchParam::Opt(1)));
+        // idx: the element index
+        assert!(g.text.contains("&x2"));
+        // min/max start from the global's value
+        assert!(g.text.contains("r4[k] = gbl4[k];") && g.text.contains("r5[k] = gbl5[k];"));
+        assert!(g
+            .text
+            .contains("MIN(red4_s[k * 128 + tid], red4_s[k * 128 + tid + s])"));
+        assert!(g
+            .text
+            .contains("MAX(red5_s[k * 128 + tid], red5_s[k * 128 + tid + s])"));
+        assert!(g
+            .text
+            .contains("__constant double scale = 0x1.0000000000000p-1;"));
+        match c {
+            // SoA x: strided reads from the group's dat
+            Conflicts::Colour2 => {
+                assert!(g
+                    .text
+                    .contains("ind_arg0[(n % 2) * ind_arg0_stride + (imap0[n / 2])]"));
+                assert!(g.params.contains(&LaunchParam::GroupStride(0)));
+            }
+            Conflicts::Atomics => {
+                assert!(g
+                    .text
+                    .contains("ind0[(k) * ind0_stride + (map0[1 * map_stride + e])]"));
+                assert!(g.text.contains("op2_atomic_add_float("));
+            }
+        }
+    }
+}
+
+#[test]
+fn descriptions_it_cannot_serve_are_named_errors() {
+    let loops = airfoil(Conflicts::Atomics);
+    let s = find(&loops, "res_calc");
+    let o = Options {
+        dialect: Dialect::Cuda,
+        block_size: 128,
+    };
+    let with = |f: &dyn Fn(&mut LoopDesc)| {
+        let mut d = s.desc.clone();
+        f(&mut d);
+        generate(&d, &s.source, &s.consts, o)
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        with(&|d| d.args[0] = Arg::Indirect {
+            dat: DatArg {
+                dat: 0,
+                dim: 2,
+                ty: Ty::F64,
+                soa: false,
+                access: Access::Read,
+                optional: false
+            },
+            map: 0,
+            idx: 2
+        }),
+        "loop res_calc: argument 0: idx 2 with a map of dim 2"
+    );
+    assert_eq!(
+        with(&|d| if let Arg::Indirect { dat, .. } = &mut d.args[6] {
+            dat.access = Access::Rw
+        }),
+        "loop res_calc: argument 7: dat 4 reached through maps with OP_RW and OP_INC"
+    );
+    assert_eq!(
+        with(&|d| {
+            for a in d.args.iter_mut().skip(6) {
+                if let Arg::Indirect { dat, .. } = a {
+                    dat.access = Access::Rw;
+                }
+            }
+        }),
+        "loop res_calc: argument 6: OP_RW through a map needs colouring, not atomics"
+    );
+    assert_eq!(
+        with(&|d| d.kernel = "no_such".into()),
+        "loop res_calc: no definition of kernel no_such in its source"
+    );
+    assert_eq!(
+        with(&|d| {
+            d.args.pop();
+        }),
+        "loop res_calc: kernel res_calc takes 8 parameters, the loop passes 7 arguments"
+    );
+    assert_eq!(
+        with(&|d| d.args[0] = Arg::Global {
+            dim: 1,
+            ty: Ty::F64,
+            access: Access::Rw
+        }),
+        "loop res_calc: argument 0: a global is read or reduced (OP_READ, OP_INC, OP_MIN, OP_MAX)"
+    );
+    assert_eq!(
+        with(&|d| d.args[0] = Arg::Indirect {
+            dat: DatArg {
+                dat: 0,
+                dim: 2,
+                ty: Ty::F64,
+                soa: false,
+                access: Access::Read,
+                optional: false
+            },
+            map: 9,
+            idx: 0
+        }),
+        "loop res_calc: argument 0: map 9 is not among the loop's 5 maps"
+    );
+}
+
+#[test]
+fn colouring_serves_what_atomics_cannot_and_block_sizes_are_checked() {
+    let loops = airfoil(Conflicts::Atomics);
+    let s = find(&loops, "res_calc");
+    let o = Options {
+        dialect: Dialect::Cuda,
+        block_size: 128,
+    };
+    assert_eq!(
+        generate(
+            &s.desc,
+            &s.source,
+            &s.consts,
+            Options {
+                dialect: Dialect::Cuda,
+                block_size: 96
+            }
+        )
+        .unwrap_err()
+        .to_string(),
+        "loop res_calc: block size 96 is not a power of two up to 1024"
+    );
+    // the same loop with colouring serves RW through a map
+    let mut d = s.desc.clone();
+    d.conflicts = Conflicts::Colour2;
+    for a in d.args.iter_mut().skip(6) {
+        if let Arg::Indirect { dat, .. } = a {
+            dat.access = Access::Rw;
+        }
+    }
+    let g = generate(&d, &s.source, &s.consts, o).unwrap();
+    assert!(g
+        .text
+        .contains("ind_arg3[(imap3[n / 4]) * 4 + (n % 4)] = s3[n];"));
+}
+
+#[test]
+fn types_parse_as_op2_writes_them() {
+    assert_eq!(Ty::parse("double"), Some((Ty::F64, false)));
+    assert_eq!(Ty::parse("double:soa"), Some((Ty::F64, true)));
+    assert_eq!(Ty::parse("r4"), Some((Ty::F32, false)));
+    assert_eq!(Ty::parse("int"), Some((Ty::I32, false)));
+    assert_eq!(Ty::parse("long"), None);
+}
