@@ -1,12 +1,14 @@
 //! Write the generated code of the sample loops (c-examples/airfoil's five
 //! loops and a synthetic one), both dialects and both conflict schemes,
 //! into a folder, one file per loop, for the compile check
-//! (scripts/codegen_compile_check.sh):
+//! (scripts/codegen_check.sh):
 //!
 //!   cargo run -p op2-codegen --example dump -- OUT_DIR [C_EXAMPLES_AIRFOIL_DIR]
 //!
-//! Each file is `<loop>-<colour2|atomics>.<cl|cu>`; `entries.txt` lists
-//! `file entry` per line.
+//! Each file is `<loop>-<colour2|atomics>.<cl|cu>`; `entries.txt` lists,
+//! per line, `file entry scheme groups params...`: scheme `staged` or
+//! `flat`, groups `dat:map,...` (or `-`), then the launch parameters in
+//! order as [`op2_codegen::LaunchParam::token`] writes them.
 
 use op2_codegen::{generate, samples, Conflicts, Dialect, Options};
 use std::io::Write;
@@ -37,7 +39,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 };
                 let file = format!("{}-{tag}.{ext}", s.desc.name);
                 std::fs::write(out.join(&file), &g.text)?;
-                writeln!(entries, "{file} {}", g.entry)?;
+                let groups: Vec<String> = g
+                    .groups
+                    .iter()
+                    .map(|x| format!("{}:{}", x.dat, x.map))
+                    .collect();
+                let params: Vec<String> = g.params.iter().map(|p| p.token()).collect();
+                writeln!(
+                    entries,
+                    "{file} {} {} {} {}",
+                    g.entry,
+                    match g.scheme {
+                        op2_codegen::Scheme::Staged => "staged",
+                        op2_codegen::Scheme::Flat => "flat",
+                    },
+                    if groups.is_empty() {
+                        "-".to_string()
+                    } else {
+                        groups.join(",")
+                    },
+                    params.join(" ")
+                )?;
             }
         }
     }

@@ -88,6 +88,18 @@ pub enum LaunchParam {
     Local,
 }
 
+impl LaunchParam {
+    /// `Name` or `Name:index` (e.g. `GroupDat:0`, `SetSize`): the form
+    /// launchers outside Rust read (the compile check's C launcher).
+    pub fn token(&self) -> String {
+        let d = format!("{self:?}");
+        match d.split_once('(') {
+            Some((n, rest)) => format!("{n}:{}", rest.trim_end_matches(')')),
+            None => d,
+        }
+    }
+}
+
 /// A staged group: a dat reached through one map.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Group {

@@ -24,14 +24,14 @@ fn dat(dat: usize, dim: usize, ty: Ty, access: Access) -> DatArg {
     }
 }
 
-/// airfoil's constants (values as c-examples/airfoil sets them).
+/// airfoil's constants, as c-examples/airfoil/airfoil_setup.h sets them
+/// (from float literals, as OP2's airfoil does).
 pub fn airfoil_consts() -> Vec<Const> {
-    let gam = 1.4f64;
+    let gam = f64::from(1.4f32);
     let gm1 = gam - 1.0;
-    let mach = 0.4f64;
-    let alpha = 3.0f64 * std::f64::consts::PI / 180.0;
-    let p = 1.0f64;
-    let r = 1.0f64;
+    let mach = f64::from(0.4f32);
+    let alpha = 3.0 * 1f64.atan() / 45.0;
+    let (p, r) = (1.0f64, 1.0f64);
     let u = (gam * p / r).sqrt() * mach;
     let e = p / (r * gm1) + 0.5 * u * u;
     let c = |n: &str, v: Vec<f64>| Const {
@@ -41,8 +41,8 @@ pub fn airfoil_consts() -> Vec<Const> {
     vec![
         c("gam", vec![gam]),
         c("gm1", vec![gm1]),
-        c("cfl", vec![0.9]),
-        c("eps", vec![0.05]),
+        c("cfl", vec![f64::from(0.9f32)]),
+        c("eps", vec![f64::from(0.05f32)]),
         c("mach", vec![mach]),
         c("alpha", vec![alpha]),
         c("qinf", vec![r, r * u, 0.0, r * e]),
