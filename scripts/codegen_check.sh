@@ -13,7 +13,10 @@
 # them, plans from op_plan_get_stage of libop2_seq.a), every loop's dats
 # compared with the same kernels in plain C++ loops (differences allowed:
 # 1e-11 of the dat's largest magnitude, sums 1e-11 relative; the order of
-# additions differs). Needs target/release/libop2_seq.a (cargo build --release).
+# additions differs); and the synthetic loop (vector map argument on an SoA
+# dat, optional float increment present and absent, op_arg_idx, int dat,
+# min/max/sum reductions) on 3,000 random edges (tests/codegen/opencl_mixed.cpp).
+# Needs target/release/libop2_seq.a (cargo build --release).
 # Output and logs in target/codegen-check/. Exit status 0 when all compile
 # and both runs agree.
 set -euo pipefail
@@ -53,10 +56,16 @@ gcc -std=c99 -O2 -Wall -Wextra -Werror -c -I c-examples/common c-examples/common
 g++ -std=c++17 -O2 -Wall -Wextra -Werror -I include -I c-examples/airfoil -I c-examples/common \
   tests/codegen/opencl_airfoil.cpp "$OUT/naca_mesh.o" "$OP2_LIBDIR/libop2_seq.a" -lOpenCL -lpthread -ldl -lm \
   -o "$OUT/opencl_airfoil"
+g++ -std=c++17 -O2 -Wall -Wextra -Werror -I include -I "$OUT/src" tests/codegen/opencl_mixed.cpp \
+  "$OP2_LIBDIR/libop2_seq.a" -lOpenCL -lpthread -ldl -lm -o "$OUT/opencl_mixed"
 for tag in colour2 atomics; do
   if ! "$OUT/opencl_airfoil" "$OUT/src" "$tag" 200 100 10 > "$OUT/run-$tag.log" 2>&1; then
     fails=$((fails + 1))
   fi
   tail -n 1 "$OUT/run-$tag.log"
+  if ! "$OUT/opencl_mixed" "$OUT/src" "$tag" > "$OUT/mixed-$tag.log" 2>&1; then
+    fails=$((fails + 1))
+  fi
+  grep -E '^(ok|FAIL)' "$OUT/mixed-$tag.log"
 done
 [ $fails = 0 ]

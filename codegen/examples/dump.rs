@@ -23,6 +23,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut loops = samples::airfoil(&dir, conflicts)?;
         loops.push(samples::synthetic(conflicts));
         for s in loops {
+            // the kernel's source, for launchers that compute a reference
+            std::fs::write(out.join(format!("{}.kernel.h", s.desc.name)), &s.source)?;
             for (dialect, ext) in [(Dialect::OpenCl, "cl"), (Dialect::Cuda, "cu")] {
                 let g = generate(
                     &s.desc,
