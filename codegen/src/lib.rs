@@ -16,6 +16,7 @@
 
 pub mod consts;
 pub mod desc;
+pub mod find;
 pub mod gen;
 pub mod samples;
 pub mod source;
@@ -23,4 +24,5 @@ pub mod source;
 pub use desc::{
     Access, Arg, Conflicts, Const, ConstValue, DatArg, Dialect, GenError, LoopDesc, MapDesc, Ty,
 };
+pub use find::{find_kernel, FindError, KernelSource};
 pub use gen::{generate, Generated, Group, LaunchParam, Options, Scheme};

@@ -49,7 +49,8 @@ pub fn airfoil_consts() -> Vec<Const> {
     ]
 }
 
-/// airfoil's loops; `dir` is c-examples/airfoil. Dats: 0 x, 1 q, 2 qold,
+/// airfoil's loops, their kernels found in `dir` (c-examples/airfoil) by
+/// [`crate::find::find_kernel`]. Dats: 0 x, 1 q, 2 qold,
 /// 3 adt, 4 res, 5 bound; maps: 0 pedge, 1 pecell, 2 pbedge, 3 pbecell,
 /// 4 pcell.
 pub fn airfoil(dir: &std::path::Path, conflicts: Conflicts) -> std::io::Result<Vec<Sample>> {
@@ -71,7 +72,9 @@ pub fn airfoil(dir: &std::path::Path, conflicts: Conflicts) -> std::io::Result<V
                     maps: maps.clone(),
                     conflicts,
                 },
-                source: std::fs::read_to_string(dir.join(format!("{name}.h")))?,
+                source: crate::find::find_kernel(name, &[dir.to_path_buf()])
+                    .map_err(|e| std::io::Error::new(std::io::ErrorKind::NotFound, e.to_string()))?
+                    .text,
                 consts: airfoil_consts(),
             })
         })

@@ -326,3 +326,22 @@ fn types_parse_as_op2_writes_them() {
     assert_eq!(Ty::parse("int"), Some((Ty::I32, false)));
     assert_eq!(Ty::parse("long"), None);
 }
+
+#[test]
+fn kernels_are_found_in_the_examples_with_their_helpers() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let dirs = [root.join("c-examples/jac"), root.join("c-examples/airfoil")];
+    let k = find_kernel("res_calc", &dirs).unwrap();
+    assert_eq!(k.file, root.join("c-examples/airfoil/res_calc.h"));
+    assert!(
+        k.text.contains("inline void res_calc_state("),
+        "the helper comes along"
+    );
+    // jac's kernels come first from its own directory
+    assert_eq!(
+        find_kernel("res", &dirs).unwrap().file,
+        root.join("c-examples/jac/res.h")
+    );
+    let e = find_kernel("no_such_kernel", &dirs).unwrap_err();
+    assert_eq!(e.kernel, "no_such_kernel");
+}
