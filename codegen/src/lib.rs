@@ -10,10 +10,15 @@
 //!        -> Generated { text, entry, scheme, params (launch order), groups }
 //! ```
 //!
+//! [`find`] finds a kernel's source on the search path (with the local
+//! headers it includes); [`cache`] keeps compiled programs on disk, keyed
+//! by text, device, driver and options, and never trusts a damaged entry.
+//!
 //! See [`gen`] for the two schemes (staged with two-level colouring, flat
 //! with atomics), why the kernel gets private copies of its arguments,
 //! and how reductions stay independent of the device's scheduling.
 
+pub mod cache;
 pub mod consts;
 pub mod desc;
 pub mod find;
