@@ -6,6 +6,8 @@
 #   OpenMPI HDF5                OP2's HDF5 API inside libop2_mpi
 #   hdf5-tools, gfortran, cmake, pkg-config   tests, Fortran modules, the CMake package
 #   g++                         the C++ examples (Debian's gcc package has no C++ compiler)
+#   PoCL (OpenCL on the CPU), the ICD loader and OpenCL headers
+#                               op2-backend-opencl's tests, scripts/codegen_check.sh
 # With package names as arguments it installs just those (c-examples/Makefile
 # asks for g++ this way). Prints what it installs; does nothing when
 # everything is there.
@@ -23,6 +25,9 @@ ls /usr/lib/*/hdf5/openmpi/libhdf5.so >/dev/null 2>&1 || missing="$missing libhd
 # PT-Scotch, loaded at run time by libop2_mpi for OP2's k-way names (the
 # -dev package gives the unversioned libptscotch.so it looks for)
 ls /usr/lib/*/libptscotch.so >/dev/null 2>&1 || missing="$missing libptscotch-dev"
+ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 || missing="$missing pocl-opencl-icd"
+ls /usr/lib/*/libOpenCL.so >/dev/null 2>&1 || missing="$missing ocl-icd-opencl-dev"
+[ -e /usr/include/CL/cl.h ] || missing="$missing opencl-headers"
 fi
 if [ -z "$missing" ]; then
     echo "install_prereqs: everything is installed"

@@ -492,7 +492,7 @@ fn every_unsafe_fn_says_when_it_is_safe_to_call() {
 
 #[test]
 fn backends_do_not_depend_on_the_c_abi() {
-    for b in ["seq", "threads", "mpi"] {
+    for b in ["seq", "threads", "mpi", "cuda", "opencl"] {
         let toml =
             std::fs::read_to_string(root().join(format!("backends/{b}/Cargo.toml"))).unwrap();
         for lib in ["libop2-seq", "libop2-openmp", "libop2-mpi", "capi"] {
