@@ -15,6 +15,7 @@
 //! **Pinned memory** is ordinary 64-byte-aligned host memory (OpenCL has
 //! no portable page-locked allocation; transfers are blocking).
 
+pub mod describe;
 mod ffi;
 
 use ffi::*;

@@ -1,0 +1,242 @@
+//! A loop as the generator needs it ([`op2_codegen::LoopDesc`]), from core's
+//! checked arguments: maps numbered in order of first use, each dat's
+//! layout on the device (SoA or not) as the caller's copies have it, an
+//! optional argument switched off by its call as an optional argument
+//! (the launch then passes flag 0). What the generator does not write yet
+//! is refused with the argument's number and why, so the loop can run on
+//! the host instead.
+
+use op2_codegen as cg;
+use op2_core::arg::{Access, ArgKind, ArgSpec};
+use op2_core::domain::{DatId, Domain, MapId};
+
+fn access(a: Access) -> Option<cg::Access> {
+    Some(match a {
+        Access::Read => cg::Access::Read,
+        Access::Write => cg::Access::Write,
+        Access::Rw => cg::Access::Rw,
+        Access::Inc => cg::Access::Inc,
+        Access::Min => cg::Access::Min,
+        Access::Max => cg::Access::Max,
+        Access::Work => return None,
+    })
+}
+
+/// The description of loop `name` (kernel `kernel`) with arguments `args`
+/// on `dom`; `soa(dat)` says whether the dat's device copy is SoA.
+pub fn describe(
+    name: &str,
+    kernel: &str,
+    args: &[ArgSpec],
+    dom: &Domain,
+    soa: &dyn Fn(DatId) -> bool,
+    conflicts: cg::Conflicts,
+) -> Result<cg::LoopDesc, String> {
+    let mut maps: Vec<MapId> = Vec::new();
+    let mut map_index = |m: MapId| {
+        maps.iter().position(|&x| x == m).unwrap_or_else(|| {
+            maps.push(m);
+            maps.len() - 1
+        })
+    };
+    let mut out = Vec::new();
+    for (i, a) in args.iter().enumerate() {
+        let no = |w: &str| format!("argument {i}: {w}");
+        let acc = access(a.access).ok_or_else(|| no("OP_WORK is not generated for devices yet"))?;
+        let dim = usize::try_from(a.dim)
+            .ok()
+            .filter(|&d| d > 0)
+            .ok_or_else(|| no("dim must be positive"))?;
+        let (ty, soa_type) = cg::Ty::parse(&a.type_name).ok_or_else(|| {
+            no(&format!(
+                "type '{}' has no device form (double, float, int)",
+                a.type_name
+            ))
+        })?;
+        out.push(match a.kind {
+            ArgKind::Dat { dat, map, idx } => {
+                let d = cg::DatArg {
+                    dat: dat.0,
+                    dim,
+                    ty,
+                    soa: soa_type || soa(dat),
+                    access: acc,
+                    optional: !a.opt,
+                };
+                match map {
+                    None => cg::Arg::Direct(d),
+                    Some(m) => cg::Arg::Indirect {
+                        dat: d,
+                        map: map_index(m),
+                        idx,
+                    },
+                }
+            }
+            ArgKind::Gbl => cg::Arg::Global {
+                dim,
+                ty,
+                access: acc,
+            },
+            ArgKind::Idx { map: None, .. } => cg::Arg::Idx,
+            ArgKind::Idx { map: Some(_), .. } => {
+                return Err(no(
+                    "op_arg_idx through a map is not generated for devices yet",
+                ))
+            }
+            ArgKind::Info { .. } => return Err(no("op_arg_info is not generated for devices yet")),
+        });
+    }
+    Ok(cg::LoopDesc {
+        name: name.to_string(),
+        kernel: kernel.to_string(),
+        args: out,
+        maps: maps
+            .iter()
+            .map(|&m| cg::MapDesc {
+                dim: dom.map(m).dim,
+            })
+            .collect(),
+        conflicts,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use op2_core::domain::MapCheck;
+
+    fn spec(kind: ArgKind, dim: i32, ty: &str, access: Access) -> ArgSpec {
+        ArgSpec {
+            kind,
+            dim,
+            type_name: ty.into(),
+            access,
+            opt: true,
+        }
+    }
+
+    #[test]
+    fn core_arguments_become_the_generators() {
+        let mut dom = Domain::new();
+        let nodes = dom.decl_set(4, "nodes").unwrap();
+        let edges = dom.decl_set(3, "edges").unwrap();
+        let cells = dom.decl_set(1, "cells").unwrap();
+        let e2n = dom
+            .decl_map(
+                edges,
+                nodes,
+                2,
+                &[0, 1, 1, 2, 2, 3],
+                0,
+                "e2n",
+                MapCheck::Local,
+            )
+            .unwrap();
+        let c2n = dom
+            .decl_map(cells, nodes, 4, &[0, 1, 2, 3], 0, "c2n", MapCheck::Local)
+            .unwrap();
+        let x = dom
+            .decl_dat("op_decl_dat", nodes, 2, "double", 8, None, "x", false)
+            .unwrap();
+        let w = dom
+            .decl_dat("op_decl_dat", edges, 1, "float", 4, None, "w", false)
+            .unwrap();
+        let y = dom
+            .decl_dat("op_decl_dat", nodes, 2, "double", 8, None, "y", false)
+            .unwrap();
+        let dat = |d, m, idx| ArgKind::Dat {
+            dat: d,
+            map: m,
+            idx,
+        };
+        let mut args = vec![
+            spec(dat(x, Some(c2n), -4), 2, "double", Access::Read),
+            spec(dat(y, Some(e2n), 1), 2, "double", Access::Inc),
+            spec(dat(w, None, -1), 1, "float:soa", Access::Rw),
+            spec(ArgKind::Gbl, 1, "double", Access::Max),
+            spec(ArgKind::Idx { map: None, idx: -1 }, 1, "int", Access::Read),
+        ];
+        args[1].opt = false;
+        let d = describe("l", "k", &args, &dom, &|id| id == x, cg::Conflicts::Atomics).unwrap();
+        assert_eq!(
+            d.maps,
+            [cg::MapDesc { dim: 4 }, cg::MapDesc { dim: 2 }],
+            "maps in order of first use"
+        );
+        match &d.args[0] {
+            cg::Arg::Indirect {
+                dat,
+                map: 0,
+                idx: -4,
+            } => assert!(dat.soa && dat.dim == 2),
+            other => panic!("{other:?}"),
+        }
+        match &d.args[1] {
+            cg::Arg::Indirect {
+                dat,
+                map: 1,
+                idx: 1,
+            } => assert!(dat.optional && dat.access == cg::Access::Inc),
+            other => panic!("{other:?}"),
+        }
+        match &d.args[2] {
+            cg::Arg::Direct(dat) => assert!(dat.soa && dat.ty == cg::Ty::F32, "':soa' in the type"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            d.args[3],
+            cg::Arg::Global {
+                dim: 1,
+                ty: cg::Ty::F64,
+                access: cg::Access::Max
+            }
+        );
+        assert_eq!(d.args[4], cg::Arg::Idx);
+        d.validate().unwrap();
+    }
+
+    #[test]
+    fn what_is_not_generated_yet_is_refused_by_argument() {
+        let mut dom = Domain::new();
+        let nodes = dom.decl_set(4, "nodes").unwrap();
+        let edges = dom.decl_set(3, "edges").unwrap();
+        let e2n = dom
+            .decl_map(
+                edges,
+                nodes,
+                2,
+                &[0, 1, 1, 2, 2, 3],
+                0,
+                "e2n",
+                MapCheck::Local,
+            )
+            .unwrap();
+        let x = dom
+            .decl_dat("op_decl_dat", nodes, 2, "double", 8, None, "x", false)
+            .unwrap();
+        let dat = |d, m, idx| ArgKind::Dat {
+            dat: d,
+            map: m,
+            idx,
+        };
+        let bad = [spec(
+            ArgKind::Idx {
+                map: Some(e2n),
+                idx: 0,
+            },
+            1,
+            "int",
+            Access::Read,
+        )];
+        assert_eq!(
+            describe("l", "k", &bad, &dom, &|_| false, cg::Conflicts::Colour2).unwrap_err(),
+            "argument 0: op_arg_idx through a map is not generated for devices yet"
+        );
+        let bad = [spec(dat(x, None, -1), 2, "long double", Access::Read)];
+        assert!(
+            describe("l", "k", &bad, &dom, &|_| false, cg::Conflicts::Colour2)
+                .unwrap_err()
+                .contains("has no device form")
+        );
+    }
+}
