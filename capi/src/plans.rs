@@ -133,18 +133,7 @@ unsafe fn plan_core(st: &mut State, pc: &PlanCall<'_>) -> Result<usize> {
 fn upload(st: &mut State, call: &str, i: usize) -> Result<()> {
     let cp = &mut st.c.plans.plans[i];
     let p = &cp.plan;
-    let host = PlanHostArrays {
-        ind_map: &p.ind_map,
-        loc_map: &p.loc_map,
-        ind_sizes: &p.ind_sizes,
-        ind_offs: &p.ind_offs,
-        nthrcol: &p.nthrcol,
-        thrcol: &p.thrcol,
-        col_reord: &p.col_reord,
-        offset: &p.offset,
-        nelems: &p.nelems,
-        blkmap: &p.blkmap,
-    };
+    let host = PlanHostArrays::of(p);
     let Some((d, true)) = st.rt.device_plan(call, &cp.key.name, i, &host)? else {
         return Ok(());
     };

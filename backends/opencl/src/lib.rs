@@ -17,6 +17,7 @@
 
 pub mod describe;
 mod ffi;
+pub mod launch;
 
 use ffi::*;
 use op2_codegen::cache::{Cache, Key};

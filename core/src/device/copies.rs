@@ -87,6 +87,11 @@ impl DeviceCopies {
         v
     }
 
+    /// The transposed device copy of a map, if it has one.
+    pub fn map(&self, id: MapId) -> Option<DevPtr> {
+        self.maps.get(id.0).copied().flatten()
+    }
+
     /// The device copy of a dat, if it has one.
     pub fn dat(&self, id: DatId) -> Option<DevDat> {
         self.dats.get(id.0).copied().flatten()

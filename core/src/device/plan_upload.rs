@@ -65,6 +65,24 @@ fn i16_bytes(v: &[i16]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_ne_bytes()).collect()
 }
 
+impl<'a> PlanHostArrays<'a> {
+    /// The arrays of `plan` that move.
+    pub fn of(plan: &'a crate::plan::Plan) -> PlanHostArrays<'a> {
+        PlanHostArrays {
+            ind_map: &plan.ind_map,
+            loc_map: &plan.loc_map,
+            ind_sizes: &plan.ind_sizes,
+            ind_offs: &plan.ind_offs,
+            nthrcol: &plan.nthrcol,
+            thrcol: &plan.thrcol,
+            col_reord: &plan.col_reord,
+            offset: &plan.offset,
+            nelems: &plan.nelems,
+            blkmap: &plan.blkmap,
+        }
+    }
+}
+
 impl PlanHostArrays<'_> {
     /// Bytes of all the arrays that move.
     pub fn byte_len(&self) -> usize {

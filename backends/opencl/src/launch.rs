@@ -1,0 +1,344 @@
+//! Launching a generated loop: every parameter of [`Generated::params`]
+//! bound from the runtime's device copies (dats, transposed maps), the
+//! plan (staged scheme: core's `Plan`, built with the generator's groups,
+//! its arrays uploaded once by `DeviceCopies::plan`) and the loop's
+//! globals; the kernel launched (staged: colour by colour of the blocks);
+//! the reductions' slots read back and combined in slot order, so the
+//! result never depends on the device's scheduling.
+
+use crate::{Kernel, OpenCl};
+use op2_codegen::{Generated, LaunchParam, Scheme};
+use op2_core::arg::{Access, ArgKind, ArgSpec};
+use op2_core::device::layout;
+use op2_core::device::memory::{DevPtr, DeviceError, DeviceMemory};
+use op2_core::device::plan_upload::PlanDeviceArrays;
+use op2_core::device::DeviceCopies;
+use op2_core::domain::{DatId, Domain, MapId, SetId};
+use op2_core::plan::Plan;
+use std::sync::Arc;
+
+/// What a launch binds.
+pub struct Bindings<'a> {
+    pub dom: &'a Domain,
+    pub copies: &'a DeviceCopies,
+    /// The loop's set and its checked arguments (the order the generator
+    /// was given).
+    pub set: SetId,
+    pub args: &'a [ArgSpec],
+    /// Elements to run.
+    pub set_size: usize,
+    /// Staged scheme: the plan and its device arrays.
+    pub plan: Option<(&'a Plan, PlanDeviceArrays)>,
+    /// Per argument, a global's current bytes (read values; the start of
+    /// a min/max); empty for the others.
+    pub globals: &'a [Vec<u8>],
+}
+
+fn err(w: String) -> DeviceError {
+    DeviceError(w)
+}
+
+/// The maps in the order the generator numbered them (first use).
+fn maps_in_order(args: &[ArgSpec]) -> Vec<MapId> {
+    let mut v = Vec::new();
+    for a in args {
+        if let ArgKind::Dat { map: Some(m), .. } = a.kind {
+            if !v.contains(&m) {
+                v.push(m);
+            }
+        }
+    }
+    v
+}
+
+fn dat_of(args: &[ArgSpec], a: usize) -> Result<DatId, DeviceError> {
+    match args.get(a).map(|s| &s.kind) {
+        Some(ArgKind::Dat { dat, .. }) => Ok(*dat),
+        _ => Err(err(format!("launch: argument {a} is not a dat"))),
+    }
+}
+
+fn scalar_bytes(type_name: &str) -> usize {
+    if type_name.starts_with("double") || type_name.starts_with("r8") {
+        8
+    } else {
+        4
+    }
+}
+
+struct Run {
+    kernel_params: Vec<(usize, Value)>,
+    block_offset: Option<usize>,
+    /// (argument, slot buffer, bytes per slot) of each reduction.
+    reductions: Vec<(usize, DevPtr, usize)>,
+    temporaries: Vec<DevPtr>,
+}
+
+enum Value {
+    Ptr(DevPtr),
+    Int(i32),
+    Local(usize),
+}
+
+/// Launch `kernel` (built from `g`) with `b`; returns, per argument, the
+/// combined value of each reduction (`None` for the others).
+pub fn launch(
+    cl: &Arc<OpenCl>,
+    kernel: &mut Kernel,
+    g: &Generated,
+    b: &Bindings<'_>,
+) -> Result<Vec<Option<Vec<u8>>>, DeviceError> {
+    let slots = match (g.scheme, &b.plan) {
+        (Scheme::Staged, Some((p, _))) => p.nblocks,
+        (Scheme::Staged, None) => return Err(err("launch: the staged scheme needs a plan".into())),
+        (Scheme::Flat, _) => b.set_size.div_ceil(g.block_size),
+    };
+    let run = bind(cl, g, b, slots)?;
+    let result = execute(cl, kernel, g, b, &run, slots);
+    for p in &run.temporaries {
+        cl.free(*p);
+    }
+    result
+}
+
+fn bind(
+    cl: &Arc<OpenCl>,
+    g: &Generated,
+    b: &Bindings<'_>,
+    slots: usize,
+) -> Result<Run, DeviceError> {
+    let maps = maps_in_order(b.args);
+    let dev_dat = |d: DatId| {
+        b.copies.dat(d).ok_or_else(|| {
+            err(format!(
+                "launch: dat {} has no device copy",
+                b.dom.dat(d).name
+            ))
+        })
+    };
+    let stride = |d: DatId| -> Result<i32, DeviceError> {
+        let dd = dev_dat(d)?;
+        Ok(dd.layout.soa.map_or(0, |(s, _, _)| s as i32))
+    };
+    let mut run = Run {
+        kernel_params: Vec::new(),
+        block_offset: None,
+        reductions: Vec::new(),
+        temporaries: Vec::new(),
+    };
+    for (i, p) in g.params.iter().enumerate() {
+        if let Some(v) = plan_param(p, g, b.plan.as_ref()) {
+            run.kernel_params.push((i, v?));
+            continue;
+        }
+        let v = match *p {
+            LaunchParam::GroupDat(gi) => Value::Ptr(dev_dat(DatId(g.groups[gi].dat))?.ptr),
+            LaunchParam::GroupStride(gi) => Value::Int(stride(DatId(g.groups[gi].dat))?),
+            LaunchParam::BlockOffset => {
+                run.block_offset = Some(i);
+                Value::Int(0)
+            }
+            LaunchParam::SetSize => Value::Int(b.set_size as i32),
+            LaunchParam::Dat(a) | LaunchParam::IndDat(a) => {
+                Value::Ptr(dev_dat(dat_of(b.args, a)?)?.ptr)
+            }
+            LaunchParam::DatStride(a) | LaunchParam::IndDatStride(a) => {
+                Value::Int(stride(dat_of(b.args, a)?)?)
+            }
+            LaunchParam::Map(m) => {
+                let id = maps
+                    .get(m)
+                    .copied()
+                    .ok_or_else(|| err(format!("launch: no map {m}")))?;
+                Value::Ptr(b.copies.map(id).ok_or_else(|| {
+                    err(format!(
+                        "launch: map {} has no device copy",
+                        b.dom.map(id).name
+                    ))
+                })?)
+            }
+            LaunchParam::MapStride => Value::Int(layout::map_stride(b.dom.set(b.set)) as i32),
+            LaunchParam::GblIn(a) => {
+                let bytes = b
+                    .globals
+                    .get(a)
+                    .ok_or_else(|| err(format!("launch: no value for global {a}")))?;
+                let p = cl.alloc(bytes.len())?;
+                run.temporaries.push(p);
+                cl.upload(p, bytes)?;
+                Value::Ptr(p)
+            }
+            LaunchParam::RedOut(a) => {
+                let s = &b.args[a];
+                let per = s.dim.max(1) as usize * scalar_bytes(&s.type_name);
+                let p = cl.alloc(per * slots)?;
+                run.temporaries.push(p);
+                run.reductions.push((a, p, per));
+                Value::Ptr(p)
+            }
+            LaunchParam::Opt(a) => Value::Int(i32::from(b.args[a].opt)),
+            other => return Err(err(format!("launch: parameter {other:?} without a value"))),
+        };
+        run.kernel_params.push((i, v));
+    }
+    Ok(run)
+}
+
+/// The value of a parameter that comes from the plan (`None` for the
+/// others).
+fn plan_param(
+    p: &LaunchParam,
+    g: &Generated,
+    plan: Option<&(&Plan, PlanDeviceArrays)>,
+) -> Option<Result<Value, DeviceError>> {
+    use LaunchParam as P;
+    let from_plan = matches!(
+        p,
+        P::IndMap
+            | P::IndMapStart(_)
+            | P::LocMap
+            | P::LocMapStart(_)
+            | P::IndSizes
+            | P::IndOffs
+            | P::Blkmap
+            | P::Offset
+            | P::Nelems
+            | P::Nthrcol
+            | P::Thrcol
+            | P::Local
+    );
+    if !from_plan {
+        return None;
+    }
+    let Some((plan, d)) = plan else {
+        return Some(Err(err(format!("launch: {p:?} needs a plan"))));
+    };
+    Some(Ok(match *p {
+        P::IndMap => Value::Ptr(d.ind_map),
+        P::IndMapStart(gi) => Value::Int(plan.ind_maps_start[gi] as i32),
+        P::LocMap => Value::Ptr(d.loc_map),
+        P::LocMapStart(j) => match plan.loc_maps_start.get(j).copied().flatten() {
+            Some(s) => Value::Int(s as i32),
+            None => return Some(Err(err(format!("launch: plan argument {j} is not staged")))),
+        },
+        P::IndSizes => Value::Ptr(d.ind_sizes),
+        P::IndOffs => Value::Ptr(d.ind_offs),
+        P::Blkmap => Value::Ptr(d.blkmap),
+        P::Offset => Value::Ptr(d.offset),
+        P::Nelems => Value::Ptr(d.nelems),
+        P::Nthrcol => Value::Ptr(d.nthrcol),
+        P::Thrcol => Value::Ptr(d.thrcol),
+        _ => Value::Local(local_bytes(g, plan)),
+    }))
+}
+
+/// Local memory of the largest block.
+fn local_bytes(g: &Generated, plan: &Plan) -> usize {
+    let ng = g.groups.len().max(1);
+    (0..plan.nblocks)
+        .map(|blk| {
+            let sizes: Vec<usize> = (0..g.groups.len())
+                .map(|gi| plan.ind_sizes[blk * ng + gi] as usize)
+                .collect();
+            g.local_bytes(&sizes)
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+fn execute(
+    cl: &Arc<OpenCl>,
+    kernel: &mut Kernel,
+    g: &Generated,
+    b: &Bindings<'_>,
+    run: &Run,
+    slots: usize,
+) -> Result<Vec<Option<Vec<u8>>>, DeviceError> {
+    for (i, v) in &run.kernel_params {
+        match v {
+            Value::Ptr(p) => kernel.set_ptr(*i, *p)?,
+            Value::Int(x) => kernel.set_i32(*i, *x)?,
+            Value::Local(n) => kernel.set_local(*i, *n)?,
+        }
+    }
+    match (&b.plan, run.block_offset) {
+        (Some((p, _)), Some(bo)) if g.scheme == Scheme::Staged => {
+            let mut first = 0;
+            for &n in &p.ncolblk[..p.ncolors] {
+                kernel.set_i32(bo, first)?;
+                kernel.launch(n as usize, g.block_size)?;
+                first += n;
+            }
+        }
+        _ => kernel.launch(slots, g.block_size)?,
+    }
+    let mut out = vec![None; b.args.len()];
+    for &(a, p, per) in &run.reductions {
+        let mut raw = vec![0u8; per * slots];
+        cl.download(p, &mut raw)?;
+        out[a] = Some(combine(&b.args[a], &b.globals[a], &raw, per));
+    }
+    Ok(out)
+}
+
+/// The slots combined in order: a sum starts from the global's value (the
+/// kernel's accumulators start from 0), a min/max from the slots alone
+/// (their accumulators started from the global's value).
+fn combine(spec: &ArgSpec, start: &[u8], raw: &[u8], per: usize) -> Vec<u8> {
+    let sb = scalar_bytes(&spec.type_name);
+    let dim = per / sb;
+    let ty = &spec.type_name;
+    let mut acc = start.to_vec();
+    for slot in raw.chunks_exact(per) {
+        for k in 0..dim {
+            let (x, y) = (&acc[k * sb..(k + 1) * sb], &slot[k * sb..(k + 1) * sb]);
+            let v: Vec<u8> = if ty.starts_with("double") || ty.starts_with("r8") {
+                let (x, y) = (
+                    f64::from_ne_bytes(x.try_into().unwrap_or_default()),
+                    f64::from_ne_bytes(y.try_into().unwrap_or_default()),
+                );
+                pick(spec.access, x, y).to_ne_bytes().to_vec()
+            } else if ty.starts_with("float") || ty.starts_with("r4") {
+                let (x, y) = (
+                    f32::from_ne_bytes(x.try_into().unwrap_or_default()),
+                    f32::from_ne_bytes(y.try_into().unwrap_or_default()),
+                );
+                pick(spec.access, x, y).to_ne_bytes().to_vec()
+            } else {
+                let (x, y) = (
+                    i32::from_ne_bytes(x.try_into().unwrap_or_default()),
+                    i32::from_ne_bytes(y.try_into().unwrap_or_default()),
+                );
+                match spec.access {
+                    Access::Min => x.min(y),
+                    Access::Max => x.max(y),
+                    _ => x.wrapping_add(y),
+                }
+                .to_ne_bytes()
+                .to_vec()
+            };
+            acc[k * sb..(k + 1) * sb].copy_from_slice(&v);
+        }
+    }
+    acc
+}
+
+fn pick<T: PartialOrd + std::ops::Add<Output = T>>(a: Access, x: T, y: T) -> T {
+    match a {
+        Access::Min => {
+            if y < x {
+                y
+            } else {
+                x
+            }
+        }
+        Access::Max => {
+            if y > x {
+                y
+            } else {
+                x
+            }
+        }
+        _ => x + y,
+    }
+}
