@@ -96,6 +96,9 @@ CUDA_LIB=$CUDA_HOME/lib
 
 rm -rf "$OUT"
 mkdir -p "$OUT/bin" "$OUT/lib" "$OUT/ref" "$WORK/obj"
+# absolute from here on: the programs' libraries are checked by path
+OUT=$(cd "$OUT" && pwd)
+WORK=$(cd "$WORK" && pwd)
 : > "$OUT/programs.txt"
 MANIFEST=$OUT/manifest.txt
 {
