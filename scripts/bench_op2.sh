@@ -13,6 +13,9 @@
 #            printed answers are compared with OP2's
 #   time     build, then timed rounds on the large meshes, then the summary
 #   summary  the tables again, from the logs of the last timed run
+#   (time, all and summary end with the per-loop tables of
+#   scripts/bench_loops.py: each op2-rs configuration's loops against its
+#   OP2 counterpart's)
 #   all      build, check, time [default]
 #
 # Configurations (label: source, headers + library; "gen" = translator-v2
@@ -882,4 +885,15 @@ case $MODE in
     timed
     ;;
   summary) summary ;;
+esac
+
+# where the time goes, loop by loop (op_timing_output of the timed runs)
+case $MODE in
+  time | all | summary)
+    if command -v python3 > /dev/null && [ -d "$OUT/logs/time" ]; then
+      echo
+      echo "== per loop (scripts/bench_loops.py --logs ${OUT#"$ROOT"/}/logs/time)"
+      python3 "$ROOT/scripts/bench_loops.py" --logs "$OUT/logs/time" || true
+    fi
+    ;;
 esac
