@@ -81,8 +81,8 @@ pub enum LaunchParam {
     Nthrcol,
     Thrcol,
     BlockOffset,
-    /// The number of elements (flat: run `[0, set_size)`; staged: the
-    /// map stride of `ind_map`, unused otherwise).
+    /// The number of elements (flat: run `[0, set_size)`; the staged code
+    /// takes it too but reads its extent from the plan).
     SetSize,
     /// OpenCL staged: the `__local` block (size: [`Generated::local_bytes`]).
     Local,
@@ -532,7 +532,7 @@ impl Gen<'_> {
                 &format!("for (int k = 0; k < {dim}; k++) a{i}[k] = 0;"),
             );
         }
-        self.opt_close(depth, d);
+        self.opt_close(depth);
         self.ptr_or_null(i, d, format!("a{i}"))
     }
 
@@ -557,7 +557,7 @@ impl Gen<'_> {
                 &format!("for (int k = 0; k < {dim}; k++) a{i}_{j}[k] = {from};"),
             );
         }
-        self.opt_close(depth, dat);
+        self.opt_close(depth);
     }
 
     fn write_back_direct(&mut self, depth: usize, e: &str) {
@@ -601,7 +601,7 @@ impl Gen<'_> {
             self.line(depth, "{");
         }
     }
-    fn opt_close(&mut self, depth: usize, _d: &DatArg) {
+    fn opt_close(&mut self, depth: usize) {
         self.line(depth, "}");
     }
 

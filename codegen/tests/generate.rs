@@ -201,6 +201,22 @@ fn vector_optional_idx_soa_and_min_max() {
     }
 }
 
+/// x (dat 0, 2 doubles) read through map `map`, entry `idx`.
+fn x_through(map: usize, idx: i32) -> Arg {
+    Arg::Indirect {
+        dat: DatArg {
+            dat: 0,
+            dim: 2,
+            ty: Ty::F64,
+            soa: false,
+            access: Access::Read,
+            optional: false,
+        },
+        map,
+        idx,
+    }
+}
+
 #[test]
 fn descriptions_it_cannot_serve_are_named_errors() {
     let loops = airfoil(Conflicts::Atomics);
@@ -217,18 +233,7 @@ fn descriptions_it_cannot_serve_are_named_errors() {
             .to_string()
     };
     assert_eq!(
-        with(&|d| d.args[0] = Arg::Indirect {
-            dat: DatArg {
-                dat: 0,
-                dim: 2,
-                ty: Ty::F64,
-                soa: false,
-                access: Access::Read,
-                optional: false
-            },
-            map: 0,
-            idx: 2
-        }),
+        with(&|d| d.args[0] = x_through(0, 2)),
         "loop res_calc: argument 0: idx 2 with a map of dim 2"
     );
     assert_eq!(
@@ -266,18 +271,7 @@ fn descriptions_it_cannot_serve_are_named_errors() {
         "loop res_calc: argument 0: a global is read or reduced (OP_READ, OP_INC, OP_MIN, OP_MAX)"
     );
     assert_eq!(
-        with(&|d| d.args[0] = Arg::Indirect {
-            dat: DatArg {
-                dat: 0,
-                dim: 2,
-                ty: Ty::F64,
-                soa: false,
-                access: Access::Read,
-                optional: false
-            },
-            map: 9,
-            idx: 0
-        }),
+        with(&|d| d.args[0] = x_through(9, 0)),
         "loop res_calc: argument 0: map 9 is not among the loop's 5 maps"
     );
 }

@@ -245,3 +245,29 @@ pub fn run(exe: &Path, args: &[&str], tag: &str) -> Run {
     let _ = std::fs::remove_dir_all(&dir);
     run_in(exe, args, &dir, &[])
 }
+
+/// A line inside one of capi's `exports!` tables: a doc comment or
+/// attribute, or an entry (`name(params) -> ret = "call" => expr;`).
+pub enum ExportLine<'a> {
+    Meta(&'a str),
+    Entry(&'a str),
+}
+
+/// The lines of every `exports!` table in a source file, trimmed.
+pub fn export_table_lines(text: &str) -> Vec<ExportLine<'_>> {
+    let mut out = Vec::new();
+    let mut in_table = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if line.starts_with("exports! {") {
+            in_table = true;
+        } else if in_table && line.starts_with('}') {
+            in_table = false;
+        } else if in_table && (t.starts_with("///") || t.starts_with("#[")) {
+            out.push(ExportLine::Meta(t));
+        } else if in_table {
+            out.push(ExportLine::Entry(t));
+        }
+    }
+    out
+}

@@ -202,19 +202,13 @@ fn features_are_looked_at_in_few_places() {
 /// The names of the functions an `exports!` table defines (each entry is
 /// `name(params) -> ret = "call" => expr;`, expanded to one `c_api!`).
 fn table_exports(text: &str) -> Vec<String> {
-    let mut names = Vec::new();
-    let mut in_table = false;
-    for line in text.lines() {
-        let t = line.trim();
-        if line.starts_with("exports! {") {
-            in_table = true;
-        } else if in_table && line.starts_with('}') {
-            in_table = false;
-        } else if in_table && !t.starts_with("///") && !t.starts_with("#[") {
-            names.push(t.split('(').next().unwrap_or("").to_string());
-        }
-    }
-    names
+    op2_tests::export_table_lines(text)
+        .into_iter()
+        .filter_map(|l| match l {
+            op2_tests::ExportLine::Entry(t) => Some(t.split('(').next().unwrap_or("").to_string()),
+            op2_tests::ExportLine::Meta(_) => None,
+        })
+        .collect()
 }
 
 #[test]

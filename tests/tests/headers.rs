@@ -18,21 +18,18 @@ fn expanded_exports() -> String {
     files.sort();
     for p in files {
         let text = std::fs::read_to_string(&p).unwrap();
-        let mut in_table = false;
-        for line in text.lines() {
-            let t = line.trim();
-            if line.starts_with("exports! {") {
-                in_table = true;
-            } else if in_table && line.starts_with('}') {
-                in_table = false;
-            } else if in_table && (t.starts_with("///") || t.starts_with("#[")) {
-                out.push_str(t);
-                out.push('\n');
-            } else if in_table {
-                let sig = t.split(" = \"").next().unwrap_or(t);
-                out.push_str(&format!(
-                    "#[no_mangle]\npub unsafe extern \"C\" fn {sig} {{}}\n"
-                ));
+        for line in op2_tests::export_table_lines(&text) {
+            match line {
+                op2_tests::ExportLine::Meta(t) => {
+                    out.push_str(t);
+                    out.push('\n');
+                }
+                op2_tests::ExportLine::Entry(t) => {
+                    let sig = t.split(" = \"").next().unwrap_or(t);
+                    out.push_str(&format!(
+                        "#[no_mangle]\npub unsafe extern \"C\" fn {sig} {{}}\n"
+                    ));
+                }
             }
         }
     }

@@ -103,7 +103,7 @@ pub fn describe(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use op2_core::domain::MapCheck;
+    use op2_core::domain::{MapCheck, SetId};
 
     fn spec(kind: ArgKind, dim: i32, ty: &str, access: Access) -> ArgSpec {
         ArgSpec {
@@ -115,12 +115,11 @@ mod tests {
         }
     }
 
-    #[test]
-    fn core_arguments_become_the_generators() {
+    /// Four nodes, three edges between them, a 2-double dat on the nodes.
+    fn chain() -> (Domain, SetId, SetId, MapId, DatId) {
         let mut dom = Domain::new();
         let nodes = dom.decl_set(4, "nodes").unwrap();
         let edges = dom.decl_set(3, "edges").unwrap();
-        let cells = dom.decl_set(1, "cells").unwrap();
         let e2n = dom
             .decl_map(
                 edges,
@@ -132,11 +131,18 @@ mod tests {
                 MapCheck::Local,
             )
             .unwrap();
-        let c2n = dom
-            .decl_map(cells, nodes, 4, &[0, 1, 2, 3], 0, "c2n", MapCheck::Local)
-            .unwrap();
         let x = dom
             .decl_dat("op_decl_dat", nodes, 2, "double", 8, None, "x", false)
+            .unwrap();
+        (dom, nodes, edges, e2n, x)
+    }
+
+    #[test]
+    fn core_arguments_become_the_generators() {
+        let (mut dom, nodes, edges, e2n, x) = chain();
+        let cells = dom.decl_set(1, "cells").unwrap();
+        let c2n = dom
+            .decl_map(cells, nodes, 4, &[0, 1, 2, 3], 0, "c2n", MapCheck::Local)
             .unwrap();
         let w = dom
             .decl_dat("op_decl_dat", edges, 1, "float", 4, None, "w", false)
@@ -197,23 +203,7 @@ mod tests {
 
     #[test]
     fn what_is_not_generated_yet_is_refused_by_argument() {
-        let mut dom = Domain::new();
-        let nodes = dom.decl_set(4, "nodes").unwrap();
-        let edges = dom.decl_set(3, "edges").unwrap();
-        let e2n = dom
-            .decl_map(
-                edges,
-                nodes,
-                2,
-                &[0, 1, 1, 2, 2, 3],
-                0,
-                "e2n",
-                MapCheck::Local,
-            )
-            .unwrap();
-        let x = dom
-            .decl_dat("op_decl_dat", nodes, 2, "double", 8, None, "x", false)
-            .unwrap();
+        let (dom, _, _, e2n, x) = chain();
         let dat = |d, m, idx| ArgKind::Dat {
             dat: d,
             map: m,

@@ -8,13 +8,15 @@
 
 use crate::{Kernel, OpenCl};
 use op2_codegen::{Generated, LaunchParam, Scheme};
-use op2_core::arg::{Access, ArgKind, ArgSpec};
+use op2_core::arg::{ArgKind, ArgSpec};
 use op2_core::device::layout;
 use op2_core::device::memory::{DevPtr, DeviceError, DeviceMemory};
 use op2_core::device::plan_upload::PlanDeviceArrays;
 use op2_core::device::DeviceCopies;
 use op2_core::domain::{DatId, Domain, MapId, SetId};
 use op2_core::plan::Plan;
+use op2_core::reduce;
+use op2_core::types::ScalarType;
 use std::sync::Arc;
 
 /// What a launch binds.
@@ -55,14 +57,6 @@ fn dat_of(args: &[ArgSpec], a: usize) -> Result<DatId, DeviceError> {
     match args.get(a).map(|s| &s.kind) {
         Some(ArgKind::Dat { dat, .. }) => Ok(*dat),
         _ => Err(err(format!("launch: argument {a} is not a dat"))),
-    }
-}
-
-fn scalar_bytes(type_name: &str) -> usize {
-    if type_name.starts_with("double") || type_name.starts_with("r8") {
-        8
-    } else {
-        4
     }
 }
 
@@ -169,9 +163,7 @@ fn bind(
                 Value::Ptr(p)
             }
             LaunchParam::RedOut(a) => {
-                let s = &b.args[a];
-                let per = s.dim.max(1) as usize * scalar_bytes(&s.type_name);
-                let p = cl.alloc(per * slots)?;
+                let (p, per) = slot_buffer(cl, &b.args[a], a, slots)?;
                 run.temporaries.push(p);
                 run.reductions.push((a, p, per));
                 Value::Ptr(p)
@@ -182,6 +174,24 @@ fn bind(
         run.kernel_params.push((i, v));
     }
     Ok(run)
+}
+
+/// A reduction's slot buffer (`slots` slots of `dim` scalars) and the
+/// bytes per slot.
+fn slot_buffer(
+    cl: &Arc<OpenCl>,
+    s: &ArgSpec,
+    a: usize,
+    slots: usize,
+) -> Result<(DevPtr, usize), DeviceError> {
+    let size = ScalarType::parse(&s.type_name).size().ok_or_else(|| {
+        err(format!(
+            "launch: global {a} of type {} has no size",
+            s.type_name
+        ))
+    })?;
+    let per = s.dim.max(1) as usize * size;
+    Ok((cl.alloc(per * slots)?, per))
 }
 
 /// The value of a parameter that comes from the plan (`None` for the
@@ -276,69 +286,25 @@ fn execute(
     for &(a, p, per) in &run.reductions {
         let mut raw = vec![0u8; per * slots];
         cl.download(p, &mut raw)?;
-        out[a] = Some(combine(&b.args[a], &b.globals[a], &raw, per));
+        out[a] = Some(combine(&b.args[a], &b.globals[a], &raw, per)?);
     }
     Ok(out)
 }
 
-/// The slots combined in order: a sum starts from the global's value (the
-/// kernel's accumulators start from 0), a min/max from the slots alone
-/// (their accumulators started from the global's value).
-fn combine(spec: &ArgSpec, start: &[u8], raw: &[u8], per: usize) -> Vec<u8> {
-    let sb = scalar_bytes(&spec.type_name);
-    let dim = per / sb;
-    let ty = &spec.type_name;
+/// The slots combined in order (core's `reduce::combine`): a sum starts
+/// from the global's value (the kernel's accumulators start from 0), a
+/// min/max too (their accumulators started from it, so it changes nothing).
+fn combine(spec: &ArgSpec, start: &[u8], raw: &[u8], per: usize) -> Result<Vec<u8>, DeviceError> {
+    let t = ScalarType::parse(&spec.type_name);
     let mut acc = start.to_vec();
     for slot in raw.chunks_exact(per) {
-        for k in 0..dim {
-            let (x, y) = (&acc[k * sb..(k + 1) * sb], &slot[k * sb..(k + 1) * sb]);
-            let v: Vec<u8> = if ty.starts_with("double") || ty.starts_with("r8") {
-                let (x, y) = (
-                    f64::from_ne_bytes(x.try_into().unwrap_or_default()),
-                    f64::from_ne_bytes(y.try_into().unwrap_or_default()),
-                );
-                pick(spec.access, x, y).to_ne_bytes().to_vec()
-            } else if ty.starts_with("float") || ty.starts_with("r4") {
-                let (x, y) = (
-                    f32::from_ne_bytes(x.try_into().unwrap_or_default()),
-                    f32::from_ne_bytes(y.try_into().unwrap_or_default()),
-                );
-                pick(spec.access, x, y).to_ne_bytes().to_vec()
-            } else {
-                let (x, y) = (
-                    i32::from_ne_bytes(x.try_into().unwrap_or_default()),
-                    i32::from_ne_bytes(y.try_into().unwrap_or_default()),
-                );
-                match spec.access {
-                    Access::Min => x.min(y),
-                    Access::Max => x.max(y),
-                    _ => x.wrapping_add(y),
-                }
-                .to_ne_bytes()
-                .to_vec()
-            };
-            acc[k * sb..(k + 1) * sb].copy_from_slice(&v);
+        if !reduce::combine(t, spec.access, &mut acc, slot) {
+            return Err(err(format!(
+                "launch: a {} {} cannot be reduced",
+                spec.type_name,
+                spec.access.name()
+            )));
         }
     }
-    acc
-}
-
-fn pick<T: PartialOrd + std::ops::Add<Output = T>>(a: Access, x: T, y: T) -> T {
-    match a {
-        Access::Min => {
-            if y < x {
-                y
-            } else {
-                x
-            }
-        }
-        Access::Max => {
-            if y > x {
-                y
-            } else {
-                x
-            }
-        }
-        _ => x + y,
-    }
+    Ok(acc)
 }
