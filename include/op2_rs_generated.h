@@ -896,14 +896,25 @@ op_dat op_decl_dat_overlay(op_set set, op_dat dat);
 op_dat op_decl_dat_overlay_ptr(op_set set, char *dat);
 
 /**
- * `op_par_loop` for C kernels (the C `op_par_loop` macro calls this):
- * `kernel` takes `nargs` pointer parameters.
+ * `op_par_loop` for C kernels (older headers' C `op_par_loop` macro calls
+ * this): `kernel` takes `nargs` pointer parameters.
  *
  * # Safety
  * `name` is NULL or NUL-terminated; `args` holds `nargs` op_args; the
  * kernel takes `nargs` pointer parameters.
  */
 void op2_par_loop_c(void (*kernel)(void), const char *name, op_set set, int nargs, const struct op_arg *args);
+
+/**
+ * `op_par_loop` for C kernels (op_seq.h's C `op_par_loop` macro calls
+ * this): as [`op2_par_loop_c`], with the kernel's name and the call
+ * site's source file, so that a device library can find its source.
+ *
+ * # Safety
+ * As for [`op2_par_loop_c`]; `kernel_name` and `file` are NULL or
+ * NUL-terminated.
+ */
+void op2_par_loop_c_src(void (*kernel)(void), const char *kernel_name, const char *file, const char *name, op_set set, int nargs, const struct op_arg *args);
 
 /**
  * Verify a plan returned by op_plan_get*: no two blocks (or elements in a

@@ -77,6 +77,15 @@ template <class T> void op_decl_const2(char const *name, int dim, char const *ty
   op2_decl_const_checked(dim, type, (int)sizeof(T), (char *)data, name, op2_rs::type_name_of<T>());
 }
 
+/* op_decl_const also hands the library the text of its data argument
+   (`&gam`): a device library (libop2_opencl) writes the constant into the
+   code of the kernels that use it under that name. OP2_RS_NO_CONST_NAMES
+   keeps op_decl_const a plain function template. */
+#ifndef OP2_RS_NO_CONST_NAMES
+#define OP2_RS_CONST_TEXT_(...) #__VA_ARGS__
+#define op_decl_const(dim, type, data) op_decl_const2(OP2_RS_CONST_TEXT_(data), dim, type, data)
+#endif
+
 template <class T> op_arg op_arg_gbl(T *data, int dim, char const *type, op_access acc) {
   return op2_arg_gbl_checked(1, (char *)data, dim, type, (int)sizeof(T), acc,
                              op2_rs::type_name_of<T>());

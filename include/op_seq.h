@@ -91,6 +91,11 @@ typedef void (*op2_range_fn)(const op2_arg_view *views, int start, int end);
 
 void op2_par_loop_range(op2_range_fn range, const int *param_types, const char *name, op_set set,
                         int nargs, const op_arg *args);
+/* The same, with the kernel's name and the call site's source file: a
+   device library (libop2_opencl) finds the kernel's source from them. */
+void op2_par_loop_range_src(op2_range_fn range, const int *param_types, const char *kernel_name,
+                            const char *file, const char *name, op_set set, int nargs,
+                            const op_arg *args);
 
 #ifdef __cplusplus
 }
@@ -1027,8 +1032,8 @@ void par_loop(Text, void (*)(T *...), char const *name, op_set set, A... args) {
   static_assert((std::is_same<A, op_arg>::value && ...), "op_par_loop: every argument must be an op_arg");
   op_arg a[] = {args...};
   static const int codes[] = {param_code<T>::value...};
-  op2_par_loop_range(&detail::trampoline<Kernel, Text, T...>, codes, name, set, (int)sizeof...(A),
-                     a);
+  op2_par_loop_range_src(&detail::trampoline<Kernel, Text, T...>, codes, Text::kernel_name(),
+                         Text::file(), name, set, (int)sizeof...(A), a);
 }
 
 /* The loop's name, carrying the text of op_par_loop's arguments as a type. */
@@ -1083,6 +1088,8 @@ OP2_RS_INLINE void(op_par_loop)(void (*kernel)(T *...), ::op2_rs::named_loop<Tex
                                 return OP2_RS_STR(name, __VA_ARGS__);                             \
                               }                                                                   \
                               static constexpr const char *op_id() { return OP2_RS_STR(OP_ID); }  \
+                              static constexpr const char *kernel_name() { return #kernel; }      \
+                              static constexpr const char *file() { return __FILE__; }            \
                             };                                                                    \
                             return op2_rs_args{};                                                 \
                           }(),                                                                    \
@@ -1094,8 +1101,9 @@ OP2_RS_INLINE void(op_par_loop)(void (*kernel)(T *...), ::op2_rs::named_loop<Tex
 #else /* C */
 
 #define op_par_loop(kernel, name, set, ...)                                                       \
-  op2_par_loop_c((op2_kernel_fn)(kernel), name, set,                                             \
-                 (int)(sizeof((op_arg[]){__VA_ARGS__}) / sizeof(op_arg)), (op_arg[]){__VA_ARGS__})
+  op2_par_loop_c_src((op2_kernel_fn)(kernel), #kernel, __FILE__, name, set,                     \
+                     (int)(sizeof((op_arg[]){__VA_ARGS__}) / sizeof(op_arg)),                     \
+                     (op_arg[]){__VA_ARGS__})
 
 #endif /* __cplusplus */
 

@@ -16,6 +16,7 @@ pub(crate) fn compose(_comm: Option<c_int>) -> op2_core::Result<Parts> {
         exec: Arc::new(op2_backend_seq::Seq),
         dist: Box::new(op2_core::dist::SingleNode::new()),
         device: None,
+        loops: None,
     })
 }
 
@@ -29,6 +30,7 @@ pub(crate) fn compose(_comm: Option<c_int>) -> op2_core::Result<Parts> {
         ),
         dist: Box::new(op2_core::dist::SingleNode::new()),
         device: None,
+        loops: None,
     })
 }
 
@@ -44,6 +46,7 @@ pub(crate) fn compose(comm: Option<c_int>) -> op2_core::Result<Parts> {
         exec: Arc::new(threads),
         dist,
         device: None,
+        loops: None,
     })
 }
 
@@ -58,6 +61,25 @@ pub(crate) fn compose(_comm: Option<c_int>) -> op2_core::Result<Parts> {
         ),
         dist: Box::new(op2_core::dist::SingleNode::new()),
         device: Some(open_device(0)?),
+        loops: None,
+    })
+}
+
+/// `libop2_opencl`: loops of unchanged op_seq.h programs run on an OpenCL
+/// device through code the library writes at run time (op2-codegen); a
+/// loop it cannot write or compile runs on the host, sequentially. The
+/// device is `OP2_RS_OPENCL_DEVICE`'s (default: the first); no OpenCL at
+/// all stops op_init with one line.
+#[cfg(feature = "lib-opencl")]
+pub(crate) fn compose(_comm: Option<c_int>) -> op2_core::Result<Parts> {
+    let fail = |w: String| op2_core::Op2Error::new("op_init", "", w);
+    let cl = op2_backend_opencl::OpenCl::open_from_env().map_err(|e| fail(e.to_string()))?;
+    let engine = op2_backend_opencl::engine::Engine::from_env(cl.clone()).map_err(fail)?;
+    Ok(Parts {
+        exec: Arc::new(op2_backend_seq::Seq),
+        dist: Box::new(op2_core::dist::SingleNode::new()),
+        device: Some(cl),
+        loops: Some(Arc::new(engine)),
     })
 }
 
@@ -73,6 +95,7 @@ pub(crate) fn compose(comm: Option<c_int>) -> op2_core::Result<Parts> {
         exec: Arc::new(threads),
         dist,
         device: Some(device),
+        loops: None,
     })
 }
 

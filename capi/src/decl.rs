@@ -62,7 +62,13 @@ pub(crate) fn init(
     let device = parts.device.clone();
     let rt = Runtime::new(parts, Box::new(print_out));
     if let Some(mem) = device {
-        print_out(&format!("\n Using CUDA device: {}\n", mem.name()));
+        match rt.device_loops_name() {
+            Some(loops) => print_out(&format!(
+                "\n Using device: {} (op_par_loop through run-time generated code)\n",
+                loops
+            )),
+            None => print_out(&format!("\n Using CUDA device: {}\n", mem.name())),
+        }
         // SAFETY: plain int global on the API thread.
         unsafe { globals::set(addr_of_mut!(globals::OP_hybrid_gpu), 1) };
     }
@@ -383,12 +389,40 @@ unsafe fn decl_const(
             name: *const c_char,
         ) -> c_int;
     }
-    // Only a device library leaves op_decl_const_char to the program.
-    if globals::hybrid_gpu() {
+    // Only a CUDA library leaves op_decl_const_char to the program (the
+    // others export it themselves: forwarding would call this again).
+    if cfg!(op2_device) && globals::hybrid_gpu() {
         // SAFETY: the caller's arguments, checked above, passed on unchanged.
         unsafe { op2_rs_forward_decl_const(dim, type_, type_size, data, name) };
     }
+    let bytes = (dim.max(0) as usize) * (type_size.max(0) as usize);
+    // SAFETY: check_const saw a non-NULL pointer; the program's constant
+    // holds `dim` values of `type_size` bytes (OP2's contract).
+    let value = unsafe { std::slice::from_raw_parts(data as *const u8, bytes) }.to_vec();
+    let c = op2_core::runtime::ConstDecl {
+        name: const_name(&n),
+        type_name: ty.map(|t| t.into_owned()).unwrap_or_default(),
+        dim: dim.max(0) as usize,
+        bytes: value,
+    };
+    // Device code reads the value given now (before op_init nothing runs
+    // on a device yet: nothing to remember).
+    let _ = with_state(|st| {
+        st.rt.decl_const(c);
+        Ok(())
+    });
     Ok(())
+}
+
+/// The variable a constant's name text names: `&gam` (C's op_decl_const
+/// passes the text of its argument), `( &qinf[0] )` -> `qinf`.
+fn const_name(text: &str) -> String {
+    let t = text
+        .trim()
+        .trim_start_matches(['(', '&', ' '])
+        .trim_end_matches([')', ' ']);
+    let t = t.split('[').next().unwrap_or(t).trim();
+    t.strip_prefix('&').unwrap_or(t).trim().to_string()
 }
 
 /// Number of owned elements of a set (global total under MPI).

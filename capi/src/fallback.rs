@@ -107,3 +107,19 @@ fn print_every_rank(s: &str) {
         unsafe { libc::printf(c"%s".as_ptr(), c.as_ptr()) };
     }
 }
+
+/// What the policy says about running loop `name` through the library's
+/// run-time generated device code (libop2_opencl): the whitelist and
+/// `op_disable_device_execution` decide whether it may, `OP_FALLBACK_MODE`
+/// what happens when it cannot (default: one line per loop; `silent`:
+/// none; `error`: stop).
+pub(crate) fn device_policy(name: &str) -> op2_core::runtime::DevicePolicy {
+    let policy = POLICY.read();
+    let mode = policy.as_ref().map_or(Mode::Unset, |p| p.mode);
+    op2_core::runtime::DevicePolicy {
+        allowed: !DEVICE_DISABLED.load(Ordering::Relaxed)
+            && policy.as_ref().is_none_or(|p| p.allows(name.as_bytes())),
+        fallback_error: mode == Mode::Error,
+        silent: mode == Mode::Silent,
+    }
+}

@@ -92,6 +92,7 @@ pub(crate) unsafe fn fortran_par_loop(
     // SAFETY: the first args.len() entries were just initialised.
     let owned = unsafe { std::slice::from_raw_parts(copies.as_ptr() as *const op_arg, args.len()) };
     let lc = LoopCall {
+        source: None,
         name: std::ptr::null(),
         fortran_kernel: Some(f),
         set,

@@ -92,6 +92,9 @@ pub(crate) struct LoopCall<'a> {
     pub(crate) max_args: Option<usize>,
     /// The C++ kernel's parameter type codes.
     pub(crate) codes: Option<&'a [c_int]>,
+    /// Where the kernel is defined, as op_seq.h says it: its name and the
+    /// call site's source file (both NUL-terminated or NULL).
+    pub(crate) source: Option<(*const c_char, *const c_char)>,
 }
 
 impl LoopCall<'_> {
@@ -165,29 +168,78 @@ impl LoopCall<'_> {
     }
 }
 
-/// Recognise or prepare the call, then begin it (one lock of the state).
+/// What `begin` did: the loop is ready for the host, or it already ran on
+/// the device.
+enum Begun {
+    Host(Ready),
+    Device,
+}
+
+/// Recognise or prepare the call, then run it on the device (a library
+/// with device loops, a call site that named its kernel) or begin it for
+/// the host (one lock of the state).
 ///
 /// # Safety
 /// As for [`LoopCall::describe`].
-unsafe fn begin(lc: &LoopCall<'_>) -> Result<Ready> {
+unsafe fn begin(lc: &LoopCall<'_>) -> Result<Begun> {
     with_state(|st| {
         // SAFETY: the caller's contract.
         let (lp, name) = unsafe { lc.prepared(st) }?;
+        // SAFETY: the caller's contract.
+        if let Some(t) = unsafe { on_device(st, lc, &lp) }? {
+            st.c.kernels.record(t.tag, t.secs, t.mpi_secs, t.transfer);
+            crate::profile::record_kernel(&lp.name, "device", lp.indirect, t.start, t.end);
+            return Ok(Begun::Device);
+        }
         // SAFETY: as above; `st.sig` still holds the words of this call.
         let sig = unsafe { signature::sig(&st.sig, name) };
-        st.rt.begin_loop(&mut st.c, "op_par_loop", &sig, lp)
+        st.rt
+            .begin_loop(&mut st.c, "op_par_loop", &sig, lp)
+            .map(Begun::Host)
     })
 }
 
+/// Run the loop on the device when the library has device loops and the
+/// call site named its kernel; `None`: run it on the host.
+///
+/// # Safety
+/// `lc.source` holds NULL or NUL-terminated strings.
+unsafe fn on_device(
+    st: &mut State,
+    lc: &LoopCall<'_>,
+    lp: &Arc<PreparedLoop>,
+) -> Result<Option<op2_core::runtime::LoopTiming>> {
+    let Some((kernel, file)) = lc.source.filter(|_| st.rt.has_device_loops()) else {
+        return Ok(None);
+    };
+    if kernel.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: the caller's contract (checked non-NULL).
+    let kernel = unsafe { CStr::from_ptr(kernel) }.to_string_lossy();
+    // SAFETY: the caller's contract.
+    let file = (!file.is_null()).then(|| unsafe { CStr::from_ptr(file) }.to_string_lossy());
+    let k = op2_core::runtime::KernelRef {
+        kernel: kernel.trim().to_string(),
+        file: file.map(|f| f.into_owned()),
+    };
+    let policy = crate::fallback::device_policy(&lp.name);
+    st.rt.device_loop(&mut st.c, "op_par_loop", lp, &k, policy)
+}
+
 /// One `op_par_loop`: begun under the state lock, executed without it
-/// (kernels may not call the API), finished under it again.
+/// (kernels may not call the API), finished under it again; or run on the
+/// device under the lock.
 ///
 /// # Safety
 /// The call's pointers are NULL or valid (OP2's contract); `inv` runs a
 /// kernel that touches only what its arguments allow.
 pub(crate) unsafe fn run(lc: &LoopCall<'_>, inv: &dyn Invoker) -> Result<()> {
     // SAFETY: the caller's contract.
-    let mut ready = unsafe { begin(lc) }?;
+    let mut ready = match unsafe { begin(lc) }? {
+        Begun::Host(r) => r,
+        Begun::Device => return Ok(()),
+    };
     let lp = ready.lp.clone();
     // SAFETY: the views were built from checked arguments over live storage,
     // which nothing changes until finish_loop (the program is in this call).
@@ -201,8 +253,8 @@ pub(crate) unsafe fn run(lc: &LoopCall<'_>, inv: &dyn Invoker) -> Result<()> {
     })
 }
 
-/// `op_par_loop` for C kernels (the C `op_par_loop` macro calls this):
-/// `kernel` takes `nargs` pointer parameters.
+/// `op_par_loop` for C kernels (older headers' C `op_par_loop` macro calls
+/// this): `kernel` takes `nargs` pointer parameters.
 ///
 /// # Safety
 /// `name` is NULL or NUL-terminated; `args` holds `nargs` op_args; the
@@ -210,6 +262,41 @@ pub(crate) unsafe fn run(lc: &LoopCall<'_>, inv: &dyn Invoker) -> Result<()> {
 #[no_mangle]
 pub unsafe extern "C" fn op2_par_loop_c(
     kernel: Option<unsafe extern "C" fn()>,
+    name: *const c_char,
+    set: op_set,
+    nargs: c_int,
+    args: *const op_arg,
+) {
+    // SAFETY: the caller's contract.
+    unsafe { c_loop(kernel, None, name, set, nargs, args) }
+}
+
+/// `op_par_loop` for C kernels (op_seq.h's C `op_par_loop` macro calls
+/// this): as [`op2_par_loop_c`], with the kernel's name and the call
+/// site's source file, so that a device library can find its source.
+///
+/// # Safety
+/// As for [`op2_par_loop_c`]; `kernel_name` and `file` are NULL or
+/// NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn op2_par_loop_c_src(
+    kernel: Option<unsafe extern "C" fn()>,
+    kernel_name: *const c_char,
+    file: *const c_char,
+    name: *const c_char,
+    set: op_set,
+    nargs: c_int,
+    args: *const op_arg,
+) {
+    // SAFETY: the caller's contract.
+    unsafe { c_loop(kernel, Some((kernel_name, file)), name, set, nargs, args) }
+}
+
+/// # Safety
+/// As for [`op2_par_loop_c_src`].
+unsafe fn c_loop(
+    kernel: Option<unsafe extern "C" fn()>,
+    source: Option<(*const c_char, *const c_char)>,
     name: *const c_char,
     set: op_set,
     nargs: c_int,
@@ -225,6 +312,7 @@ pub unsafe extern "C" fn op2_par_loop_c(
             args,
             max_args: Some(MAX_C_ARGS),
             codes: None,
+            source,
         };
         // SAFETY: the caller's contract.
         let o = || obj("loop", &unsafe { crate::state::name_or(name, "?") });
@@ -264,9 +352,10 @@ pub(crate) unsafe fn checked_args<'a>(
     Ok(unsafe { crate::args::slice(nargs, args) })
 }
 
-/// `op_par_loop` for C++ kernels (the C++ `op_par_loop` calls this): `range`
-/// is a trampoline that runs the kernel, inlined, over a range of elements;
-/// `param_types` (nargs codes, may be NULL) describe the kernel's parameters.
+/// `op_par_loop` for C++ kernels (older headers' C++ `op_par_loop` calls
+/// this): `range` is a trampoline that runs the kernel, inlined, over a
+/// range of elements; `param_types` (nargs codes, may be NULL) describe the
+/// kernel's parameters.
 ///
 /// # Safety
 /// As for [`op2_par_loop_c`]; `param_types` is NULL or holds `nargs` codes.
@@ -274,6 +363,44 @@ pub(crate) unsafe fn checked_args<'a>(
 pub unsafe extern "C" fn op2_par_loop_range(
     range: Option<op2_range_fn>,
     param_types: *const c_int,
+    name: *const c_char,
+    set: op_set,
+    nargs: c_int,
+    args: *const op_arg,
+) {
+    // SAFETY: the caller's contract.
+    unsafe { range_loop(range, param_types, None, name, set, nargs, args) }
+}
+
+/// `op_par_loop` for C++ kernels (op_seq.h's `op_par_loop` calls this): as
+/// [`op2_par_loop_range`], with the kernel's name and the call site's
+/// source file, so that a device library can find its source.
+///
+/// # Safety
+/// As for [`op2_par_loop_range`]; `kernel_name` and `file` are NULL or
+/// NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn op2_par_loop_range_src(
+    range: Option<op2_range_fn>,
+    param_types: *const c_int,
+    kernel_name: *const c_char,
+    file: *const c_char,
+    name: *const c_char,
+    set: op_set,
+    nargs: c_int,
+    args: *const op_arg,
+) {
+    let source = Some((kernel_name, file));
+    // SAFETY: the caller's contract.
+    unsafe { range_loop(range, param_types, source, name, set, nargs, args) }
+}
+
+/// # Safety
+/// As for [`op2_par_loop_range_src`].
+unsafe fn range_loop(
+    range: Option<op2_range_fn>,
+    param_types: *const c_int,
+    source: Option<(*const c_char, *const c_char)>,
     name: *const c_char,
     set: op_set,
     nargs: c_int,
@@ -293,6 +420,7 @@ pub unsafe extern "C" fn op2_par_loop_range(
             args,
             max_args: None,
             codes,
+            source,
         };
         // SAFETY: the caller's contract.
         unsafe { run(&lc, &RangeInvoker { f }) }

@@ -97,6 +97,21 @@ pub fn find_kernel(kernel: &str, dirs: &[PathBuf]) -> Result<KernelSource, FindE
                 continue;
             }
             let mut files = Vec::new();
+            let is_source = f
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| SOURCES.contains(&e));
+            if is_source {
+                // a program's own source file: only the kernel's part of it
+                // (its #defines, the kernel and the functions it calls)
+                let part = crate::source::kernel_part(&text, kernel).unwrap_or(text);
+                files.push(f.canonicalize().unwrap_or_else(|_| f.clone()));
+                return Ok(KernelSource {
+                    file: f,
+                    text: part,
+                    files,
+                });
+            }
             let text = inline_includes(&f, &text, dirs, &mut files, 0).map_err(err)?;
             return Ok(KernelSource {
                 file: f,

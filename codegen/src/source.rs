@@ -25,7 +25,12 @@ pub fn code_only(src: &str) -> String {
         } else if b[i] == b'/' && i + 1 < b.len() && b[i + 1] == b'*' {
             let end = src[i + 2..].find("*/").map_or(b.len(), |p| i + 2 + p + 2);
             for c in src[i..end].chars() {
-                out.push(if c == '\n' { '\n' } else { ' ' });
+                if c == '\n' {
+                    out.push('\n');
+                } else {
+                    // one blank per byte: offsets into the result are offsets into `src`
+                    out.extend(std::iter::repeat_n(' ', c.len_utf8()));
+                }
             }
             i = end;
         } else if b[i] == b'"' || b[i] == b'\'' {
@@ -49,7 +54,11 @@ pub fn code_only(src: &str) -> String {
         } else {
             // multi-byte UTF-8 only appears in comments and strings in C
             let c = src[i..].chars().next().unwrap_or(' ');
-            out.push(if c.is_ascii() { c } else { ' ' });
+            if c.is_ascii() {
+                out.push(c);
+            } else {
+                out.extend(std::iter::repeat_n(' ', c.len_utf8()));
+            }
             i += c.len_utf8();
         }
     }
@@ -255,5 +264,193 @@ inline void res_calc(const double *x1, double const *const *q,
         assert_eq!(c.lines().count(), s.lines().count());
         assert!(c.contains('a') && c.contains('d') && c.contains('g'));
         assert!(!c.contains('b') && !c.contains('e') && !c.contains('f'));
+    }
+}
+
+/// The functions defined at file scope in `code` (a [`code_only`] text):
+/// name and byte span (from the start of the declaration to the closing
+/// brace).
+fn functions(code: &str) -> Vec<(String, std::ops::Range<usize>)> {
+    let b = code.as_bytes();
+    let mut out = Vec::new();
+    let (mut depth, mut decl_start, mut i) = (0usize, 0usize, 0usize);
+    let mut line_start = true;
+    while i < b.len() {
+        let c = b[i];
+        if depth == 0 && line_start && c == b'#' {
+            // a preprocessor line (with continuations) ends a declaration
+            while i < b.len() && !(b[i] == b'\n' && (i == 0 || b[i - 1] != b'\\')) {
+                i += 1;
+            }
+            decl_start = i + 1;
+            continue;
+        }
+        if !c.is_ascii_whitespace() {
+            line_start = false;
+        }
+        match c {
+            b'\n' => line_start = true,
+            b';' if depth == 0 => decl_start = i + 1,
+            b'{' => {
+                if depth == 0 {
+                    if let Some(name) = defined_name(&code[decl_start..i]) {
+                        let end = matching_brace(b, i);
+                        out.push((name, decl_start..end));
+                        i = end;
+                        decl_start = end;
+                        continue;
+                    }
+                }
+                depth += 1;
+            }
+            b'}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    decl_start = i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The name a declaration head `T name(params)` defines, if it is one.
+fn defined_name(head: &str) -> Option<String> {
+    let h = head.trim_end();
+    let inner = h.strip_suffix(')')?;
+    let b = inner.as_bytes();
+    let mut depth = 1;
+    let mut k = b.len();
+    while k > 0 {
+        k -= 1;
+        match b[k] {
+            b')' => depth += 1,
+            b'(' => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let before = inner[..k].trim_end();
+    let nb = before.as_bytes();
+    let mut s = nb.len();
+    while s > 0 && is_ident_byte(nb[s - 1]) {
+        s -= 1;
+    }
+    let name = &before[s..];
+    let keyword = ["if", "for", "while", "switch", "return", "sizeof"].contains(&name);
+    (!name.is_empty()
+        && !keyword
+        && !name.as_bytes()[0].is_ascii_digit()
+        && !before[..s].trim().is_empty())
+    .then(|| name.to_string())
+}
+
+/// The offset after the `}` that closes the `{` at `open`.
+fn matching_brace(b: &[u8], open: usize) -> usize {
+    let mut depth = 0;
+    for (k, &c) in b.iter().enumerate().skip(open) {
+        match c {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return k + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    b.len()
+}
+
+/// What a device needs of a source file (not a header) that defines
+/// `kernel`: its `#define` lines, and the definitions of the kernel and of
+/// the file's functions it calls (transitively), in file order. The rest
+/// of a program's main file (its `main`, C++ containers, I/O) is left out:
+/// a device compiler could not take it.
+pub fn kernel_part(src: &str, kernel: &str) -> Option<String> {
+    let code = code_only(src);
+    let funcs = functions(&code);
+    let mut keep = vec![false; funcs.len()];
+    let mut work: Vec<usize> = funcs
+        .iter()
+        .position(|(n, _)| n == kernel)
+        .into_iter()
+        .collect();
+    work.first()?;
+    while let Some(f) = work.pop() {
+        if keep[f] {
+            continue;
+        }
+        keep[f] = true;
+        let body = &code[funcs[f].1.clone()];
+        for (g, (name, _)) in funcs.iter().enumerate() {
+            if !keep[g] && mentions_ident(body, name) {
+                work.push(g);
+            }
+        }
+    }
+    let mut out = String::new();
+    let mut cont = false;
+    for l in src.split_inclusive('\n') {
+        let t = l.trim_start();
+        if cont || (t.starts_with('#') && t[1..].trim_start().starts_with("define")) {
+            out.push_str(l);
+            cont = l.trim_end().ends_with('\\');
+        }
+    }
+    for (f, (_, span)) in funcs.iter().enumerate() {
+        if keep[f] {
+            out.push_str(&src[span.clone()]);
+            out.push('\n');
+        }
+    }
+    Some(out)
+}
+
+/// Does `name` occur in `code` as a whole identifier?
+pub fn mentions_ident(code: &str, name: &str) -> bool {
+    let b = code.as_bytes();
+    code.match_indices(name).any(|(i, _)| {
+        let e = i + name.len();
+        let joined_before = i > 0 && is_ident_byte(b[i - 1]);
+        let joined_after = e < b.len() && is_ident_byte(b[e]);
+        !joined_before && !joined_after
+    })
+}
+
+#[cfg(test)]
+mod part_tests {
+    use super::*;
+
+    const MAIN: &str = "#include <vector>\n#include \"op_seq.h\"\n#define SQ(x) ((x) * (x))\n#define LONG(a) \\\n  ((a) + 1)\nstatic double helper(double x) { return SQ(x); }\nstatic double unused(double x) { return x; }\n// a comment with { braces } and é\nvoid kern(const double *a, double *b) {\n  if (a[0] > 0) { *b += helper(a[0]); }\n}\nstruct S { int x; };\nint main(int argc, char **argv) {\n  std::vector<double> v(3);\n  return 0;\n}\n";
+
+    #[test]
+    fn a_source_file_gives_its_kernel_part_only() {
+        let p = kernel_part(MAIN, "kern").unwrap();
+        assert!(
+            p.contains("#define SQ(x)") && p.contains("  ((a) + 1)"),
+            "{p}"
+        );
+        assert!(p.contains("static double helper"), "{p}");
+        assert!(p.contains("void kern(const double *a, double *b) {"), "{p}");
+        assert!(
+            !p.contains("unused") && !p.contains("main") && !p.contains("vector"),
+            "{p}"
+        );
+        assert!(p.find("helper(double").unwrap() < p.find("void kern").unwrap());
+        assert!(kernel_part(MAIN, "nothere").is_none());
+    }
+
+    #[test]
+    fn blanked_code_keeps_byte_offsets() {
+        let s = "/* é */ int x; // ü\nchar *s = \"ß\";\n";
+        assert_eq!(code_only(s).len(), s.len());
     }
 }

@@ -65,6 +65,7 @@ fn runtime(plan: bool) -> Runtime {
         exec: Arc::new(Serial { plan }),
         dist: Box::new(SingleNode::new()),
         device: None,
+        loops: None,
     };
     Runtime::new(parts, Box::new(|_| {}))
 }
@@ -273,6 +274,7 @@ fn a_loop_before_op_partition_partitions_and_says_so() {
             exec: Arc::new(Serial { plan: false }),
             dist: Box::new(dist),
             device: None,
+            loops: None,
         };
         let mut rt = Runtime::new(parts, Box::new(|_| {}));
         let (dom, _) = g.declare(rank, 3).unwrap();
@@ -345,6 +347,7 @@ fn host_and_device_copies_move_only_when_stale() {
         exec: Arc::new(Serial { plan: false }),
         dist: Box::new(SingleNode::new()),
         device: Some(mem.clone()),
+        loops: None,
     };
     let mut rt = Runtime::new(parts, Box::new(|_| {}));
     let mut rec = Recorder::default();

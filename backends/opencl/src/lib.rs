@@ -16,6 +16,7 @@
 //! no portable page-locked allocation; transfers are blocking).
 
 pub mod describe;
+pub mod engine;
 mod ffi;
 pub mod launch;
 

@@ -14,6 +14,7 @@
 pub mod calls;
 pub mod config;
 pub mod data;
+pub mod device_loops;
 pub mod fallback;
 pub mod lifecycle;
 pub mod plans;
@@ -22,6 +23,10 @@ mod residency;
 
 pub use calls::{CallCache, CallSig};
 pub use config::{Config, Opt};
+pub use device_loops::{
+    CompileRequest, ConstDecl, DeviceKernel, DevicePolicy, KernelRef, LaunchInput, LoopCompiler,
+    Placement, PlanShape,
+};
 pub use lifecycle::{GeneratedArgs, LoopTiming, Pick, Ready, Side};
 pub use plans::PlanKey;
 pub use prepared::{GlobalData, LoopDesc, PreparedLoop};
@@ -65,6 +70,9 @@ pub struct Parts {
     pub exec: Arc<dyn Executor + Send + Sync>,
     pub dist: Box<dyn Distribution>,
     pub device: Option<Arc<dyn DeviceMemory>>,
+    /// Loops of unchanged programs on the device (code written at run
+    /// time; needs `device`).
+    pub loops: Option<Arc<dyn LoopCompiler>>,
 }
 
 /// Where the runtime's messages go (OP2 prints them on the root's stdout).
@@ -76,6 +84,7 @@ pub struct Runtime {
     exec: Arc<dyn Executor + Send + Sync>,
     dist: Box<dyn Distribution>,
     device: Option<DeviceCopies>,
+    device_loops: Option<device_loops::DeviceLoops>,
     config: Config,
     say: Say,
     /// Checked loops by call, for one generation.
@@ -97,6 +106,7 @@ impl Runtime {
             exec: parts.exec,
             dist: parts.dist,
             device: parts.device.map(DeviceCopies::new),
+            device_loops: parts.loops.map(device_loops::DeviceLoops::new),
             config: Config::default(),
             say,
             loops: CallCache::default(),
@@ -173,6 +183,9 @@ impl Runtime {
         partitioned: bool,
     ) -> Result<()> {
         self.plans.clear();
+        if let Some(d) = self.device_loops.as_mut() {
+            d.clear_plans();
+        }
         self.bump_generation();
         m.mesh_moved(&self.dom, partitioned);
         if let Some(dev) = self.device.as_mut() {

@@ -213,7 +213,7 @@ impl PlanKey {
 /// The planner arguments of a checked loop. Each column of a vector
 /// argument is one planner argument; an indirect OP_WRITE is coloured like
 /// OP_RW (elements sharing a target must not run concurrently).
-fn loop_plan_args(dom: &Domain, specs: &[ArgSpec], inds: &[i32]) -> Vec<PlanArgKey> {
+pub(crate) fn loop_plan_args(dom: &Domain, specs: &[ArgSpec], inds: &[i32]) -> Vec<PlanArgKey> {
     let mut args = Vec::with_capacity(specs.len());
     for (sp, &ind) in specs.iter().zip(inds) {
         let ArgKind::Dat { dat, map, idx } = &sp.kind else {
@@ -424,6 +424,7 @@ mod tests {
             exec: Arc::new(NoExec),
             dist: Box::new(SingleNode::new()),
             device: None,
+            loops: None,
         };
         let mut rt = Runtime::new(parts, Box::new(|_| {}));
         let dom = rt.dom_mut();

@@ -1,0 +1,458 @@
+//! Loops of unchanged programs on a device: the runtime's side of a
+//! library that writes each loop's device code at run time (libop2_opencl;
+//! the generator is op2-codegen, the compiler and launcher a backend's
+//! [`LoopCompiler`]). The front end hands over, per call, where the
+//! kernel's source can be found ([`KernelRef`]); the runtime asks the
+//! compiler for the loop's device kernel once per prepared loop (again
+//! when a constant the program declared changes), makes the device copies
+//! of the loop's dats fresh, builds and uploads the plan the kernel asks
+//! for, launches it, writes the combined reductions back into the
+//! program's globals and marks the written dats fresh on the device. A
+//! loop the compiler cannot serve runs on the host (the caller's usual
+//! path), with one line naming the loop and the reason, or stops with an
+//! error when the program asked for that (`OP_FALLBACK_MODE=error`).
+
+use super::lifecycle::{LoopTiming, Side};
+use super::plans::{loop_plan_args, PlanKey};
+use super::{Mirror, PreparedLoop, Runtime};
+use crate::arg::{ArgKind, ArgSpec};
+use crate::device::plan_upload::{PlanDeviceArrays, PlanHostArrays};
+use crate::device::DeviceCopies;
+use crate::dist::DistKind;
+use crate::domain::{Domain, SetId};
+use crate::error::{obj, Op2Error, Result};
+use crate::plan::{Plan, Staging};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Where a loop's kernel is defined, as the program's call site says it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct KernelRef {
+    /// The kernel function's name (`op_par_loop`'s first argument).
+    pub kernel: String,
+    /// The source file of the call site (`__FILE__`), when known: its
+    /// directory is searched after `OP2_RS_KERNEL_PATH`.
+    pub file: Option<String>,
+}
+
+/// A constant the program declared with `op_decl_const`: its current value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConstDecl {
+    pub name: String,
+    pub type_name: String,
+    pub dim: usize,
+    pub bytes: Vec<u8>,
+}
+
+/// What a compiler is asked for: one loop.
+pub struct CompileRequest<'a> {
+    pub name: &'a str,
+    pub kernel: &'a KernelRef,
+    pub set: SetId,
+    pub specs: &'a [ArgSpec],
+    pub dom: &'a Domain,
+    pub copies: &'a DeviceCopies,
+    /// Every constant declared so far (the compiler keeps those the
+    /// kernel uses).
+    pub consts: &'a [ConstDecl],
+}
+
+/// The plan a staged device kernel runs by: each argument's indirect
+/// group (-1: none), the number of groups, the block size.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanShape {
+    pub inds: Vec<i32>,
+    pub ninds: usize,
+    pub part_size: usize,
+}
+
+/// One launch of a device kernel.
+pub struct LaunchInput<'a> {
+    pub dom: &'a Domain,
+    pub copies: &'a DeviceCopies,
+    pub set: SetId,
+    pub specs: &'a [ArgSpec],
+    /// Elements to run.
+    pub set_size: usize,
+    /// The plan (when [`DeviceKernel::plan_shape`] asked for one) and its
+    /// device arrays.
+    pub plan: Option<(&'a Plan, PlanDeviceArrays)>,
+    /// Per argument, a global's current bytes; empty for the others.
+    pub globals: &'a [Vec<u8>],
+}
+
+/// A loop's compiled device code.
+pub trait DeviceKernel: Send {
+    /// The plan it needs (`None`: it runs without one).
+    fn plan_shape(&self) -> Option<PlanShape>;
+    /// Run it; per argument, a reduction's combined bytes (`None` for the
+    /// others).
+    fn launch(&mut self, l: &LaunchInput<'_>) -> std::result::Result<Vec<Option<Vec<u8>>>, String>;
+}
+
+/// A device that writes, compiles and launches loops' code at run time.
+pub trait LoopCompiler: Send + Sync {
+    /// The device, in words.
+    fn device_name(&self) -> String;
+    /// The loop's device kernel, or why there is none (one line).
+    fn compile(&self, r: &CompileRequest<'_>)
+        -> std::result::Result<Box<dyn DeviceKernel>, String>;
+}
+
+/// What the program's fallback policy says about one loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DevicePolicy {
+    /// The loop may run on the device (`OP_WHITELIST`, and
+    /// `op_disable_device_execution` not in force).
+    pub allowed: bool,
+    /// A loop that cannot run on the device is an error
+    /// (`OP_FALLBACK_MODE=error`).
+    pub fallback_error: bool,
+    /// Say nothing when a loop falls back (`OP_FALLBACK_MODE=silent`).
+    pub silent: bool,
+}
+
+/// Where a loop ran (for the timing table).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Placement {
+    Device,
+    /// On the host, and why.
+    Host(String),
+}
+
+enum Entry {
+    Host(String),
+    Device {
+        kernel: Box<dyn DeviceKernel>,
+        consts_gen: u64,
+    },
+}
+
+/// The runtime's state for loops on a device.
+pub(crate) struct DeviceLoops {
+    compiler: Arc<dyn LoopCompiler>,
+    consts: Vec<ConstDecl>,
+    /// Changes whenever a constant's value does.
+    consts_gen: u64,
+    /// Per prepared loop (its address; the entry keeps it alive) and kernel.
+    entries: HashMap<(usize, KernelRef), (Arc<PreparedLoop>, Entry)>,
+    /// Plans of device loops, with their numbers for the device copies.
+    plans: HashMap<PlanKey, (Arc<Plan>, usize)>,
+    /// Where each loop (by name) ran last.
+    placement: BTreeMap<String, Placement>,
+}
+
+/// Plan numbers of device loops, apart from the front end's.
+const PLAN_NUMBERS: usize = 1 << 30;
+
+impl DeviceLoops {
+    pub(crate) fn new(compiler: Arc<dyn LoopCompiler>) -> DeviceLoops {
+        DeviceLoops {
+            compiler,
+            consts: Vec::new(),
+            consts_gen: 0,
+            entries: HashMap::new(),
+            plans: HashMap::new(),
+            placement: BTreeMap::new(),
+        }
+    }
+
+    /// The mesh moved: plans are stale (kernels are not).
+    pub(crate) fn clear_plans(&mut self) {
+        self.plans.clear();
+    }
+}
+
+fn fallback_error(call: &str, name: &str, why: &str) -> Op2Error {
+    Op2Error::new(
+        call,
+        obj("loop", name),
+        format!("cannot run on the device ({why}) and OP_FALLBACK_MODE is error"),
+    )
+}
+
+impl Runtime {
+    /// Does this library run loops through run-time generated device code?
+    pub fn has_device_loops(&self) -> bool {
+        self.device_loops.is_some()
+    }
+
+    /// The device that runs loops, in words.
+    pub fn device_loops_name(&self) -> Option<String> {
+        self.device_loops.as_ref().map(|d| d.compiler.device_name())
+    }
+
+    /// Where each loop ran last, by name.
+    pub fn placements(&self) -> Vec<(String, Placement)> {
+        self.device_loops.as_ref().map_or_else(Vec::new, |d| {
+            d.placement
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        })
+    }
+
+    /// `op_decl_const`: remember the constant's value for device code (a
+    /// new value recompiles the loops whose kernels use it).
+    pub fn decl_const(&mut self, c: ConstDecl) {
+        let Some(d) = self.device_loops.as_mut() else {
+            return;
+        };
+        match d.consts.iter_mut().find(|x| x.name == c.name) {
+            Some(x) if *x == c => {}
+            Some(x) => {
+                *x = c;
+                d.consts_gen += 1;
+            }
+            None => {
+                d.consts.push(c);
+                d.consts_gen += 1;
+            }
+        }
+    }
+
+    /// Run a prepared loop on the device, if it can: `Ok(None)` means the
+    /// caller runs it on the host (no device loops here, several
+    /// processes, the policy says so, or its code could not be made; the
+    /// last said once per loop).
+    pub fn device_loop(
+        &mut self,
+        m: &mut dyn Mirror,
+        call: &str,
+        lp: &Arc<PreparedLoop>,
+        k: &KernelRef,
+        policy: DevicePolicy,
+    ) -> Result<Option<LoopTiming>> {
+        if self.device_loops.is_none() || self.device.is_none() {
+            return Ok(None);
+        }
+        if self.dist.kind() != DistKind::SingleNode {
+            let why = "device loops run on one process only (MPI: host threads)";
+            return self.on_host(call, lp, why.into(), policy, false);
+        }
+        if !policy.allowed {
+            return self.on_host(call, lp, "not in OP_WHITELIST".into(), policy, true);
+        }
+        let key = (Arc::as_ptr(lp) as usize, k.clone());
+        let Some(mut kernel) = self.device_kernel(lp, &key)? else {
+            let why = match self.device_loops.as_ref().and_then(|d| d.entries.get(&key)) {
+                Some((_, Entry::Host(w))) => w.clone(),
+                _ => "no device code".into(),
+            };
+            return self.on_host(call, lp, why, policy, false);
+        };
+        let out = self.launch_device(m, call, lp, &mut *kernel);
+        if let Some(d) = self.device_loops.as_mut() {
+            let consts_gen = d.consts_gen;
+            d.entries
+                .insert(key, (lp.clone(), Entry::Device { kernel, consts_gen }));
+            d.placement.insert(lp.name.clone(), Placement::Device);
+        }
+        out.map(Some)
+    }
+
+    /// The loop runs on the host: recorded, said once (unless silent), an
+    /// error when the policy asks.
+    fn on_host(
+        &mut self,
+        call: &str,
+        lp: &PreparedLoop,
+        why: String,
+        policy: DevicePolicy,
+        quiet: bool,
+    ) -> Result<Option<LoopTiming>> {
+        let Some(d) = self.device_loops.as_mut() else {
+            return Ok(None);
+        };
+        let new = d.placement.get(&lp.name) != Some(&Placement::Host(why.clone()));
+        d.placement
+            .insert(lp.name.clone(), Placement::Host(why.clone()));
+        if policy.fallback_error && !quiet {
+            return Err(fallback_error(call, &lp.name, &why));
+        }
+        if new && !policy.silent && !quiet {
+            self.say(&format!(
+                " op2-rs: loop {} runs on the host: {why}\n",
+                lp.name
+            ));
+        }
+        Ok(None)
+    }
+
+    /// The loop's compiled kernel, taken out of its entry (compiled now
+    /// the first time, or when a constant changed); `None` when it has
+    /// none (the entry says why).
+    fn device_kernel(
+        &mut self,
+        lp: &Arc<PreparedLoop>,
+        key: &(usize, KernelRef),
+    ) -> Result<Option<Box<dyn DeviceKernel>>> {
+        let Some(d) = self.device_loops.as_mut() else {
+            return Ok(None);
+        };
+        match d.entries.remove(key) {
+            Some((_, Entry::Device { kernel, consts_gen })) if consts_gen == d.consts_gen => {
+                return Ok(Some(kernel))
+            }
+            Some((keep, Entry::Host(w))) => {
+                d.entries.insert(key.clone(), (keep, Entry::Host(w)));
+                return Ok(None);
+            }
+            _ => {}
+        }
+        let (Some(d), Some(copies)) = (self.device_loops.as_mut(), self.device.as_ref()) else {
+            return Ok(None);
+        };
+        let req = CompileRequest {
+            name: &lp.name,
+            kernel: &key.1,
+            set: lp.set,
+            specs: &lp.specs,
+            dom: &self.dom,
+            copies,
+            consts: &d.consts,
+        };
+        match d.compiler.compile(&req) {
+            Ok(k) => Ok(Some(k)),
+            Err(why) => {
+                d.entries
+                    .insert(key.clone(), (lp.clone(), Entry::Host(why)));
+                Ok(None)
+            }
+        }
+    }
+
+    /// Device copies fresh, plan built and uploaded, kernel launched,
+    /// reductions written back, written dats fresh on the device.
+    fn launch_device(
+        &mut self,
+        m: &mut dyn Mirror,
+        call: &str,
+        lp: &PreparedLoop,
+        kernel: &mut dyn DeviceKernel,
+    ) -> Result<LoopTiming> {
+        let t0 = Instant::now();
+        for &d in &lp.dats {
+            self.device_fresh(m, call, d)?;
+        }
+        let globals = global_bytes(lp);
+        let plan = match kernel.plan_shape() {
+            Some(shape) => Some(self.device_loop_plan(m, call, lp, &shape)?),
+            None => None,
+        };
+        let dev_err =
+            |e: String| Op2Error::new(call, obj("loop", &lp.name), format!("device: {e}"));
+        let copies = self
+            .device
+            .as_mut()
+            .ok_or_else(|| Op2Error::internal(call, "no device"))?;
+        let plan = match &plan {
+            Some((p, number)) => {
+                let d = copies
+                    .plan(*number, &PlanHostArrays::of(p))
+                    .map_err(|e| dev_err(e.to_string()))?;
+                Some((&**p, d))
+            }
+            None => None,
+        };
+        let input = LaunchInput {
+            dom: &self.dom,
+            copies,
+            set: lp.set,
+            specs: &lp.specs,
+            set_size: self.dom.set(lp.set).size,
+            plan,
+            globals: &globals,
+        };
+        let reduced = kernel.launch(&input).map_err(dev_err)?;
+        write_back(lp, &reduced);
+        for &d in &lp.written {
+            self.written_on(d, Side::Device);
+        }
+        self.show_dats(m, &lp.dats);
+        let t1 = Instant::now();
+        Ok(LoopTiming {
+            tag: lp.tag,
+            secs: (t1 - t0).as_secs_f64(),
+            mpi_secs: 0.0,
+            transfer: lp.transfer,
+            start: t0,
+            end: t1,
+        })
+    }
+
+    /// The plan of a device loop with `shape` (built once per key, with
+    /// the per-element arrays device code reads).
+    fn device_loop_plan(
+        &mut self,
+        m: &mut dyn Mirror,
+        call: &str,
+        lp: &PreparedLoop,
+        shape: &PlanShape,
+    ) -> Result<(Arc<Plan>, usize)> {
+        if shape.inds.len() != lp.specs.len() {
+            return Err(Op2Error::internal(
+                call,
+                format!("loop \"{}\": a plan group per argument", lp.name),
+            ));
+        }
+        let part_size = match self.config.part_size.max(0) as usize {
+            0 => shape.part_size.max(1),
+            p => p,
+        };
+        let key = PlanKey {
+            name: lp.name.clone(),
+            set: lp.set,
+            part_size,
+            staging: Staging::All,
+            ninds: shape.ninds,
+            args: loop_plan_args(&self.dom, &lp.specs, &shape.inds),
+        };
+        let known = self
+            .device_loops
+            .as_ref()
+            .and_then(|d| d.plans.get(&key).cloned());
+        if let Some(p) = known {
+            return Ok(p);
+        }
+        let number = PLAN_NUMBERS + self.device_loops.as_ref().map_or(0, |d| d.plans.len());
+        let plan = Arc::new(self.build_plan(m, &key, true, number)?);
+        if let Some(d) = self.device_loops.as_mut() {
+            d.plans.insert(key, (plan.clone(), number));
+        }
+        Ok((plan, number))
+    }
+}
+
+/// Each global argument's current bytes (the program's memory).
+fn global_bytes(lp: &PreparedLoop) -> Vec<Vec<u8>> {
+    lp.specs
+        .iter()
+        .zip(&lp.views)
+        .map(|(s, v)| match s.kind {
+            ArgKind::Gbl if s.opt && !v.data.is_null() => {
+                // SAFETY: a global's view points at the program's `dim`
+                // values (checked non-NULL when the loop was prepared; the
+                // program is inside this call), `elem_bytes` long.
+                unsafe { std::slice::from_raw_parts(v.data, v.elem_bytes.max(0) as usize) }.to_vec()
+            }
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+/// The combined reductions into the program's globals.
+fn write_back(lp: &PreparedLoop, reduced: &[Option<Vec<u8>>]) {
+    for ((r, v), s) in reduced.iter().zip(&lp.views).zip(&lp.specs) {
+        let (Some(r), ArgKind::Gbl) = (r, &s.kind) else {
+            continue;
+        };
+        let n = r.len().min(v.elem_bytes.max(0) as usize);
+        if n > 0 && !v.data.is_null() {
+            // SAFETY: as in `global_bytes`; the program's memory is not
+            // otherwise borrowed while the loop runs.
+            unsafe { std::ptr::copy_nonoverlapping(r.as_ptr(), v.data, n) };
+        }
+    }
+}
