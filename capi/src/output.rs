@@ -211,8 +211,8 @@ pub extern "C" fn op_timing_output() {
             let pt = unsafe { std::ptr::read_volatile(addr_of!(OP_plan_time)) };
             let pt = st.rt.builds_plans().then_some(pt);
             out(&op2_core::timing::timing_output(&rows, pt, &per_rank));
-            if let Some(dev) = st.rt.device_loops_name() {
-                out(&placement_table(&dev, &st.rt.placements()));
+            if let Some(t) = st.rt.placement_table() {
+                out(&t);
             }
             Ok(())
         })
@@ -282,18 +282,4 @@ exports! {
     /// Copy elements `low..=high` of a dat to `dst` (which holds `high-low+1` elements).
     /// Unlike OP2, nothing past `high` is read.
     op_fetch_data_idx_char(dat: op_dat, dst: *mut c_char, low: c_int, high: c_int) = "op_fetch_data_idx" => fetch("op_fetch_data_idx", dat, Some((low as i64, high as i64)), dst, None);
-}
-
-/// Where each loop ran, after the timing table of a library with device
-/// loops (libop2_opencl): `device`, or `host` and why.
-fn placement_table(device: &str, rows: &[(String, op2_core::runtime::Placement)]) -> String {
-    use op2_core::runtime::Placement;
-    let mut s = format!("\n  where each loop ran ({device}):\n");
-    for (name, p) in rows {
-        match p {
-            Placement::Device => s += &format!("  {name:<24} device\n"),
-            Placement::Host(why) => s += &format!("  {name:<24} host ({why})\n"),
-        }
-    }
-    s
 }

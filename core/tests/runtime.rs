@@ -454,3 +454,328 @@ fn transfer_report_matches_the_memory(rt: &mut Runtime, mem: &HostMemory) {
         .line()
         .contains(" dat_downloads=2 dat_downloads_bytes=1024 "));
 }
+
+mod device_loops {
+    //! Loops of unchanged programs on a device (`Runtime::device_loop`),
+    //! with a compiler whose "device code" doubles a dat in the simulated
+    //! device memory and sums it into a global: the copies move only when
+    //! stale, plans go up once, a constant's new value recompiles, and a
+    //! loop without device code runs on the host with one line (or stops,
+    //! as the policy says).
+    use super::*;
+    use op2_core::runtime::{
+        CompileRequest, ConstDecl, DeviceKernel, DevicePolicy, KernelRef, LaunchInput,
+        LoopCompiler, Placement, PlanShape,
+    };
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+
+    #[derive(Default)]
+    struct Doubler {
+        compiles: AtomicUsize,
+    }
+
+    struct DoubleKernel {
+        staged: bool,
+        nargs: usize,
+    }
+
+    impl LoopCompiler for Doubler {
+        fn device_name(&self) -> String {
+            "simulated".into()
+        }
+        fn compile(
+            &self,
+            r: &CompileRequest<'_>,
+        ) -> std::result::Result<Box<dyn DeviceKernel>, String> {
+            self.compiles.fetch_add(1, Ordering::SeqCst);
+            match r.kernel.kernel.as_str() {
+                "missing" => Err("kernel missing: no definition found".into()),
+                k => Ok(Box::new(DoubleKernel {
+                    staged: k == "staged",
+                    nargs: r.specs.len(),
+                })),
+            }
+        }
+    }
+
+    impl DeviceKernel for DoubleKernel {
+        fn plan_shape(&self) -> Option<PlanShape> {
+            self.staged.then(|| PlanShape {
+                inds: vec![-1; self.nargs],
+                ninds: 0,
+                part_size: 16,
+            })
+        }
+        fn launch(
+            &mut self,
+            l: &LaunchInput<'_>,
+        ) -> std::result::Result<Vec<Option<Vec<u8>>>, String> {
+            assert_eq!(l.plan.is_some(), self.staged);
+            let ArgKind::Dat { dat, .. } = l.specs[0].kind else {
+                return Err("argument 0 is not a dat".into());
+            };
+            let p = l.copies.dat(dat).ok_or("no device copy")?.ptr as *mut f64;
+            let mut sum = f64::from_ne_bytes(l.globals[1][..8].try_into().unwrap());
+            for i in 0..l.set_size {
+                // SAFETY: HostMemory's device pointers are host addresses;
+                // the copy holds the set's doubles.
+                unsafe {
+                    *p.add(i) *= 2.0;
+                    sum += *p.add(i);
+                }
+            }
+            Ok(vec![None, Some(sum.to_ne_bytes().to_vec())])
+        }
+    }
+
+    const RUN: DevicePolicy = DevicePolicy {
+        allowed: true,
+        fallback_error: false,
+        silent: false,
+    };
+
+    fn kernel(k: &str) -> KernelRef {
+        KernelRef {
+            kernel: k.into(),
+            file: None,
+        }
+    }
+
+    struct Setup {
+        rt: Runtime,
+        mem: Arc<HostMemory>,
+        comp: Arc<Doubler>,
+        said: Arc<Mutex<Vec<String>>>,
+        set: SetId,
+        x: DatId,
+    }
+
+    fn setup() -> Setup {
+        let mem = Arc::new(HostMemory::new());
+        let comp = Arc::new(Doubler::default());
+        let said = Arc::new(Mutex::new(Vec::new()));
+        let s2 = said.clone();
+        let parts = Parts {
+            exec: Arc::new(Serial { plan: false }),
+            dist: Box::new(SingleNode::new()),
+            device: Some(mem.clone()),
+            loops: Some(comp.clone()),
+        };
+        let mut rt = Runtime::new(parts, Box::new(move |s| s2.lock().unwrap().push(s.into())));
+        let set = rt.dom_mut().decl_set(64, "s").unwrap();
+        let x: Vec<u8> = (0..64).flat_map(|i| (i as f64).to_ne_bytes()).collect();
+        // SAFETY: `x` holds the set's 64 doubles.
+        let (x, _) = unsafe {
+            rt.decl_dat(
+                "op_decl_dat",
+                set,
+                1,
+                "double",
+                8,
+                op2_core::runtime::data::Storage::Copy(x.as_ptr()),
+                "x",
+                false,
+            )
+        }
+        .unwrap();
+        rt.device_add_dat(&mut NoMirror, "op_decl_dat", x).unwrap();
+        Setup {
+            rt,
+            mem,
+            comp,
+            said,
+            set,
+            x,
+        }
+    }
+
+    /// Loop `name` over the set: x (RW), a global sum (INC).
+    fn double_loop(
+        s: &mut Setup,
+        name: &str,
+        sum: &mut f64,
+    ) -> Arc<op2_core::runtime::PreparedLoop> {
+        let args = vec![
+            dat_arg(s.x, None, -1, Access::Rw),
+            ArgSpec {
+                kind: ArgKind::Gbl,
+                dim: 1,
+                type_name: "double".into(),
+                access: Access::Inc,
+                opt: true,
+            },
+        ];
+        let g = GlobalData {
+            data: sum as *mut f64 as *mut u8,
+            bytes: 8,
+        };
+        let d = desc(name, s.set, args, vec![GlobalData::NONE, g]);
+        s.rt.prepare_loop(&mut NoMirror, d, &|_| Ok(())).unwrap()
+    }
+
+    #[test]
+    fn device_loops_move_copies_only_when_stale() {
+        let mut s = setup();
+        let mut sum = 0.0f64;
+        let lp = double_loop(&mut s, "twice", &mut sum);
+        let (up, down) = (s.mem.uploads(), s.mem.downloads());
+        for _ in 0..2 {
+            let t =
+                s.rt.device_loop(&mut NoMirror, "op_par_loop", &lp, &kernel("twice"), RUN);
+            assert!(t.unwrap().is_some(), "ran on the device");
+        }
+        assert_eq!(
+            (s.mem.uploads(), s.mem.downloads()),
+            (up, down),
+            "nothing moved"
+        );
+        assert_eq!(s.rt.dat(s.x).fresh, Fresh::Device);
+        let want2: f64 = (0..64).map(|i| i as f64 * 2.0).sum();
+        let want4: f64 = (0..64).map(|i| i as f64 * 4.0).sum();
+        assert_eq!(
+            sum,
+            want2 + want4,
+            "the reductions were written back, in order"
+        );
+        assert_eq!(s.comp.compiles.load(Ordering::SeqCst), 1, "compiled once");
+        // a fetch downloads once
+        s.rt.host_fresh(&mut NoMirror, "op_fetch_data", s.x)
+            .unwrap();
+        s.rt.host_fresh(&mut NoMirror, "op_fetch_data", s.x)
+            .unwrap();
+        assert_eq!(s.mem.downloads(), down + 1);
+        let want: Vec<f64> = (0..64).map(|i| i as f64 * 4.0).collect();
+        assert_eq!(f64s(s.rt.dom(), s.x), want);
+        // a host loop writes x: the next device loop uploads it, once
+        let inv = FnInvoker(|_, p: &[*mut u8]| {
+            // SAFETY: one pointer to a double.
+            unsafe { *(p[0] as *mut f64) += 1.0 };
+        });
+        let d = desc(
+            "plus1",
+            s.set,
+            vec![dat_arg(s.x, None, -1, Access::Rw)],
+            vec![GlobalData::NONE],
+        );
+        // SAFETY: the kernel touches only its argument.
+        unsafe { s.rt.run_loop(&mut NoMirror, d, &inv) }.unwrap();
+        assert_eq!(s.rt.dat(s.x).fresh, Fresh::Host);
+        let up = s.mem.uploads();
+        s.rt.device_loop(&mut NoMirror, "op_par_loop", &lp, &kernel("twice"), RUN)
+            .unwrap();
+        assert_eq!(s.mem.uploads(), up + 1);
+        s.rt.host_fresh(&mut NoMirror, "op_fetch_data", s.x)
+            .unwrap();
+        let want: Vec<f64> = (0..64).map(|i| (i as f64 * 4.0 + 1.0) * 2.0).collect();
+        assert_eq!(f64s(s.rt.dom(), s.x), want);
+        assert_eq!(
+            s.rt.placements(),
+            [("twice".to_string(), Placement::Device)]
+        );
+    }
+
+    #[test]
+    fn plans_go_up_once_and_new_constants_recompile() {
+        let mut s = setup();
+        let mut sum = 0.0f64;
+        let lp = double_loop(&mut s, "staged_loop", &mut sum);
+        let c = |v: f64| ConstDecl {
+            name: "gam".into(),
+            type_name: "double".into(),
+            dim: 1,
+            bytes: v.to_ne_bytes().to_vec(),
+        };
+        s.rt.decl_const(c(1.4));
+        for _ in 0..3 {
+            s.rt.device_loop(&mut NoMirror, "op_par_loop", &lp, &kernel("staged"), RUN)
+                .unwrap()
+                .unwrap();
+        }
+        let st = s.rt.device().unwrap().stats();
+        assert_eq!(st.plans.count, 1, "the plan went up once");
+        assert_eq!(s.comp.compiles.load(Ordering::SeqCst), 1);
+        s.rt.decl_const(c(1.4));
+        s.rt.device_loop(&mut NoMirror, "op_par_loop", &lp, &kernel("staged"), RUN)
+            .unwrap();
+        assert_eq!(
+            s.comp.compiles.load(Ordering::SeqCst),
+            1,
+            "the same value: no new code"
+        );
+        s.rt.decl_const(c(1.5));
+        s.rt.device_loop(&mut NoMirror, "op_par_loop", &lp, &kernel("staged"), RUN)
+            .unwrap();
+        assert_eq!(
+            s.comp.compiles.load(Ordering::SeqCst),
+            2,
+            "a new value: new code"
+        );
+    }
+
+    #[test]
+    fn loops_without_device_code_run_on_the_host_as_the_policy_says() {
+        let mut s = setup();
+        let mut sum = 0.0f64;
+        let lp = double_loop(&mut s, "lost", &mut sum);
+        for _ in 0..3 {
+            let t =
+                s.rt.device_loop(&mut NoMirror, "op_par_loop", &lp, &kernel("missing"), RUN);
+            assert!(t.unwrap().is_none(), "the caller runs it on the host");
+        }
+        let lines: Vec<String> = s.said.lock().unwrap().clone();
+        let fallback: Vec<&String> = lines
+            .iter()
+            .filter(|l| l.contains("runs on the host"))
+            .collect();
+        assert_eq!(fallback.len(), 1, "said once: {lines:?}");
+        assert_eq!(
+            fallback[0].trim(),
+            "op2-rs: loop lost runs on the host: kernel missing: no definition found"
+        );
+        assert_eq!(s.comp.compiles.load(Ordering::SeqCst), 1, "not tried again");
+        let strict = DevicePolicy {
+            fallback_error: true,
+            ..RUN
+        };
+        let e =
+            s.rt.device_loop(
+                &mut NoMirror,
+                "op_par_loop",
+                &lp,
+                &kernel("missing"),
+                strict,
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("op_par_loop")
+                && e.contains("lost")
+                && e.contains("no definition found")
+                && e.contains("OP_FALLBACK_MODE"),
+            "{e}"
+        );
+        // not in the whitelist: host, quietly, even in error mode
+        let lp2 = double_loop(&mut s, "listed_out", &mut sum);
+        let off = DevicePolicy {
+            allowed: false,
+            ..strict
+        };
+        let n = s.said.lock().unwrap().len();
+        assert!(s
+            .rt
+            .device_loop(&mut NoMirror, "op_par_loop", &lp2, &kernel("twice"), off)
+            .unwrap()
+            .is_none());
+        assert_eq!(s.said.lock().unwrap().len(), n);
+        assert_eq!(
+            s.rt.placements()[0],
+            (
+                "listed_out".to_string(),
+                Placement::Host("not in OP_WHITELIST".into())
+            )
+        );
+        assert_eq!(sum, 0.0, "nothing ran on the device");
+        assert_eq!(s.rt.dat(s.x).fresh, Fresh::Both);
+    }
+}

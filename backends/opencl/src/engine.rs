@@ -167,7 +167,7 @@ impl Engine {
             let p = self
                 .cl
                 .build(text, BUILD_OPTIONS, self.cache.as_ref())
-                .map_err(|e| format!("the OpenCL compiler rejected the generated code: {e}"))?;
+                .map_err(|e| self.rejected(entry, text, &e.to_string()))?;
             progs.insert(text.to_string(), p);
         }
         progs[text].kernel(entry).map_err(|e| e.to_string())
@@ -179,6 +179,42 @@ fn is_ident(s: &str) -> bool {
     c.next()
         .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
         && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
+}
+
+impl Engine {
+    /// Why the compiler rejected `text`, in one line: its first error,
+    /// and where the code and the whole log were written (beside the
+    /// cache, or in the temporary directory).
+    fn rejected(&self, entry: &str, text: &str, log: &str) -> String {
+        let first = log
+            .lines()
+            .find(|l| l.contains("error:"))
+            .map(|l| {
+                // "error: /tmp/x.cl:16:55: what" -> "error: what"
+                let what = l.split_once("error:").map_or(l, |(_, w)| w);
+                let what = match what.find(".cl:") {
+                    Some(i) => what[i + 4..].splitn(3, ':').nth(2).unwrap_or(what),
+                    None => what,
+                };
+                format!("error: {}", what.trim())
+            })
+            .unwrap_or_else(|| log.lines().next().unwrap_or("").trim().to_string());
+        let dir = self
+            .cache
+            .as_ref()
+            .map_or_else(std::env::temp_dir, |c| c.dir().to_path_buf())
+            .join("rejected");
+        let file = dir.join(format!("{entry}.cl"));
+        let saved = std::fs::create_dir_all(&dir)
+            .and_then(|()| std::fs::write(&file, format!("{text}\n/* build log:\n{log}\n*/\n")));
+        match saved {
+            Ok(()) => format!(
+                "the OpenCL compiler rejected the generated code ({first}; code and log in {})",
+                file.display()
+            ),
+            Err(_) => format!("the OpenCL compiler rejected the generated code ({first})"),
+        }
+    }
 }
 
 /// The constants `src` uses, as the generator takes them.

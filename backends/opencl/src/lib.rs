@@ -75,12 +75,16 @@ unsafe impl Send for OpenCl {}
 // SAFETY: as above.
 unsafe impl Sync for OpenCl {}
 
+/// What an ICD loader without platforms or devices means.
+pub const NO_DEVICE: &str = "no OpenCL device: the OpenCL ICD loader found no platform with a \
+     device (install one, e.g. Debian's pocl-opencl-icd; OCL_ICD_VENDORS names where ICDs are listed)";
+
 /// Which device `OP2_RS_OPENCL_DEVICE` picks among `names` (an index, or
 /// the first whose name contains the text, ignoring case).
 pub fn pick_device(names: &[String], want: Option<&str>) -> Result<usize, String> {
     let Some(w) = want.map(str::trim).filter(|w| !w.is_empty()) else {
         return if names.is_empty() {
-            Err("no OpenCL device".into())
+            Err(NO_DEVICE.into())
         } else {
             Ok(0)
         };
@@ -755,6 +759,6 @@ mod tests {
         assert!(pick_device(&names, Some("amd"))
             .unwrap_err()
             .contains("no OpenCL device matches"));
-        assert_eq!(pick_device(&[], None).unwrap_err(), "no OpenCL device");
+        assert_eq!(pick_device(&[], None).unwrap_err(), NO_DEVICE);
     }
 }

@@ -193,6 +193,21 @@ impl Runtime {
         })
     }
 
+    /// Where each loop ran, as a table (printed after OP2's timing table,
+    /// and at op_exit with `OP2_RS_DEVICE_STATS`): `device`, or `host` and
+    /// why; `None` without device loops.
+    pub fn placement_table(&self) -> Option<String> {
+        let d = self.device_loops.as_ref()?;
+        let mut s = format!("\n  where each loop ran ({}):\n", d.compiler.device_name());
+        for (name, p) in &d.placement {
+            match p {
+                Placement::Device => s += &format!("  {name:<24} device\n"),
+                Placement::Host(why) => s += &format!("  {name:<24} host ({why})\n"),
+            }
+        }
+        Some(s)
+    }
+
     /// `op_decl_const`: remember the constant's value for device code (a
     /// new value recompiles the loops whose kernels use it).
     pub fn decl_const(&mut self, c: ConstDecl) {

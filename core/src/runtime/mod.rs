@@ -203,12 +203,15 @@ impl Runtime {
 
     /// Free the device copies and forget the device (`op_cuda_exit`): from
     /// now on the runtime works as a library without one. With
-    /// `OP2_RS_DEVICE_STATS` set, the transfer report is printed first
-    /// ([`crate::device::stats`]).
+    /// `OP2_RS_DEVICE_STATS` set, the transfer report (and, with device
+    /// loops, where each loop ran) is printed first ([`crate::device::stats`]).
     pub fn release_device(&mut self) {
         if let Some(mut dev) = self.device.take() {
             if crate::device::TransferStats::wanted() {
                 self.say(&format!("{}\n", dev.stats().line()));
+                if let Some(t) = self.placement_table() {
+                    self.say(&t);
+                }
             }
             dev.release();
         }

@@ -1,0 +1,73 @@
+/*
+ * opencl_fallback.c -- loops libop2_opencl cannot run on the device, beside
+ * one it can (tests/tests/opencl_lib.rs):
+ *   "doubled"  y = 2 x: runs on the device;
+ *   "scaled"   reads a file-scope variable that was never declared with
+ *              op_decl_const: the OpenCL compiler rejects the generated code;
+ *   "hidden"   its kernel is defined through a macro, so its definition is
+ *              not found in the source;
+ *   "ends"     op_arg_idx through a map: the generator refuses it.
+ * Each loop runs twice; the results are checked against plain C loops and
+ * the program prints PASSED or FAILED.
+ */
+#include <stdio.h>
+
+#include "op_seq.h"
+
+#define N 1000
+
+static double scale = 3.0;
+
+static void doubled(const double *x, double *y) { *y = 2.0 * *x; }
+
+static void scaled(const double *x, double *y) { *y = scale * *x; }
+
+#define ADD_ONE_KERNEL(name)                                                                      \
+  static void name(const double *x, double *y) { *y = *x + 1.0; }
+ADD_ONE_KERNEL(hidden)
+
+static void ends(const int *i0, const int *i1, int *out) { *out = *i0 * 10000 + *i1; }
+
+int main(int argc, char **argv) {
+  static double x[N], y[N];
+  static int e2n[2 * N], out[N];
+  for (int i = 0; i < N; i++) {
+    x[i] = 0.5 * i;
+    e2n[2 * i] = i;
+    e2n[2 * i + 1] = (i + 1) % N;
+  }
+  op_init(argc, argv, 1);
+  op_set cells = op_decl_set(N, "cells");
+  op_set edges = op_decl_set(N, "edges");
+  op_map e_c = op_decl_map(edges, cells, 2, e2n, "e_c");
+  op_dat dx = op_decl_dat(cells, 1, "double", x, "x");
+  op_dat dy = op_decl_dat(cells, 1, "double", y, "y");
+  op_dat dout = op_decl_dat(edges, 1, "int", out, "out");
+  int bad = 0;
+  for (int rep = 0; rep < 2; rep++) {
+    op_par_loop(doubled, "doubled", cells, op_arg_dat(dx, -1, OP_ID, 1, "double", OP_READ),
+                op_arg_dat(dy, -1, OP_ID, 1, "double", OP_WRITE));
+    op_fetch_data(dy, y);
+    for (int i = 0; i < N; i++)
+      bad += y[i] != 2.0 * x[i];
+    op_par_loop(scaled, "scaled", cells, op_arg_dat(dx, -1, OP_ID, 1, "double", OP_READ),
+                op_arg_dat(dy, -1, OP_ID, 1, "double", OP_WRITE));
+    op_fetch_data(dy, y);
+    for (int i = 0; i < N; i++)
+      bad += y[i] != scale * x[i];
+    op_par_loop(hidden, "hidden", cells, op_arg_dat(dx, -1, OP_ID, 1, "double", OP_READ),
+                op_arg_dat(dy, -1, OP_ID, 1, "double", OP_WRITE));
+    op_fetch_data(dy, y);
+    for (int i = 0; i < N; i++)
+      bad += y[i] != x[i] + 1.0;
+    op_par_loop(ends, "ends", edges, op_arg_idx(0, e_c), op_arg_idx(1, e_c),
+                op_arg_dat(dout, -1, OP_ID, 1, "int", OP_WRITE));
+    op_fetch_data(dout, out);
+    for (int i = 0; i < N; i++)
+      bad += out[i] != e2n[2 * i] * 10000 + e2n[2 * i + 1];
+  }
+  op_timing_output();
+  op_exit();
+  printf("%s (%d wrong values)\n", bad ? "FAILED" : "PASSED", bad);
+  return bad != 0;
+}

@@ -1,0 +1,411 @@
+//! libop2_opencl: c-examples' unchanged op_seq.h programs, built exactly as
+//! for libop2_seq, with every loop's device code written at run time and
+//! run on PoCL's CPU device (scripts/install_prereqs.sh installs it).
+//! Their answers are compared with the same programs on libop2_seq: the
+//! printed residuals of airfoil (6 digits) must be identical; programs that
+//! print 10 to 17 digits agree to 1e-12 relative (the device adds a node's
+//! increments in colour order, the host in element order, so the last bits
+//! differ); every loop must report that it ran on the device. Then the
+//! fallbacks (kernel not found, rejected by the generator, rejected by the
+//! OpenCL compiler), OP_FALLBACK_MODE, no OpenCL platform, and a corrupt
+//! compiled-program cache.
+
+use op2_tests::{build_once, out_dir, root, run_in, Lang, Program, Run};
+use std::path::{Path, PathBuf};
+
+const MESH: &str = "c-examples/common/naca_mesh.c";
+
+fn example(name: &str, lang: Lang, srcs: &[&str], inc: &[&str], lib: &str) -> PathBuf {
+    let mut p = Program::new(name, lang, srcs).lib(lib);
+    for i in inc {
+        p = p.include(i);
+    }
+    build_once(&p)
+}
+
+fn airfoil(lib: &str) -> PathBuf {
+    example(
+        "ocl_airfoil",
+        Lang::Cxx17,
+        &["c-examples/airfoil/airfoil.cpp", MESH],
+        &["c-examples/common", "c-examples/airfoil"],
+        lib,
+    )
+}
+
+/// A cache directory shared by the tests of this process (compiled once).
+fn shared_cache() -> PathBuf {
+    out_dir().join("opencl-cache")
+}
+
+fn run_with(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let cache = shared_cache();
+    let mut all: Vec<(&str, &str)> = vec![("OP2_RS_CACHE_DIR", cache.to_str().unwrap())];
+    all.extend_from_slice(env);
+    run_in(exe, args, &out_dir().join("runs").join("opencl"), &all)
+}
+
+/// The lines a program prints about its results (no banner, timing table,
+/// placement table or run times).
+fn results(stdout: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for l in stdout.lines() {
+        if l.contains("where each loop ran") {
+            break;
+        }
+        let skip = l.trim().is_empty()
+            || l.contains("Initializing OP2")
+            || l.contains("Using device")
+            || l.contains("runtime")
+            || l.contains(';')
+            || l.starts_with("  count ")
+            || l.starts_with(" ---");
+        if !skip {
+            out.push(l);
+        }
+    }
+    out
+}
+
+/// Where each loop ran, from the table after op_timing_output.
+fn placements(stdout: &str) -> Vec<(String, String)> {
+    stdout
+        .lines()
+        .skip_while(|l| !l.contains("where each loop ran"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  ") && !l.trim().is_empty())
+        .filter_map(|l| {
+            let mut w = l.split_whitespace();
+            Some((w.next()?.to_string(), w.collect::<Vec<_>>().join(" ")))
+        })
+        .collect()
+}
+
+fn all_on_device(r: &Run, loops: usize) {
+    let p = placements(&r.stdout);
+    assert_eq!(p.len(), loops, "placement table:\n{}", r.stdout);
+    for (name, place) in &p {
+        assert_eq!(place, "device", "loop {name}:\n{}", r.stdout);
+    }
+    assert!(
+        !r.stdout.contains("runs on the host"),
+        "no fallback:\n{}",
+        r.stdout
+    );
+}
+
+/// Same lines, numbers equal to `rel` (0: the same text).
+fn same_results(dev: &Run, host: &Run, rel: f64, min_lines: usize) {
+    dev.ok();
+    host.ok();
+    let (a, b) = (results(&dev.stdout), results(&host.stdout));
+    assert!(
+        a.len() >= min_lines,
+        "too few result lines:\n{}",
+        dev.stdout
+    );
+    assert_eq!(a.len(), b.len(), "device:\n{a:#?}\nhost:\n{b:#?}");
+    for (x, y) in a.iter().zip(&b) {
+        let (tx, ty): (Vec<&str>, Vec<&str>) = (
+            x.split_whitespace().collect(),
+            y.split_whitespace().collect(),
+        );
+        assert_eq!(tx.len(), ty.len(), "{x}\n{y}");
+        for (u, v) in tx.iter().zip(&ty) {
+            match (u.parse::<f64>(), v.parse::<f64>()) {
+                (Ok(p), Ok(q)) if rel > 0.0 => {
+                    let scale = p.abs().max(q.abs()).max(1e-300);
+                    assert!(
+                        (p - q).abs() / scale <= rel || (p - q).abs() < 1e-13,
+                        "{u} vs {v} beyond {rel}:\n{x}\n{y}"
+                    );
+                }
+                _ => assert_eq!(u, v, "device: {x}\nhost:   {y}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn airfoil_on_the_device_prints_seq_residuals_every_loop_on_the_device() {
+    let args = ["--cells=3000", "--iters=300"];
+    let host = run_with(&airfoil("op2_seq"), &args, &[]);
+    let dev = run_with(&airfoil("op2_opencl"), &args, &[]);
+    let rms = |r: &Run| -> Vec<String> {
+        results(&r.stdout)
+            .into_iter()
+            .filter(|l| !l.contains("sums"))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(rms(&dev), rms(&host), "the printed residuals");
+    same_results(&dev, &host, 1e-12, 4);
+    all_on_device(&dev, 5);
+    // the same plan, the same order: a second run is bitwise the same
+    let again = run_with(&airfoil("op2_opencl"), &args, &[]);
+    assert_eq!(results(&again.stdout), results(&dev.stdout));
+    // the state machine: declared dats go up once, nothing goes up again
+    // (no host loop writes), the one fetch (q sums) comes down once, each
+    // indirect loop's plan goes up once
+    let stats = run_with(
+        &airfoil("op2_opencl"),
+        &args,
+        &[("OP2_RS_DEVICE_STATS", "1")],
+    );
+    let line = stats
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("op2-rs device transfers:"))
+        .unwrap_or_else(|| panic!("{}", stats.stdout));
+    for want in [
+        " dats_placed=6 ",
+        " dat_uploads=0 ",
+        " dat_downloads=1 ",
+        " plans=3 ",
+    ] {
+        assert!(line.contains(want), "{want} in {line}");
+    }
+    // atomics instead of colouring: the printed residuals still
+    let atomics = run_with(
+        &airfoil("op2_opencl"),
+        &args,
+        &[("OP2_RS_CONFLICTS", "atomics")],
+    );
+    assert_eq!(rms(&atomics), rms(&host), "residuals with atomics");
+    all_on_device(&atomics, 5);
+}
+
+#[test]
+fn jac_quadvec_reduction_on_the_device() {
+    let jac = |lib| {
+        example(
+            "ocl_jac",
+            Lang::Cxx17,
+            &["c-examples/jac/jac.cpp"],
+            &["c-examples/jac"],
+            lib,
+        )
+    };
+    let dev = run_with(&jac("op2_opencl"), &["--iters=1000"], &[]);
+    same_results(
+        &dev,
+        &run_with(&jac("op2_seq"), &["--iters=1000"], &[]),
+        1e-12,
+        6,
+    );
+    all_on_device(&dev, 2);
+
+    let quad = |lib| {
+        example(
+            "ocl_quadvec",
+            Lang::Cxx17,
+            &["c-examples/quadvec/quadvec.cpp"],
+            &["c-examples/quadvec"],
+            lib,
+        )
+    };
+    let args = ["--nx=120", "--ny=90", "--iters=40"];
+    let dev = run_with(&quad("op2_opencl"), &args, &[]);
+    same_results(&dev, &run_with(&quad("op2_seq"), &args, &[]), 1e-12, 4);
+    all_on_device(&dev, 2);
+
+    // reduction checks its own answers (sums, minima, maxima, vector args);
+    // it prints no timing table: OP2_RS_DEVICE_STATS asks for the report
+    // (transfers, where each loop ran) at op_exit
+    let red = example(
+        "ocl_reduction",
+        Lang::Cxx17,
+        &["c-examples/reduction/reduction.cpp"],
+        &[],
+        "op2_opencl",
+    );
+    let r = run_with(&red, &[], &[("OP2_RS_DEVICE_STATS", "1")]);
+    r.ok();
+    assert!(r.stdout.contains("PASSED"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("op2-rs device transfers:"),
+        "{}",
+        r.stdout
+    );
+    all_on_device(&r, 5);
+}
+
+#[test]
+fn c99_jac_finds_its_kernels_on_the_kernel_path() {
+    let exe = example(
+        "ocl_jac_c",
+        Lang::C99,
+        &["c-examples/c99/jac_c.c"],
+        &["c-examples/jac"],
+        "op2_opencl",
+    );
+    // the kernels are in c-examples/jac, which the call site's directory
+    // (c-examples/c99) is not: OP2_RS_KERNEL_PATH names it
+    let path = root().join("c-examples/jac");
+    let r = run_with(&exe, &[], &[("OP2_RS_KERNEL_PATH", path.to_str().unwrap())]);
+    r.ok();
+    assert!(r.stdout.contains("PASSED"), "{}", r.stdout);
+    all_on_device(&r, 2);
+    // without it: both loops on the host, each said once, same answers
+    let r = run_with(&exe, &[], &[]);
+    r.ok();
+    assert!(r.stdout.contains("PASSED"), "{}", r.stdout);
+    for k in ["res", "update"] {
+        let line =
+            format!(" op2-rs: loop {k} runs on the host: kernel {k}: no definition found in ");
+        assert_eq!(r.stdout.matches(&line).count(), 1, "{}", r.stdout);
+    }
+}
+
+fn fallback_program() -> PathBuf {
+    example(
+        "ocl_fallback",
+        Lang::C99,
+        &["tests/c/opencl_fallback.c"],
+        &[],
+        "op2_opencl",
+    )
+}
+
+#[test]
+fn loops_without_device_code_run_on_the_host_with_one_line_each() {
+    let r = run_with(&fallback_program(), &[], &[]);
+    r.ok();
+    assert!(r.stdout.contains("PASSED (0 wrong values)"), "{}", r.stdout);
+    let said = |what: &str| {
+        r.stdout
+            .lines()
+            .filter(|l| l.starts_with(" op2-rs: loop ") && l.contains(what))
+            .count()
+    };
+    assert_eq!(
+        said("loop scaled runs on the host: the OpenCL compiler rejected the generated code (error: use of undeclared identifier 'scale'; code and log in "),
+        1,
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        said("loop hidden runs on the host: kernel hidden: no definition found in "),
+        1
+    );
+    assert_eq!(
+        said("loop ends runs on the host: argument 0: op_arg_idx through a map is not generated for devices yet"),
+        1
+    );
+    assert_eq!(said("runs on the host"), 3, "{}", r.stdout);
+    let p = placements(&r.stdout);
+    assert_eq!(p[0], ("doubled".to_string(), "device".to_string()));
+    assert!(
+        p.iter().skip(1).all(|(_, w)| w.starts_with("host (")),
+        "{p:?}"
+    );
+
+    let quiet = run_with(&fallback_program(), &[], &[("OP_FALLBACK_MODE", "silent")]);
+    quiet.ok();
+    assert!(
+        !quiet.stdout.contains("runs on the host"),
+        "{}",
+        quiet.stdout
+    );
+    assert!(quiet.stdout.contains("PASSED"));
+
+    let strict = run_with(&fallback_program(), &[], &[("OP_FALLBACK_MODE", "error")]);
+    assert_eq!(
+        strict.status,
+        Some(1),
+        "{}\n{}",
+        strict.stdout,
+        strict.stderr
+    );
+    assert!(
+        strict.stderr.contains("OP2 error in op_par_loop (loop \"scaled\"): cannot run on the device (the OpenCL compiler rejected the generated code (error: use of undeclared identifier 'scale'"),
+        "{}",
+        strict.stderr
+    );
+    assert!(strict.stderr.contains("and OP_FALLBACK_MODE is error"));
+    assert!(!strict.stdout.contains("PASSED") && !strict.stdout.contains("FAILED"));
+}
+
+#[test]
+fn no_opencl_device_stops_op_init_with_one_line() {
+    let empty = out_dir().join("no-icds");
+    std::fs::create_dir_all(&empty).unwrap();
+    let exe = fallback_program();
+    let r = run_with(&exe, &[], &[("OCL_ICD_VENDORS", empty.to_str().unwrap())]);
+    assert_eq!(r.status, Some(1), "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains("OP2 error in op_init: no OpenCL device: the OpenCL ICD loader found no platform with a device"),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stdout.contains("PASSED"));
+    let r = run_with(&exe, &[], &[("OP2_RS_OPENCL_DEVICE", "no-such-device")]);
+    assert_eq!(r.status, Some(1));
+    assert!(
+        r.stderr.contains(
+            "OP2 error in op_init: OP2_RS_OPENCL_DEVICE=no-such-device: no OpenCL device matches"
+        ),
+        "{}",
+        r.stderr
+    );
+    let r = run_with(&exe, &[], &[("OP2_RS_CONFLICTS", "sometimes")]);
+    assert_eq!(r.status, Some(1));
+    assert!(
+        r.stderr.contains(
+            "OP2 error in op_init: OP2_RS_CONFLICTS: 'sometimes' is not colour2, atomics"
+        ),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn a_corrupt_cache_entry_is_rebuilt_not_trusted() {
+    let exe = example(
+        "ocl_jac",
+        Lang::Cxx17,
+        &["c-examples/jac/jac.cpp"],
+        &["c-examples/jac"],
+        "op2_opencl",
+    );
+    let cache = out_dir().join("opencl-cache-corrupt");
+    let _ = std::fs::remove_dir_all(&cache);
+    let env = [("OP2_RS_CACHE_DIR", cache.to_str().unwrap())];
+    let first = run_in(&exe, &["--iters=200"], &root(), &env);
+    all_on_device(&first, 2);
+    let entries: Vec<PathBuf> = walk(&cache);
+    assert!(entries.len() >= 2, "compiled programs cached: {entries:?}");
+    for (i, e) in entries.iter().enumerate() {
+        // garbage of another length, then a truncated copy
+        let bytes = std::fs::read(e).unwrap();
+        let bad = if i % 2 == 0 {
+            b"not a program".to_vec()
+        } else {
+            bytes[..bytes.len() / 2].to_vec()
+        };
+        std::fs::write(e, bad).unwrap();
+    }
+    let second = run_in(&exe, &["--iters=200"], &root(), &env);
+    all_on_device(&second, 2);
+    assert_eq!(results(&second.stdout), results(&first.stdout));
+    for e in walk(&cache) {
+        let len = std::fs::metadata(&e).unwrap().len();
+        assert!(len > 64, "{} rebuilt ({len} bytes)", e.display());
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
