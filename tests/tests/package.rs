@@ -182,6 +182,9 @@ fn install_layout() {
         "lib/libop2_cuda.a",
         "lib/libop2_cuda.so",
         "lib/pkgconfig/op2_cuda.pc",
+        "lib/libop2_opencl.a",
+        "lib/libop2_opencl.so",
+        "lib/pkgconfig/op2_opencl.pc",
         "lib/cmake/OP2/OP2Config.cmake",
         "lib/cmake/OP2/OP2ConfigVersion.cmake",
         "lib/pkgconfig/op2_seq.pc",
@@ -245,6 +248,43 @@ fn cmake_and_pkg_config_cuda() {
         .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig"))
         .args(["--cflags", "--libs", "op2_cuda"]));
     let want = format!("-I{p}/include -L{p}/lib -lop2_cuda", p = prefix.display());
+    assert_eq!(flags.split_whitespace().collect::<Vec<_>>().join(" "), want);
+}
+
+/// find_package(OP2 COMPONENTS opencl): OP2::op2_opencl and its shared
+/// twin link an unchanged op_seq.h program whose loops run on the OpenCL
+/// device (PoCL here) where their code can be written; pkg-config finds
+/// op2_opencl too.
+#[test]
+fn cmake_and_pkg_config_opencl() {
+    let b = build_cmake_project("opencl_app");
+    for exe in ["app_opencl", "app_opencl_shared"] {
+        let exe = b.join(exe);
+        let cwd = pkg_dir().join("runs").join(exe.file_name().unwrap());
+        let cache = pkg_dir().join("opencl-cache");
+        // cargo test's LD_LIBRARY_PATH (target/debug/deps) would win over
+        // the installed library's run path: the shared twin must load the
+        // installed libop2_opencl.so
+        let env = [
+            ("OP2_RS_CACHE_DIR", cache.to_str().unwrap()),
+            ("LD_LIBRARY_PATH", ""),
+        ];
+        let r = run_in(&exe, &[], &cwd, &env);
+        r.ok();
+        assert!(r.stdout.contains("PASSED (0 wrong values)"), "{}", r.stdout);
+        assert!(
+            r.stdout
+                .lines()
+                .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["doubled", "device"]),
+            "{}",
+            r.stdout
+        );
+    }
+    let prefix = installed();
+    let flags = run(Command::new(tool("pkg-config"))
+        .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig"))
+        .args(["--cflags", "--libs", "op2_opencl"]));
+    let want = format!("-I{p}/include -L{p}/lib -lop2_opencl", p = prefix.display());
     assert_eq!(flags.split_whitespace().collect::<Vec<_>>().join(" "), want);
 }
 
