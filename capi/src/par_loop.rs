@@ -199,8 +199,8 @@ unsafe fn begin(lc: &LoopCall<'_>) -> Result<Begun> {
     })
 }
 
-/// Run the loop on the device when the library has device loops and the
-/// call site named its kernel; `None`: run it on the host.
+/// Offer the loop to the runtime's device loops (a library with them, a
+/// call site that named its kernel); `None`: run it on the host.
 ///
 /// # Safety
 /// `lc.source` holds NULL or NUL-terminated strings.
@@ -209,22 +209,27 @@ unsafe fn on_device(
     lc: &LoopCall<'_>,
     lp: &Arc<PreparedLoop>,
 ) -> Result<Option<op2_core::runtime::LoopTiming>> {
-    let Some((kernel, file)) = lc.source.filter(|_| st.rt.has_device_loops()) else {
+    let Some((kernel, file)) = lc.source.filter(|(k, _)| !k.is_null()) else {
         return Ok(None);
     };
-    if kernel.is_null() {
-        return Ok(None);
-    }
-    // SAFETY: the caller's contract (checked non-NULL).
-    let kernel = unsafe { CStr::from_ptr(kernel) }.to_string_lossy();
-    // SAFETY: the caller's contract.
-    let file = (!file.is_null()).then(|| unsafe { CStr::from_ptr(file) }.to_string_lossy());
-    let k = op2_core::runtime::KernelRef {
-        kernel: kernel.trim().to_string(),
-        file: file.map(|f| f.into_owned()),
+    // Converted only when the runtime asks (a library with device loops).
+    let kernel_ref = || {
+        // SAFETY: the caller's contract (kernel checked non-NULL).
+        let k = unsafe { CStr::from_ptr(kernel) }.to_string_lossy();
+        // SAFETY: the caller's contract.
+        let f = (!file.is_null()).then(|| unsafe { CStr::from_ptr(file) }.to_string_lossy());
+        op2_core::runtime::KernelRef {
+            kernel: k.trim().to_string(),
+            file: f.map(|f| f.into_owned()),
+        }
     };
-    let policy = crate::fallback::device_policy(&lp.name);
-    st.rt.device_loop(&mut st.c, "op_par_loop", lp, &k, policy)
+    st.rt.device_loop(
+        &mut st.c,
+        "op_par_loop",
+        lp,
+        &kernel_ref,
+        &crate::fallback::device_policy,
+    )
 }
 
 /// One `op_par_loop`: begun under the state lock, executed without it
@@ -268,7 +273,9 @@ pub unsafe extern "C" fn op2_par_loop_c(
     args: *const op_arg,
 ) {
     // SAFETY: the caller's contract.
-    unsafe { c_loop(kernel, None, name, set, nargs, args) }
+    c_api!("op_par_loop", unsafe {
+        c_loop(kernel, None, name, set, nargs, args)
+    })
 }
 
 /// `op_par_loop` for C kernels (op_seq.h's C `op_par_loop` macro calls
@@ -288,8 +295,11 @@ pub unsafe extern "C" fn op2_par_loop_c_src(
     nargs: c_int,
     args: *const op_arg,
 ) {
-    // SAFETY: the caller's contract.
-    unsafe { c_loop(kernel, Some((kernel_name, file)), name, set, nargs, args) }
+    c_api!("op_par_loop", {
+        let source = Some((kernel_name, file));
+        // SAFETY: the caller's contract.
+        unsafe { c_loop(kernel, source, name, set, nargs, args) }
+    })
 }
 
 /// # Safety
@@ -301,8 +311,8 @@ unsafe fn c_loop(
     set: op_set,
     nargs: c_int,
     args: *const op_arg,
-) {
-    c_api!("op_par_loop", {
+) -> Result<()> {
+    {
         // SAFETY: the caller's contract.
         let args = unsafe { checked_args(name, nargs, args) }?;
         let lc = LoopCall {
@@ -327,7 +337,7 @@ unsafe fn c_loop(
         };
         // SAFETY: the caller's contract.
         unsafe { run(&lc, &inv) }
-    })
+    }
 }
 
 /// The args of a loop call as a slice (a bad count or NULL array is an error).
@@ -369,7 +379,9 @@ pub unsafe extern "C" fn op2_par_loop_range(
     args: *const op_arg,
 ) {
     // SAFETY: the caller's contract.
-    unsafe { range_loop(range, param_types, None, name, set, nargs, args) }
+    c_api!("op_par_loop", unsafe {
+        range_loop(range, param_types, None, name, set, nargs, args)
+    })
 }
 
 /// `op_par_loop` for C++ kernels (op_seq.h's `op_par_loop` calls this): as
@@ -390,9 +402,11 @@ pub unsafe extern "C" fn op2_par_loop_range_src(
     nargs: c_int,
     args: *const op_arg,
 ) {
-    let source = Some((kernel_name, file));
-    // SAFETY: the caller's contract.
-    unsafe { range_loop(range, param_types, source, name, set, nargs, args) }
+    c_api!("op_par_loop", {
+        let source = Some((kernel_name, file));
+        // SAFETY: the caller's contract.
+        unsafe { range_loop(range, param_types, source, name, set, nargs, args) }
+    })
 }
 
 /// # Safety
@@ -405,8 +419,8 @@ unsafe fn range_loop(
     set: op_set,
     nargs: c_int,
     args: *const op_arg,
-) {
-    c_api!("op_par_loop", {
+) -> Result<()> {
+    {
         let f = range.ok_or_else(|| Op2Error::new("", "", "the kernel trampoline is NULL"))?;
         // SAFETY: the caller's contract.
         let args = unsafe { checked_args(name, nargs, args) }?;
@@ -424,7 +438,7 @@ unsafe fn range_loop(
         };
         // SAFETY: the caller's contract.
         unsafe { run(&lc, &RangeInvoker { f }) }
-    })
+    }
 }
 
 /// A Fortran kernel's name for timing: its symbol if the executable exports

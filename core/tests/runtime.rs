@@ -535,11 +535,18 @@ mod device_loops {
         silent: false,
     };
 
-    fn kernel(k: &str) -> KernelRef {
-        KernelRef {
+    /// Offer loop `lp` with kernel `k` under policy `p` to the device.
+    fn dl(
+        rt: &mut Runtime,
+        lp: &Arc<op2_core::runtime::PreparedLoop>,
+        k: &str,
+        p: DevicePolicy,
+    ) -> Result<Option<op2_core::runtime::LoopTiming>> {
+        let kernel = || KernelRef {
             kernel: k.into(),
             file: None,
-        }
+        };
+        rt.device_loop(&mut NoMirror, "op_par_loop", lp, &kernel, &|_| p)
     }
 
     struct Setup {
@@ -621,8 +628,7 @@ mod device_loops {
         let lp = double_loop(&mut s, "twice", &mut sum);
         let (up, down) = (s.mem.uploads(), s.mem.downloads());
         for _ in 0..2 {
-            let t =
-                s.rt.device_loop(&mut NoMirror, "op_par_loop", &lp, &kernel("twice"), RUN);
+            let t = dl(&mut s.rt, &lp, "twice", RUN);
             assert!(t.unwrap().is_some(), "ran on the device");
         }
         assert_eq!(
@@ -662,8 +668,7 @@ mod device_loops {
         unsafe { s.rt.run_loop(&mut NoMirror, d, &inv) }.unwrap();
         assert_eq!(s.rt.dat(s.x).fresh, Fresh::Host);
         let up = s.mem.uploads();
-        s.rt.device_loop(&mut NoMirror, "op_par_loop", &lp, &kernel("twice"), RUN)
-            .unwrap();
+        dl(&mut s.rt, &lp, "twice", RUN).unwrap();
         assert_eq!(s.mem.uploads(), up + 1);
         s.rt.host_fresh(&mut NoMirror, "op_fetch_data", s.x)
             .unwrap();
@@ -688,24 +693,20 @@ mod device_loops {
         };
         s.rt.decl_const(c(1.4));
         for _ in 0..3 {
-            s.rt.device_loop(&mut NoMirror, "op_par_loop", &lp, &kernel("staged"), RUN)
-                .unwrap()
-                .unwrap();
+            dl(&mut s.rt, &lp, "staged", RUN).unwrap().unwrap();
         }
         let st = s.rt.device().unwrap().stats();
         assert_eq!(st.plans.count, 1, "the plan went up once");
         assert_eq!(s.comp.compiles.load(Ordering::SeqCst), 1);
         s.rt.decl_const(c(1.4));
-        s.rt.device_loop(&mut NoMirror, "op_par_loop", &lp, &kernel("staged"), RUN)
-            .unwrap();
+        dl(&mut s.rt, &lp, "staged", RUN).unwrap();
         assert_eq!(
             s.comp.compiles.load(Ordering::SeqCst),
             1,
             "the same value: no new code"
         );
         s.rt.decl_const(c(1.5));
-        s.rt.device_loop(&mut NoMirror, "op_par_loop", &lp, &kernel("staged"), RUN)
-            .unwrap();
+        dl(&mut s.rt, &lp, "staged", RUN).unwrap();
         assert_eq!(
             s.comp.compiles.load(Ordering::SeqCst),
             2,
@@ -719,8 +720,7 @@ mod device_loops {
         let mut sum = 0.0f64;
         let lp = double_loop(&mut s, "lost", &mut sum);
         for _ in 0..3 {
-            let t =
-                s.rt.device_loop(&mut NoMirror, "op_par_loop", &lp, &kernel("missing"), RUN);
+            let t = dl(&mut s.rt, &lp, "missing", RUN);
             assert!(t.unwrap().is_none(), "the caller runs it on the host");
         }
         let lines: Vec<String> = s.said.lock().unwrap().clone();
@@ -738,14 +738,7 @@ mod device_loops {
             fallback_error: true,
             ..RUN
         };
-        let e =
-            s.rt.device_loop(
-                &mut NoMirror,
-                "op_par_loop",
-                &lp,
-                &kernel("missing"),
-                strict,
-            )
+        let e = dl(&mut s.rt, &lp, "missing", strict)
             .unwrap_err()
             .to_string();
         assert!(
@@ -762,11 +755,7 @@ mod device_loops {
             ..strict
         };
         let n = s.said.lock().unwrap().len();
-        assert!(s
-            .rt
-            .device_loop(&mut NoMirror, "op_par_loop", &lp2, &kernel("twice"), off)
-            .unwrap()
-            .is_none());
+        assert!(dl(&mut s.rt, &lp2, "twice", off).unwrap().is_none());
         assert_eq!(s.said.lock().unwrap().len(), n);
         assert_eq!(
             s.rt.placements()[0],

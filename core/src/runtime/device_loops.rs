@@ -231,17 +231,21 @@ impl Runtime {
     /// caller runs it on the host (no device loops here, several
     /// processes, the policy says so, or its code could not be made; the
     /// last said once per loop).
+    ///
+    /// `kernel` and `policy` (the program's fallback policy for a loop
+    /// name) are asked only by a library with device loops.
     pub fn device_loop(
         &mut self,
         m: &mut dyn Mirror,
         call: &str,
         lp: &Arc<PreparedLoop>,
-        k: &KernelRef,
-        policy: DevicePolicy,
+        kernel: &dyn Fn() -> KernelRef,
+        policy: &dyn Fn(&str) -> DevicePolicy,
     ) -> Result<Option<LoopTiming>> {
         if self.device_loops.is_none() || self.device.is_none() {
             return Ok(None);
         }
+        let (k, policy) = (kernel(), policy(&lp.name));
         if self.dist.kind() != DistKind::SingleNode {
             let why = "device loops run on one process only (MPI: host threads)";
             return self.on_host(call, lp, why.into(), policy, false);
@@ -249,7 +253,7 @@ impl Runtime {
         if !policy.allowed {
             return self.on_host(call, lp, "not in OP_WHITELIST".into(), policy, true);
         }
-        let key = (Arc::as_ptr(lp) as usize, k.clone());
+        let key = (Arc::as_ptr(lp) as usize, k);
         let Some(mut kernel) = self.device_kernel(lp, &key)? else {
             let why = match self.device_loops.as_ref().and_then(|d| d.entries.get(&key)) {
                 Some((_, Entry::Host(w))) => w.clone(),
