@@ -16,7 +16,10 @@
 # additions differs); and the synthetic loop (vector map argument on an SoA
 # dat, optional float increment present and absent, op_arg_idx, int dat,
 # min/max/sum reductions) on 3,000 random edges (tests/codegen/opencl_mixed.cpp).
-# Needs target/release/libop2_seq.a (cargo build --release).
+# Last, c-examples' programs (airfoil, jac, jac_c, reduction, quadvec) run
+# on libop2_opencl with OP2_RS_DUMP_CUDA: the CUDA C++ of every loop they
+# run, in both schemes, compiled by NVRTC for sm_90.
+# Needs target/release/libop2_seq.a and libop2_opencl.a (cargo build --release).
 # Output and logs in target/codegen-check/. Exit status 0 when all compile
 # and both runs agree.
 set -euo pipefail
@@ -67,5 +70,43 @@ for tag in colour2 atomics; do
     fails=$((fails + 1))
   fi
   grep -E '^(ok|FAIL)' "$OUT/mixed-$tag.log"
+done
+
+# The CUDA dialect of every loop c-examples' programs run: each program on
+# libop2_opencl (its loops' code written at run time, as for the device),
+# with OP2_RS_DUMP_CUDA the same loops written as CUDA C++, both schemes,
+# every file compiled by NVRTC for sm_90.
+EX=$PWD/$OUT/examples
+make -s -C c-examples B="$EX" OP2_LIB=op2_opencl OP2_LIBDIR="$PWD/$OP2_LIBDIR" \
+  "$EX/airfoil" "$EX/jac" "$EX/jac_c" "$EX/reduction" "$EX/quadvec"
+for scheme in colour2 atomics; do
+  dump=$PWD/$OUT/cuda-$scheme
+  rm -rf "$dump"
+  export OP2_RS_CONFLICTS=$scheme OP2_RS_CACHE_DIR=$PWD/$OUT/opencl-cache
+  # one dump directory per program: loops of different programs share names
+  (cd c-examples &&
+    OP2_RS_DUMP_CUDA=$dump/airfoil "$EX/airfoil" --cells=2000 --iters=2 &&
+    OP2_RS_DUMP_CUDA=$dump/jac "$EX/jac" --iters=2 &&
+    OP2_RS_DUMP_CUDA=$dump/jac_c OP2_RS_KERNEL_PATH=jac "$EX/jac_c" --iters=2 &&
+    OP2_RS_DUMP_CUDA=$dump/reduction "$EX/reduction" &&
+    OP2_RS_DUMP_CUDA=$dump/quadvec "$EX/quadvec" --nx=20 --ny=20 --iters=2) > "$OUT/examples-$scheme.log" 2>&1 || {
+    fails=$((fails + 1))
+    echo "FAIL c-examples on libop2_opencl ($scheme): $OUT/examples-$scheme.log"
+  }
+  unset OP2_RS_CONFLICTS OP2_RS_CACHE_DIR
+  m=0 bad=0
+  for prog in airfoil jac jac_c reduction quadvec; do
+    while read -r f entry; do
+      m=$((m + 1))
+      if ! LD_LIBRARY_PATH="$CUDA_HOME/lib" "$OUT/nvrtc_build" "$dump/$prog/$f" "$entry" > "$dump/$prog/$f.log" 2>&1; then
+        bad=$((bad + 1))
+        echo "FAIL $dump/$prog/$f"
+        head -n 20 "$dump/$prog/$f.log" | sed 's/^/     /'
+      fi
+    done < <(sort -u "$dump/$prog/entries.txt")
+  done
+  [ "$m" = 16 ] || { fails=$((fails + 1)); echo "FAIL $m loops dumped, not 16 ($scheme)"; }
+  fails=$((fails + bad))
+  echo "codegen_check: c-examples' $m loops ($scheme) as CUDA C++: $((m - bad)) compile with NVRTC for sm_90"
 done
 [ $fails = 0 ]

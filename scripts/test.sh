@@ -25,7 +25,7 @@ cargo test --workspace
 step "CUDA: nvcc 13.0 from PyPI (scripts/cuda_toolkit.sh); generated-style programs (tests/cuda) compiled, linked against libop2_cuda / libop2_mpi_cuda (static and shared), run to the no-device stop"
 scripts/cuda_link_check.sh
 
-step "device code generator (op2-codegen): every sample loop, both schemes, compiled as OpenCL C 1.2 on PoCL and as CUDA C++ by NVRTC for sm_90; airfoil's loops run on PoCL against plain C++ loops"
+step "device code generator (op2-codegen): every sample loop, both schemes, compiled as OpenCL C 1.2 on PoCL and as CUDA C++ by NVRTC for sm_90; airfoil's loops run on PoCL against plain C++ loops; the CUDA C++ of every loop c-examples run on libop2_opencl compiled by NVRTC"
 scripts/codegen_check.sh
 
 step "GPU check bundle (scripts/gpu_bundle.sh without OP2-Common): built under its size limit with every program linked; its check.sh, run here, stops each program at the no-driver line and ends with 'no GPU'; an over-size bundle is refused"

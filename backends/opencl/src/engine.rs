@@ -14,7 +14,10 @@
 //! * `OP2_RS_BLOCK_SIZE`: the work-group size (a power of two, default 64);
 //! * `OP2_RS_CACHE_DIR`: the compiled-program cache (default
 //!   `$XDG_CACHE_HOME/op2-rs` or `~/.cache/op2-rs`); `OP2_RS_CACHE_DIR=off`
-//!   switches it off.
+//!   switches it off;
+//! * `OP2_RS_DUMP_CUDA`: a directory where each loop's code is also written
+//!   in the CUDA dialect (`<entry>.cu`, listed in `entries.txt` as
+//!   `file entry`), for checking it with NVRTC where no GPU is.
 
 use crate::describe::describe;
 use crate::launch::{launch, Bindings};
@@ -88,6 +91,8 @@ pub struct Engine {
     conflicts: ConflictChoice,
     block_size: usize,
     kernel_path: Vec<PathBuf>,
+    /// `OP2_RS_DUMP_CUDA`.
+    dump_cuda: Option<PathBuf>,
     /// Built programs by their text.
     programs: Mutex<HashMap<String, Program>>,
 }
@@ -119,6 +124,7 @@ impl Engine {
             conflicts,
             block_size,
             kernel_path: cg::find::split_path(&var("OP2_RS_KERNEL_PATH").unwrap_or_default()),
+            dump_cuda: var("OP2_RS_DUMP_CUDA").map(PathBuf::from),
             programs: Mutex::new(HashMap::new()),
         })
     }
@@ -275,6 +281,15 @@ impl LoopCompiler for Engine {
             block_size: self.block_size,
         };
         let g = cg::generate(&desc, &src.text, &consts, o).map_err(|e| e.to_string())?;
+        if let Some(dir) = &self.dump_cuda {
+            let cuda = Options {
+                dialect: Dialect::Cuda,
+                ..o
+            };
+            if let Ok(c) = cg::generate(&desc, &src.text, &consts, cuda) {
+                dump(dir, &c);
+            }
+        }
         let kernel = self.kernel(&g.text, &g.entry)?;
         let inds = inds_of(&g, &maps_in_order(r.specs), r.specs);
         Ok(Box::new(OclKernel {
@@ -284,6 +299,22 @@ impl LoopCompiler for Engine {
             inds,
         }))
     }
+}
+
+/// Write `g` (CUDA) into `dir` and list it in `entries.txt` (best effort:
+/// a dump that cannot be written changes nothing for the run).
+fn dump(dir: &std::path::Path, g: &Generated) {
+    use std::io::Write;
+    let file = format!("{}.cu", g.entry);
+    let _ = std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(dir.join(&file), &g.text))
+        .and_then(|()| {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(dir.join("entries.txt"))
+        })
+        .and_then(|mut f| writeln!(f, "{file} {}", g.entry));
 }
 
 /// The maps of a loop in the order the generator numbered them.
