@@ -231,7 +231,7 @@ fn jac_quadvec_reduction_on_the_device() {
 }
 
 #[test]
-fn c99_jac_finds_its_kernels_on_the_kernel_path() {
+fn c99_jac_finds_its_kernels_on_the_kernel_path_or_in_debug_information() {
     let exe = example(
         "ocl_jac_c",
         Lang::C99,
@@ -240,13 +240,25 @@ fn c99_jac_finds_its_kernels_on_the_kernel_path() {
         "op2_opencl",
     );
     // the kernels are in c-examples/jac, which the call site's directory
-    // (c-examples/c99) is not: OP2_RS_KERNEL_PATH names it
+    // (c-examples/c99) is not: OP2_RS_KERNEL_PATH names it, or the
+    // executable's debug information
     let path = root().join("c-examples/jac");
     let r = run_with(&exe, &[], &[("OP2_RS_KERNEL_PATH", path.to_str().unwrap())]);
     r.ok();
     assert!(r.stdout.contains("PASSED"), "{}", r.stdout);
     all_on_device(&r, 2);
-    // without it: both loops on the host, each said once, same answers
+    // built with -g: the debug information names c-examples/jac/res.h
+    let with_g = build_once(
+        &Program::new("ocl_jac_c_g", Lang::C99, &["c-examples/c99/jac_c.c"])
+            .include("c-examples/jac")
+            .flag("-g")
+            .lib("op2_opencl"),
+    );
+    let r = run_with(&with_g, &[], &[]);
+    r.ok();
+    assert!(r.stdout.contains("PASSED"), "{}", r.stdout);
+    all_on_device(&r, 2);
+    // neither: both loops on the host, each said once, same answers
     let r = run_with(&exe, &[], &[]);
     r.ok();
     assert!(r.stdout.contains("PASSED"), "{}", r.stdout);

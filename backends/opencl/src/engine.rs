@@ -93,6 +93,9 @@ pub struct Engine {
     kernel_path: Vec<PathBuf>,
     /// `OP2_RS_DUMP_CUDA`.
     dump_cuda: Option<PathBuf>,
+    /// Where the executable's debug information says functions are
+    /// declared (read the first time a kernel is looked for).
+    decl_files: std::sync::OnceLock<crate::debuginfo::DeclFiles>,
     /// Built programs by their text.
     programs: Mutex<HashMap<String, Program>>,
 }
@@ -125,20 +128,30 @@ impl Engine {
             block_size,
             kernel_path: cg::find::split_path(&var("OP2_RS_KERNEL_PATH").unwrap_or_default()),
             dump_cuda: var("OP2_RS_DUMP_CUDA").map(PathBuf::from),
+            decl_files: std::sync::OnceLock::new(),
             programs: Mutex::new(HashMap::new()),
         })
     }
 
-    /// Where a kernel is looked for: `OP2_RS_KERNEL_PATH`, then the call
-    /// site's source directory (a relative one as the compiler saw it:
-    /// from the working directory, else from the executable's directory
-    /// or the one above it, where build directories usually sit), then
-    /// the executable's directory.
-    fn search_dirs(&self, file: Option<&str>) -> Vec<PathBuf> {
+    /// Where kernel `kernel` is looked for: `OP2_RS_KERNEL_PATH`, then the
+    /// directory of the file the executable's debug information says
+    /// declares it (when built with `-g`), then the call site's source
+    /// directory (a relative one as the compiler saw it: from the working
+    /// directory, else from the executable's directory or the one above
+    /// it, where build directories usually sit), then the executable's
+    /// directory.
+    fn search_dirs(&self, kernel: &str, file: Option<&str>) -> Vec<PathBuf> {
         let mut dirs = self.kernel_path.clone();
-        let exe_dir = std::env::current_exe()
-            .ok()
-            .and_then(|e| e.parent().map(|p| p.to_path_buf()));
+        let exe = std::env::current_exe().ok();
+        let declared = self.decl_files.get_or_init(|| {
+            exe.as_deref()
+                .map(crate::debuginfo::decl_files)
+                .unwrap_or_default()
+        });
+        if let Some(dir) = declared.get(kernel).and_then(|f| f.parent()) {
+            dirs.push(dir.to_path_buf());
+        }
+        let exe_dir = exe.and_then(|e| e.parent().map(|p| p.to_path_buf()));
         if let Some(dir) = file.map(|f| {
             PathBuf::from(f)
                 .parent()
@@ -270,7 +283,7 @@ impl LoopCompiler for Engine {
     }
 
     fn compile(&self, r: &CompileRequest<'_>) -> Result<Box<dyn DeviceKernel>, String> {
-        let dirs = self.search_dirs(r.kernel.file.as_deref());
+        let dirs = self.search_dirs(&r.kernel.kernel, r.kernel.file.as_deref());
         let src = cg::find_kernel(&r.kernel.kernel, &dirs).map_err(|e| e.to_string())?;
         let conflicts = self.conflicts.of(r.name);
         let soa = |d| r.copies.dat(d).is_some_and(|dd| dd.layout.soa.is_some());
