@@ -123,7 +123,7 @@ fn report_prerequisites() {
         )
     };
     println!(
-        "cargo:warning=op2-rs: `cargo build --release` builds libop2_seq, libop2_openmp and libop2_cuda; \
+        "cargo:warning=op2-rs: `cargo build --release` builds libop2_seq, libop2_openmp, libop2_cuda and libop2_opencl; \
          libop2_mpi, libop2_mpi_cuda and libop2_hdf5 need `cargo build --release --workspace` with OpenMPI, \
          libclang and HDF5 ({state})"
     );
