@@ -98,6 +98,9 @@ pub struct Engine {
     decl_files: std::sync::OnceLock<crate::debuginfo::DeclFiles>,
     /// Built programs by their text.
     programs: Mutex<HashMap<String, Program>>,
+    /// Kernel sources found, by kernel and call site (a loop prepared again,
+    /// after objects were freed, reads no file).
+    sources: Mutex<HashMap<(String, Option<String>), cg::KernelSource>>,
 }
 
 impl Engine {
@@ -130,6 +133,7 @@ impl Engine {
             dump_cuda: var("OP2_RS_DUMP_CUDA").map(PathBuf::from),
             decl_files: std::sync::OnceLock::new(),
             programs: Mutex::new(HashMap::new()),
+            sources: Mutex::new(HashMap::new()),
         })
     }
 
@@ -177,6 +181,19 @@ impl Engine {
         dirs.extend(exe_dir);
         dirs.dedup();
         dirs
+    }
+
+    /// The source of `kernel` (called at `file`), found once.
+    fn source(&self, kernel: &str, file: Option<&str>) -> Result<cg::KernelSource, String> {
+        let key = (kernel.to_string(), file.map(str::to_string));
+        let mut known = self.sources.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = known.get(&key) {
+            return Ok(s.clone());
+        }
+        let dirs = self.search_dirs(kernel, file);
+        let src = cg::find_kernel(kernel, &dirs).map_err(|e| e.to_string())?;
+        known.insert(key, src.clone());
+        Ok(src)
     }
 
     /// The kernel `entry` of `text`, built once per text.
@@ -283,8 +300,7 @@ impl LoopCompiler for Engine {
     }
 
     fn compile(&self, r: &CompileRequest<'_>) -> Result<Box<dyn DeviceKernel>, String> {
-        let dirs = self.search_dirs(&r.kernel.kernel, r.kernel.file.as_deref());
-        let src = cg::find_kernel(&r.kernel.kernel, &dirs).map_err(|e| e.to_string())?;
+        let src = self.source(&r.kernel.kernel, r.kernel.file.as_deref())?;
         let conflicts = self.conflicts.of(r.name);
         let soa = |d| r.copies.dat(d).is_some_and(|dd| dd.layout.soa.is_some());
         let desc = describe(r.name, &r.kernel.kernel, r.specs, r.dom, &soa, conflicts)?;

@@ -141,6 +141,8 @@ pub(crate) struct DeviceLoops {
     plans: HashMap<PlanKey, (Arc<Plan>, usize)>,
     /// Where each loop (by name) ran last.
     placement: BTreeMap<String, Placement>,
+    /// The runtime's generation when entries were last pruned.
+    generation: u64,
 }
 
 /// Plan numbers of device loops, apart from the front end's.
@@ -155,6 +157,18 @@ impl DeviceLoops {
             entries: HashMap::new(),
             plans: HashMap::new(),
             placement: BTreeMap::new(),
+            generation: 0,
+        }
+    }
+
+    /// Objects were freed or storage moved since the last call (the
+    /// runtime prepares its loops again): forget the entries of prepared
+    /// loops nobody else holds, so that a program that frees temporary dats
+    /// every step does not accumulate them.
+    fn prune(&mut self, generation: u64) {
+        if generation != self.generation {
+            self.generation = generation;
+            self.entries.retain(|_, (lp, _)| Arc::strong_count(lp) > 1);
         }
     }
 
@@ -246,6 +260,10 @@ impl Runtime {
             return Ok(None);
         }
         let (k, policy) = (kernel(), policy(&lp.name));
+        let generation = self.generation();
+        if let Some(d) = self.device_loops.as_mut() {
+            d.prune(generation);
+        }
         if self.dist.kind() != DistKind::SingleNode {
             let why = "device loops run on one process only (MPI: host threads)";
             return self.on_host(call, lp, why.into(), policy, false);
