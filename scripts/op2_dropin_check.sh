@@ -74,6 +74,7 @@
 #                sums in another order; OP2's own MPI airfoil_sp differs from
 #                its sequential one by 1.5e-4 after 1000 steps]
 #   AERO_TOL     relative tolerance of aero's residual in the "~" comparison [0.1]
+#   OCL_AERO_TOL the same for the ocl cases [0.3, as the GPU check's]
 #   RUN_TIMEOUT  seconds per run [120]
 #   CARGO_BUILD  0: do not run cargo [1]
 #   OP2_REBUILD  1: rebuild OP2's libraries even when cached [0]
@@ -100,6 +101,7 @@ read -r -a MPIRUN <<< "${MPIRUN:-mpirun --allow-run-as-root --oversubscribe --bi
 TOL=${TOL:-1e-9}
 SP_TOL=${SP_TOL:-1e-3}
 AERO_TOL=${AERO_TOL:-0.1}
+OCL_AERO_TOL=${OCL_AERO_TOL:-0.3}
 RUN_TIMEOUT=${RUN_TIMEOUT:-120}
 CARGO_BUILD=${CARGO_BUILD:-1}
 OP2_REBUILD=${OP2_REBUILD:-0}
@@ -439,6 +441,12 @@ judge() { # judge: the verdict of the current case from both sides' builds and r
   fi
   local strict=1 aero=0 tol=$TOL note
   case $C_KIND in omp | mpi | genmpi | ocl) strict=0 ;; esac
+  # ocl: the device sums CG's dot products per work-group in a tree; aero's
+  # residuals drift further from the sequential ones than on host threads
+  # (about 10% once they are 1e-7 of the first; each loop alone on the
+  # device stays within 1%), as OP2's own CUDA build does
+  local AERO_TOL=$AERO_TOL
+  [ "$C_KIND" = ocl ] && AERO_TOL=$OCL_AERO_TOL
   case $C_ID in *aero*) aero=1 ;; esac
   case $C_ID in *_sp.*) tol=$SP_TOL ;; esac
   if [ $strict = 0 ] && note=$(compare_tolerant "$o/answers" "$r/answers" "$aero" "$tol"); then

@@ -302,6 +302,11 @@ fn prelude(d: Dialect, desc: &LoopDesc) -> String {
     match d {
         Dialect::OpenCl => {
             s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+            // OpenCL C contracts a * b + c into fma by default; the host
+            // compiles without (x86-64's baseline, C's usual default): off,
+            // so the device computes what the kernel's source says on the
+            // host (aero's conjugate gradients drift 10% apart otherwise)
+            s += "#pragma OPENCL FP_CONTRACT OFF\n";
             if desc.conflicts == Conflicts::Atomics && wants(Ty::F64) {
                 s += "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n";
                 s += "static inline void op2_atomic_add_double(volatile __global double *p, double v) {\n";
@@ -521,15 +526,14 @@ impl Gen<'_> {
         let dim = d.dim;
         let at = addr(dim, d.soa, &format!("arg{i}_stride"), e, "k");
         self.opt_open(depth, i, d);
-        if d.access.reads() {
+        // A direct OP_INC is copied in like OP_RW: the element is this
+        // work-item's alone, and the kernel sees the dat's value, as on the
+        // host and in OP2's generated code (which passes the dat's own
+        // pointer); e.g. jac2's update increments u, then reads it.
+        if d.access.reads() || d.access == Access::Inc {
             self.line(
                 depth + 1,
                 &format!("for (int k = 0; k < {dim}; k++) a{i}[k] = arg{i}[{at}];"),
-            );
-        } else if d.access == Access::Inc {
-            self.line(
-                depth + 1,
-                &format!("for (int k = 0; k < {dim}; k++) a{i}[k] = 0;"),
             );
         }
         self.opt_close(depth);
@@ -574,14 +578,9 @@ impl Gen<'_> {
             } else {
                 String::new()
             };
-            let rhs = if d.access == Access::Inc {
-                format!("arg{i}[{at}] + a{i}[k]")
-            } else {
-                format!("a{i}[k]")
-            };
             self.line(
                 depth,
-                &format!("{guard}for (int k = 0; k < {dim}; k++) arg{i}[{at}] = {rhs};"),
+                &format!("{guard}for (int k = 0; k < {dim}; k++) arg{i}[{at}] = a{i}[k];"),
             );
         }
     }

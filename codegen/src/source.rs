@@ -182,11 +182,38 @@ const SYSTEM_HEADERS: [&str; 14] = [
     "stdint.h",
 ];
 
+/// C++ standard functions a kernel may call qualified (`std::min`) whose
+/// unqualified names both device dialects provide as built-ins.
+const STD_BUILTINS: [&str; 16] = [
+    "min", "max", "abs", "fabs", "sqrt", "pow", "exp", "log", "sin", "cos", "tan", "floor", "ceil",
+    "fmin", "fmax", "atan2",
+];
+
+/// `std::min(` -> `min(` for the [`STD_BUILTINS`] (blank space keeps the
+/// columns).
+fn unqualify_std(line: &str) -> String {
+    let mut out = line.to_string();
+    for f in STD_BUILTINS {
+        let q = format!("std::{f}(");
+        while let Some(i) = out.find(&q) {
+            let joined = i > 0 && is_ident_byte(out.as_bytes()[i - 1]);
+            if joined {
+                break;
+            }
+            out.replace_range(i..i + 5, "     ");
+        }
+    }
+    out
+}
+
 /// The kernel's source as the device compiles it: `#include <h>` of the
-/// [`SYSTEM_HEADERS`] turned into comments (line numbers kept).
+/// [`SYSTEM_HEADERS`] turned into comments (line numbers kept), and
+/// `std::` taken off the standard functions the dialects provide
+/// ([`STD_BUILTINS`]).
 pub fn device_source(src: &str) -> String {
     let mut out = String::with_capacity(src.len());
     for l in src.split_inclusive('\n') {
+        let l = &unqualify_std(l);
         let t = l.trim_start();
         let dropped = t
             .strip_prefix('#')
@@ -446,6 +473,15 @@ mod part_tests {
         );
         assert!(p.find("helper(double").unwrap() < p.find("void kern").unwrap());
         assert!(kernel_part(MAIN, "nothere").is_none());
+    }
+
+    #[test]
+    fn std_functions_lose_their_qualifier() {
+        let d = device_source("  *m = std::min(*d, *m) + std::fabs(x) + mystd::min(y);\n");
+        assert_eq!(
+            d,
+            "  *m =      min(*d, *m) +      fabs(x) + mystd::min(y);\n"
+        );
     }
 
     #[test]

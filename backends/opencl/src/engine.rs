@@ -294,6 +294,57 @@ pub fn used_consts(src: &str, consts: &[ConstDecl]) -> Result<Vec<cg::Const>, St
         .collect()
 }
 
+/// The `f` of a compiler message "use of undeclared identifier 'f'".
+fn undeclared(msg: &str) -> Option<String> {
+    let rest = &msg[msg.find("undeclared identifier '")? + 23..];
+    let name = &rest[..rest.find('\'')?];
+    is_ident(name).then(|| name.to_string())
+}
+
+impl Engine {
+    /// Generate the loop's code from `text` (the kernel's source) and
+    /// build it. When the compiler finds a function the kernel calls but
+    /// its source does not define ("use of undeclared identifier 'f'":
+    /// a helper the program's main file includes before the kernel's
+    /// header, as OP2-Common's jac1 does with `maxfun`), the definition of
+    /// `f` is looked for like a kernel's, put before the kernel, and the
+    /// code built again (at most 4 helpers). Returns the text used.
+    fn generate_and_build(
+        &self,
+        r: &CompileRequest<'_>,
+        desc: &cg::LoopDesc,
+        mut text: String,
+        o: Options,
+    ) -> Result<(Generated, Kernel, String), String> {
+        let mut added: Vec<String> = Vec::new();
+        loop {
+            let consts = used_consts(&text, r.consts)?;
+            let g = cg::generate(desc, &text, &consts, o).map_err(|e| e.to_string())?;
+            let e = match self.kernel(&g.text, &g.entry) {
+                Ok(k) => return Ok((g, k, text)),
+                Err(e) => e,
+            };
+            let helper = undeclared(&e)
+                .filter(|n| {
+                    added.len() < 4 && !added.contains(n) && consts.iter().all(|c| &c.name != n)
+                })
+                .and_then(|n| {
+                    let dirs = self.search_dirs(&n, r.kernel.file.as_deref());
+                    cg::find_kernel(&n, &dirs).ok().map(|h| (n, h))
+                });
+            let Some((name, h)) = helper else {
+                return Err(e);
+            };
+            text = format!(
+                "// op2-rs: {name}, which the kernel calls (from {})\n{}\n{text}",
+                h.file.display(),
+                h.text
+            );
+            added.push(name);
+        }
+    }
+}
+
 impl LoopCompiler for Engine {
     fn device_name(&self) -> String {
         format!("OpenCL: {}", self.cl.name)
@@ -304,22 +355,21 @@ impl LoopCompiler for Engine {
         let conflicts = self.conflicts.of(r.name);
         let soa = |d| r.copies.dat(d).is_some_and(|dd| dd.layout.soa.is_some());
         let desc = describe(r.name, &r.kernel.kernel, r.specs, r.dom, &soa, conflicts)?;
-        let consts = used_consts(&src.text, r.consts)?;
         let o = Options {
             dialect: Dialect::OpenCl,
             block_size: self.block_size,
         };
-        let g = cg::generate(&desc, &src.text, &consts, o).map_err(|e| e.to_string())?;
+        let (g, kernel, text) = self.generate_and_build(r, &desc, src.text, o)?;
         if let Some(dir) = &self.dump_cuda {
             let cuda = Options {
                 dialect: Dialect::Cuda,
                 ..o
             };
-            if let Ok(c) = cg::generate(&desc, &src.text, &consts, cuda) {
+            let consts = used_consts(&text, r.consts)?;
+            if let Ok(c) = cg::generate(&desc, &text, &consts, cuda) {
                 dump(dir, &c);
             }
         }
-        let kernel = self.kernel(&g.text, &g.entry)?;
         let inds = inds_of(&g, &maps_in_order(r.specs), r.specs);
         Ok(Box::new(OclKernel {
             cl: self.cl.clone(),

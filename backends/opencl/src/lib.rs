@@ -731,8 +731,10 @@ impl Kernel {
                 std::ptr::null_mut(),
             )
         };
-        check(&format!("launch of {}", self.name), e)?;
-        self.cl.synchronize()
+        // No wait here: the queue is in order, every transfer to or from
+        // the host blocks (so it waits for the launches before it), and
+        // OpenCL defers releasing a buffer until the commands using it end.
+        check(&format!("launch of {}", self.name), e)
     }
 }
 
