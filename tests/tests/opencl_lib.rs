@@ -421,3 +421,21 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// A kernel that calls a helper its header does not define, and reads a
+/// direct OP_INC argument after incrementing it (OP2-Common's jac1 and
+/// jac2 do each): on the device, with the plain loop's answers.
+#[test]
+fn helpers_of_the_main_file_and_direct_increments() {
+    let exe = example(
+        "ocl_helpers",
+        Lang::C99,
+        &["tests/c/opencl_helpers/main.c"],
+        &["tests/c/opencl_helpers"],
+        "op2_opencl",
+    );
+    let r = run_with(&exe, &[], &[]);
+    r.ok();
+    assert!(r.stdout.contains("PASSED (0 wrong values"), "{}", r.stdout);
+    all_on_device(&r, 1);
+}
