@@ -434,8 +434,27 @@ fn helpers_of_the_main_file_and_direct_increments() {
         &["tests/c/opencl_helpers"],
         "op2_opencl",
     );
-    let r = run_with(&exe, &[], &[]);
+    let r = run_with(&exe, &[], &[("OP2_RS_DEVICE_STATS", "1")]);
     r.ok();
     assert!(r.stdout.contains("PASSED (0 wrong values"), "{}", r.stdout);
     all_on_device(&r, 1);
+    // op_print_dat_to_txtfile brought u back; op_fetch_data after it did not
+    let line = r
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("op2-rs device transfers:"))
+        .unwrap_or_else(|| panic!("{}", r.stdout));
+    assert!(line.contains(" dat_downloads=1 "), "{line}");
+    assert!(line.contains(" dat_uploads=0 "), "{line}");
+    let txt = std::fs::read_to_string(out_dir().join("runs/opencl/u.txt")).unwrap();
+    let vals: Vec<f64> = txt
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    // u[i] = 0.25 i + 3 * 0.5 * (i % 17), after the header (500 1)
+    assert_eq!(&vals[..2], &[500.0, 1.0], "{txt}");
+    for (i, v) in vals[2..].iter().enumerate() {
+        let want = 0.25 * i as f64 + 1.5 * (i % 17) as f64;
+        assert!((v - want).abs() < 1e-9, "u[{i}] = {v}, want {want}");
+    }
 }

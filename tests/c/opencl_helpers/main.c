@@ -3,7 +3,8 @@
  * follow (tests/tests/opencl_lib.rs): a kernel calls a helper its header
  * does not define (helpers.h, included by this file before kernels.h), and
  * a kernel increments a direct OP_INC argument and then reads it. Checked
- * against a plain C loop; prints PASSED or FAILED.
+ * against a plain C loop; prints PASSED or FAILED. Then u is printed to
+ * u.txt and fetched: the device copy comes back once.
  */
 #include <stdio.h>
 
@@ -34,6 +35,9 @@ int main(int argc, char **argv) {
       want = biggest(want, ref[i]);
     }
   }
+  /* the device holds the fresh u: printing it brings it back once, the
+     fetch after it moves nothing (OP2_RS_DEVICE_STATS counts) */
+  op_print_dat_to_txtfile(du, "u.txt");
   op_fetch_data(du, u);
   int bad = umax != want;
   for (int i = 0; i < N; i++)
