@@ -91,6 +91,9 @@ pub enum Arg {
     Global { dim: usize, ty: Ty, access: Access },
     /// `op_arg_idx`: the element's index (an `int`).
     Idx,
+    /// `op_arg_idx(idx, map)`: entry `idx` of the element's row of `map`
+    /// (an index into [`LoopDesc::maps`]), an `int`.
+    IdxMap { map: usize, idx: i32 },
 }
 
 /// A dat argument: which dat (`dat`, an identifier the caller chooses, equal
@@ -221,6 +224,17 @@ impl LoopDesc {
                     }
                     if matches!(dat.access, Access::Min | Access::Max) {
                         return Err(at(format!("{} is for globals only", dat.access.name())));
+                    }
+                }
+                Arg::IdxMap { map, idx } => {
+                    let Some(m) = self.maps.get(*map) else {
+                        return Err(at(format!(
+                            "map {map} is not among the loop's {} maps",
+                            self.maps.len()
+                        )));
+                    };
+                    if *idx < 0 || *idx >= m.dim as i32 {
+                        return Err(at(format!("op_arg_idx {idx} with a map of dim {}", m.dim)));
                     }
                 }
                 Arg::Global { dim: 0, .. } => return Err(at("dim 0".into())),

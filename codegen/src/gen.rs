@@ -175,6 +175,19 @@ fn sanitize(name: &str) -> String {
         .collect()
 }
 
+/// The maps `op_arg_idx` arguments read, in order of first use.
+fn idx_maps(desc: &LoopDesc) -> Vec<usize> {
+    let mut v = Vec::new();
+    for a in &desc.args {
+        if let Arg::IdxMap { map, .. } = a {
+            if !v.contains(map) {
+                v.push(*map);
+            }
+        }
+    }
+    v
+}
+
 /// Address of component `k` of element `e` in a dat (AoS or SoA).
 fn addr(dim: usize, soa: bool, stride: &str, e: &str, k: &str) -> String {
     if soa {
@@ -295,7 +308,7 @@ fn prelude(d: Dialect, desc: &LoopDesc) -> String {
         desc.args.iter().any(|a| match a {
             Arg::Direct(x) | Arg::Indirect { dat: x, .. } => x.ty == t,
             Arg::Global { ty, .. } => *ty == t,
-            Arg::Idx => false,
+            Arg::Idx | Arg::IdxMap { .. } => false,
         })
     };
     let mut s = String::new();
@@ -515,6 +528,13 @@ impl Gen<'_> {
                     self.line(depth, &format!("int x{i} = {e};"));
                     format!("&x{i}")
                 }
+                Arg::IdxMap { map, idx } => {
+                    self.line(
+                        depth,
+                        &format!("int x{i} = map{map}[{idx} * map_stride + ({e})];"),
+                    );
+                    format!("&x{i}")
+                }
             };
             call.push(p);
         }
@@ -669,11 +689,11 @@ impl Gen<'_> {
         }
     }
 
-    fn flat(&mut self) {
+    /// The flat scheme's dats through maps (once per dat) and the maps
+    /// (those of dats, then those only `op_arg_idx` reads).
+    fn flat_params(&mut self) {
         let g = self.sp.g;
         let desc = self.desc;
-        let bs = self.o.block_size;
-        // dats through maps (once per dat), the maps used
         let mut maps_used = Vec::new();
         for (i, a) in desc.args.iter().enumerate() {
             if let Arg::Indirect { dat, map, .. } = a {
@@ -691,12 +711,23 @@ impl Gen<'_> {
                 }
             }
         }
+        for m in idx_maps(desc) {
+            if !maps_used.contains(&m) {
+                maps_used.push(m);
+            }
+        }
         for m in &maps_used {
             self.param(LaunchParam::Map(*m), format!("{g}const int *map{m}"));
         }
         if !maps_used.is_empty() {
             self.param(LaunchParam::MapStride, "int map_stride".into());
         }
+    }
+
+    fn flat(&mut self) {
+        let desc = self.desc;
+        let bs = self.o.block_size;
+        self.flat_params();
         self.common_params();
         self.ids();
         self.line(1, &format!("const int e = wg * {bs} + tid;"));
@@ -815,6 +846,14 @@ impl Gen<'_> {
             (LaunchParam::Thrcol, "thrcol"),
         ] {
             self.param(p, format!("{g}const int *{n}"));
+        }
+        // op_arg_idx through a map reads the map itself
+        let idx_maps = idx_maps(desc);
+        for m in &idx_maps {
+            self.param(LaunchParam::Map(*m), format!("{g}const int *map{m}"));
+        }
+        if !idx_maps.is_empty() {
+            self.param(LaunchParam::MapStride, "int map_stride".into());
         }
         self.param(LaunchParam::BlockOffset, "int block_offset".into());
         if self.o.dialect == Dialect::OpenCl {

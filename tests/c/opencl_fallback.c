@@ -6,7 +6,9 @@
  *              op_decl_const: the OpenCL compiler rejects the generated code;
  *   "hidden"   its kernel is defined through a macro, so its definition is
  *              not found in the source;
- *   "ends"     op_arg_idx through a map: the generator refuses it.
+ *   "ends"     op_arg_idx through a map: runs on the device;
+ *   "maxloc"   op_arg_info (the location of a maximum): the generator
+ *              refuses it.
  * Each loop runs twice; the results are checked against plain C loops and
  * the program prints PASSED or FAILED.
  */
@@ -27,6 +29,13 @@ static void scaled(const double *x, double *y) { *y = scale * *x; }
 ADD_ONE_KERNEL(hidden)
 
 static void ends(const int *i0, const int *i1, int *out) { *out = *i0 * 10000 + *i1; }
+
+static void maxloc(const double *x, const int *i, double *m, int *loc) {
+  if (*x > *m) {
+    *m = *x;
+    *loc = *i;
+  }
+}
 
 int main(int argc, char **argv) {
   static double x[N], y[N];
@@ -65,6 +74,12 @@ int main(int argc, char **argv) {
     op_fetch_data(dout, out);
     for (int i = 0; i < N; i++)
       bad += out[i] != e2n[2 * i] * 10000 + e2n[2 * i + 1];
+    double m = -1.0;
+    int loc = -1;
+    op_par_loop(maxloc, "maxloc", cells, op_arg_dat(dx, -1, OP_ID, 1, "double", OP_READ),
+                op_arg_idx(-1, OP_ID), op_arg_gbl(&m, 1, "double", OP_MAX),
+                op_arg_info(&loc, 1, "int", 2));
+    bad += m != 0.5 * (N - 1) || loc != N - 1;
   }
   op_timing_output();
   op_exit();

@@ -78,11 +78,10 @@ pub fn describe(
                 access: acc,
             },
             ArgKind::Idx { map: None, .. } => cg::Arg::Idx,
-            ArgKind::Idx { map: Some(_), .. } => {
-                return Err(no(
-                    "op_arg_idx through a map is not generated for devices yet",
-                ))
-            }
+            ArgKind::Idx { map: Some(m), idx } => cg::Arg::IdxMap {
+                map: map_index(m),
+                idx,
+            },
             ArgKind::Info { .. } => return Err(no("op_arg_info is not generated for devices yet")),
         });
     }
@@ -209,19 +208,27 @@ mod tests {
             map: m,
             idx,
         };
-        let bad = [spec(
+        let bad = [
+            spec(ArgKind::Gbl, 1, "double", Access::Max),
+            spec(ArgKind::Info { reference: 0 }, 1, "int", Access::Read),
+        ];
+        assert_eq!(
+            describe("l", "k", &bad, &dom, &|_| false, cg::Conflicts::Colour2).unwrap_err(),
+            "argument 1: op_arg_info is not generated for devices yet"
+        );
+        // op_arg_idx through a map is: the map is numbered like a dat's
+        let ok = [spec(
             ArgKind::Idx {
                 map: Some(e2n),
-                idx: 0,
+                idx: 1,
             },
             1,
             "int",
             Access::Read,
         )];
-        assert_eq!(
-            describe("l", "k", &bad, &dom, &|_| false, cg::Conflicts::Colour2).unwrap_err(),
-            "argument 0: op_arg_idx through a map is not generated for devices yet"
-        );
+        let d = describe("l", "k", &ok, &dom, &|_| false, cg::Conflicts::Colour2).unwrap();
+        assert_eq!(d.args[0], cg::Arg::IdxMap { map: 0, idx: 1 });
+        d.validate().unwrap();
         let bad = [spec(dat(x, None, -1), 2, "long double", Access::Read)];
         assert!(
             describe("l", "k", &bad, &dom, &|_| false, cg::Conflicts::Colour2)

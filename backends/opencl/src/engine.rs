@@ -20,7 +20,7 @@
 //!   `file entry`), for checking it with NVRTC where no GPU is.
 
 use crate::describe::describe;
-use crate::launch::{launch, Bindings};
+use crate::launch::{launch, maps_in_order, Bindings};
 use crate::{Kernel, OpenCl, Program};
 use op2_codegen::cache::{default_dir, Cache};
 use op2_codegen::{self as cg, Conflicts, Dialect, Generated, Options, Scheme};
@@ -394,19 +394,6 @@ fn dump(dir: &std::path::Path, g: &Generated) {
                 .open(dir.join("entries.txt"))
         })
         .and_then(|mut f| writeln!(f, "{file} {}", g.entry));
-}
-
-/// The maps of a loop in the order the generator numbered them.
-fn maps_in_order(specs: &[op2_core::arg::ArgSpec]) -> Vec<MapId> {
-    let mut v = Vec::new();
-    for s in specs {
-        if let ArgKind::Dat { map: Some(m), .. } = s.kind {
-            if !v.contains(&m) {
-                v.push(m);
-            }
-        }
-    }
-    v
 }
 
 /// One loop's generated OpenCL kernel.

@@ -40,11 +40,12 @@ fn err(w: String) -> DeviceError {
     DeviceError(w)
 }
 
-/// The maps in the order the generator numbered them (first use).
-fn maps_in_order(args: &[ArgSpec]) -> Vec<MapId> {
+/// The maps in the order the generator numbered them (first use, by dat
+/// and `op_arg_idx` arguments, as `describe` numbers them).
+pub fn maps_in_order(args: &[ArgSpec]) -> Vec<MapId> {
     let mut v = Vec::new();
     for a in args {
-        if let ArgKind::Dat { map: Some(m), .. } = a.kind {
+        if let ArgKind::Dat { map: Some(m), .. } | ArgKind::Idx { map: Some(m), .. } = a.kind {
             if !v.contains(&m) {
                 v.push(m);
             }
