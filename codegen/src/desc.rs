@@ -94,6 +94,15 @@ pub enum Arg {
     /// `op_arg_idx(idx, map)`: entry `idx` of the element's row of `map`
     /// (an index into [`LoopDesc::maps`]), an `int`.
     IdxMap { map: usize, idx: i32 },
+    /// `op_arg_info`: data that goes with the minimum or maximum of the
+    /// global argument `reference` (of dim 1), e.g. where it was found: the
+    /// kernel sets both; the work-groups and the host keep the info of the
+    /// winning value (of the first one, on a tie).
+    Info {
+        reference: usize,
+        dim: usize,
+        ty: Ty,
+    },
 }
 
 /// A dat argument: which dat (`dat`, an identifier the caller chooses, equal
@@ -191,6 +200,70 @@ impl LoopDesc {
         }
     }
 
+    /// One argument's own checks (see [`LoopDesc::validate`]).
+    fn check_arg(&self, i: usize, a: &Arg) -> Result<(), GenError> {
+        let at = |w: String| self.err(format!("argument {i}: {w}"));
+        match a {
+            Arg::Direct(d) | Arg::Indirect { dat: d, .. } if d.dim == 0 => {
+                return Err(at("dim 0".into()))
+            }
+            Arg::Direct(d) if matches!(d.access, Access::Min | Access::Max) => {
+                return Err(at(format!("{} is for globals only", d.access.name())))
+            }
+            Arg::Indirect { dat, map, idx } => {
+                let Some(m) = self.maps.get(*map) else {
+                    return Err(at(format!(
+                        "map {map} is not among the loop's {} maps",
+                        self.maps.len()
+                    )));
+                };
+                if *idx >= m.dim as i32 || (*idx < 0 && (-*idx) as usize != m.dim) {
+                    return Err(at(format!("idx {idx} with a map of dim {}", m.dim)));
+                }
+                if matches!(dat.access, Access::Min | Access::Max) {
+                    return Err(at(format!("{} is for globals only", dat.access.name())));
+                }
+            }
+            Arg::IdxMap { map, idx } => {
+                let Some(m) = self.maps.get(*map) else {
+                    return Err(at(format!(
+                        "map {map} is not among the loop's {} maps",
+                        self.maps.len()
+                    )));
+                };
+                if *idx < 0 || *idx >= m.dim as i32 {
+                    return Err(at(format!("op_arg_idx {idx} with a map of dim {}", m.dim)));
+                }
+            }
+            Arg::Info { reference, dim, .. } => {
+                let ok = matches!(
+                    self.args.get(*reference),
+                    Some(Arg::Global {
+                        dim: 1,
+                        access: Access::Min | Access::Max,
+                        ..
+                    })
+                );
+                if !ok || *dim == 0 {
+                    return Err(at(format!(
+                        "op_arg_info refers to argument {reference}, which is not an OP_MIN or OP_MAX global of dim 1"
+                    )));
+                }
+            }
+            Arg::Global { dim: 0, .. } => return Err(at("dim 0".into())),
+            Arg::Global {
+                access: Access::Write | Access::Rw,
+                ..
+            } => {
+                return Err(at(
+                    "a global is read or reduced (OP_READ, OP_INC, OP_MIN, OP_MAX)".into(),
+                ))
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
     /// Every argument is one the generator can write: dims above 0, maps
     /// that exist, an `idx` inside the map, a dat written through a map
     /// only by `OP_INC`, `OP_RW` or `OP_WRITE` and never by two access
@@ -204,50 +277,7 @@ impl LoopDesc {
             )));
         }
         for (i, a) in self.args.iter().enumerate() {
-            let at = |w: String| self.err(format!("argument {i}: {w}"));
-            match a {
-                Arg::Direct(d) | Arg::Indirect { dat: d, .. } if d.dim == 0 => {
-                    return Err(at("dim 0".into()))
-                }
-                Arg::Direct(d) if matches!(d.access, Access::Min | Access::Max) => {
-                    return Err(at(format!("{} is for globals only", d.access.name())))
-                }
-                Arg::Indirect { dat, map, idx } => {
-                    let Some(m) = self.maps.get(*map) else {
-                        return Err(at(format!(
-                            "map {map} is not among the loop's {} maps",
-                            self.maps.len()
-                        )));
-                    };
-                    if *idx >= m.dim as i32 || (*idx < 0 && (-*idx) as usize != m.dim) {
-                        return Err(at(format!("idx {idx} with a map of dim {}", m.dim)));
-                    }
-                    if matches!(dat.access, Access::Min | Access::Max) {
-                        return Err(at(format!("{} is for globals only", dat.access.name())));
-                    }
-                }
-                Arg::IdxMap { map, idx } => {
-                    let Some(m) = self.maps.get(*map) else {
-                        return Err(at(format!(
-                            "map {map} is not among the loop's {} maps",
-                            self.maps.len()
-                        )));
-                    };
-                    if *idx < 0 || *idx >= m.dim as i32 {
-                        return Err(at(format!("op_arg_idx {idx} with a map of dim {}", m.dim)));
-                    }
-                }
-                Arg::Global { dim: 0, .. } => return Err(at("dim 0".into())),
-                Arg::Global {
-                    access: Access::Write | Access::Rw,
-                    ..
-                } => {
-                    return Err(at(
-                        "a global is read or reduced (OP_READ, OP_INC, OP_MIN, OP_MAX)".into(),
-                    ))
-                }
-                _ => {}
-            }
+            self.check_arg(i, a)?;
         }
         // one access mode per indirectly reached dat
         for (i, a) in self.args.iter().enumerate() {

@@ -308,6 +308,7 @@ fn prelude(d: Dialect, desc: &LoopDesc) -> String {
         desc.args.iter().any(|a| match a {
             Arg::Direct(x) | Arg::Indirect { dat: x, .. } => x.ty == t,
             Arg::Global { ty, .. } => *ty == t,
+            Arg::Info { ty, .. } => *ty == t,
             Arg::Idx | Arg::IdxMap { .. } => false,
         })
     };
@@ -408,6 +409,11 @@ impl Gen<'_> {
                         self.param(LaunchParam::DatStride(i), format!("int arg{i}_stride"));
                     }
                 }
+                Arg::Info { ty, .. } => {
+                    let t = ty.c_name();
+                    self.param(LaunchParam::GblIn(i), format!("{g}const {t} *gbl{i}"));
+                    self.param(LaunchParam::RedOut(i), format!("{g}{t} *red{i}"));
+                }
                 Arg::Global { ty, access, .. } => {
                     self.param(
                         LaunchParam::GblIn(i),
@@ -435,7 +441,13 @@ impl Gen<'_> {
     fn reductions_start(&mut self) {
         let bs = self.o.block_size;
         for (i, a) in self.desc.args.iter().enumerate() {
-            if let Arg::Global { dim, ty, access } = a {
+            let (dim, ty, access) = match a {
+                Arg::Global { dim, ty, access } => (dim, ty, access),
+                // op_arg_info: accumulated from its current value, like a max
+                Arg::Info { dim, ty, .. } => (dim, ty, &Access::Max),
+                _ => continue,
+            };
+            {
                 let t = ty.c_name();
                 if *access == Access::Read {
                     continue;
@@ -463,6 +475,10 @@ impl Gen<'_> {
         let bs = self.o.block_size;
         let bar = self.sp.barrier;
         for (i, a) in self.desc.args.iter().enumerate() {
+            if let Some(j) = self.info_of(i) {
+                self.pair_reduction(i, j, slot);
+                continue;
+            }
             if let Arg::Global { dim, access, .. } = a {
                 let op = |x: &str, y: &str| match access {
                     Access::Inc => format!("{x} + {y}"),
@@ -496,6 +512,48 @@ impl Gen<'_> {
         }
     }
 
+    /// The `op_arg_info` argument that goes with global argument `i`.
+    fn info_of(&self, i: usize) -> Option<usize> {
+        self.desc
+            .args
+            .iter()
+            .position(|a| matches!(a, Arg::Info { reference, .. } if *reference == i))
+    }
+
+    /// The work-group's reduction of global `r` (a minimum or maximum of
+    /// dim 1) with its info `j`: a pair moves down only when its value is
+    /// strictly better, so on a tie the lower work-item's info stays.
+    fn pair_reduction(&mut self, r: usize, j: usize, slot: &str) {
+        let bs = self.o.block_size;
+        let bar = self.sp.barrier;
+        let (Arg::Global { access, .. }, Arg::Info { dim, .. }) =
+            (&self.desc.args[r], &self.desc.args[j])
+        else {
+            return;
+        };
+        let (cmp, dim) = (if *access == Access::Min { "<" } else { ">" }, *dim);
+        self.line(1, &format!("red{r}_s[tid] = r{r}[0];"));
+        self.line(
+            1,
+            &format!("for (int k = 0; k < {dim}; k++) red{j}_s[k * {bs} + tid] = r{j}[k];"),
+        );
+        self.line(1, bar);
+        self.line(1, &format!("for (int s = {}; s > 0; s >>= 1) {{", bs / 2));
+        self.line(
+            2,
+            &format!("if (tid < s && red{r}_s[tid + s] {cmp} red{r}_s[tid]) {{"),
+        );
+        self.line(3, &format!("red{r}_s[tid] = red{r}_s[tid + s];"));
+        self.line(
+            3,
+            &format!("for (int k = 0; k < {dim}; k++) red{j}_s[k * {bs} + tid] = red{j}_s[k * {bs} + tid + s];"),
+        );
+        self.line(2, "}");
+        self.line(2, bar);
+        self.line(1, "}");
+        self.line(1, &format!("if (tid == 0) {{ red{r}[{slot}] = red{r}_s[0]; for (int k = 0; k < {dim}; k++) red{j}[({slot}) * {dim} + k] = red{j}_s[k * {bs}]; }}"));
+    }
+
     /// Private copies of the arguments of element `e`, the call, and the
     /// direct results written back; indirect copies read from where
     /// `indirect_src(arg, entry, k)` says.
@@ -523,7 +581,7 @@ impl Gen<'_> {
                     access: Access::Read,
                     ..
                 } => format!("g{i}"),
-                Arg::Global { .. } => format!("r{i}"),
+                Arg::Global { .. } | Arg::Info { .. } => format!("r{i}"),
                 Arg::Idx => {
                     self.line(depth, &format!("int x{i} = {e};"));
                     format!("&x{i}")

@@ -7,8 +7,8 @@
  *   "hidden"   its kernel is defined through a macro, so its definition is
  *              not found in the source;
  *   "ends"     op_arg_idx through a map: runs on the device;
- *   "maxloc"   op_arg_info (the location of a maximum): the generator
- *              refuses it.
+ *   "maxloc"   op_arg_info (the location of a maximum): runs on the device;
+ *   "scratch"  an OP_WORK dat: the generator refuses it.
  * Each loop runs twice; the results are checked against plain C loops and
  * the program prints PASSED or FAILED.
  */
@@ -30,6 +30,11 @@ ADD_ONE_KERNEL(hidden)
 
 static void ends(const int *i0, const int *i1, int *out) { *out = *i0 * 10000 + *i1; }
 
+static void scratch(const double *x, double *w, double *y) {
+  *w = 2.0 * *x;
+  *y = *w + 1.0;
+}
+
 static void maxloc(const double *x, const int *i, double *m, int *loc) {
   if (*x > *m) {
     *m = *x;
@@ -38,7 +43,7 @@ static void maxloc(const double *x, const int *i, double *m, int *loc) {
 }
 
 int main(int argc, char **argv) {
-  static double x[N], y[N];
+  static double x[N], y[N], w[N];
   static int e2n[2 * N], out[N];
   for (int i = 0; i < N; i++) {
     x[i] = 0.5 * i;
@@ -51,6 +56,7 @@ int main(int argc, char **argv) {
   op_map e_c = op_decl_map(edges, cells, 2, e2n, "e_c");
   op_dat dx = op_decl_dat(cells, 1, "double", x, "x");
   op_dat dy = op_decl_dat(cells, 1, "double", y, "y");
+  op_dat dw = op_decl_dat(cells, 1, "double", w, "w");
   op_dat dout = op_decl_dat(edges, 1, "int", out, "out");
   int bad = 0;
   for (int rep = 0; rep < 2; rep++) {
@@ -80,6 +86,12 @@ int main(int argc, char **argv) {
                 op_arg_idx(-1, OP_ID), op_arg_gbl(&m, 1, "double", OP_MAX),
                 op_arg_info(&loc, 1, "int", 2));
     bad += m != 0.5 * (N - 1) || loc != N - 1;
+    op_par_loop(scratch, "scratch", cells, op_arg_dat(dx, -1, OP_ID, 1, "double", OP_READ),
+                op_arg_dat(dw, -1, OP_ID, 1, "double", OP_WORK),
+                op_arg_dat(dy, -1, OP_ID, 1, "double", OP_WRITE));
+    op_fetch_data(dy, y);
+    for (int i = 0; i < N; i++)
+      bad += y[i] != 2.0 * x[i] + 1.0;
   }
   op_timing_output();
   op_exit();

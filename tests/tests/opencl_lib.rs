@@ -301,17 +301,18 @@ fn loops_without_device_code_run_on_the_host_with_one_line_each() {
         1
     );
     assert_eq!(
-        said("loop maxloc runs on the host: argument 3: op_arg_info is not generated for devices yet"),
+        said("loop scratch runs on the host: argument 1: OP_WORK is not generated for devices yet"),
         1
     );
     assert_eq!(said("runs on the host"), 3, "{}", r.stdout);
     let p = placements(&r.stdout);
     let place = |n: &str| p.iter().find(|(x, _)| x == n).map(|(_, w)| w.clone());
-    // op_arg_idx through a map (ends) runs on the device
-    for n in ["doubled", "ends"] {
+    // op_arg_idx through a map (ends) and op_arg_info (maxloc) run on the
+    // device
+    for n in ["doubled", "ends", "maxloc"] {
         assert_eq!(place(n).as_deref(), Some("device"), "{p:?}");
     }
-    for n in ["hidden", "maxloc", "scaled"] {
+    for n in ["hidden", "scaled", "scratch"] {
         assert!(place(n).unwrap().starts_with("host ("), "{p:?}");
     }
 

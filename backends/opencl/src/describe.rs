@@ -82,7 +82,12 @@ pub fn describe(
                 map: map_index(m),
                 idx,
             },
-            ArgKind::Info { .. } => return Err(no("op_arg_info is not generated for devices yet")),
+            ArgKind::Info { reference } => cg::Arg::Info {
+                reference: usize::try_from(reference)
+                    .map_err(|_| no("op_arg_info refers to a negative argument"))?,
+                dim,
+                ty,
+            },
         });
     }
     Ok(cg::LoopDesc {
@@ -208,14 +213,26 @@ mod tests {
             map: m,
             idx,
         };
-        let bad = [
+        let bad = [spec(dat(x, None, -1), 2, "double", Access::Work)];
+        assert_eq!(
+            describe("l", "k", &bad, &dom, &|_| false, cg::Conflicts::Colour2).unwrap_err(),
+            "argument 0: OP_WORK is not generated for devices yet"
+        );
+        // op_arg_info goes with its OP_MIN/OP_MAX global
+        let info = [
             spec(ArgKind::Gbl, 1, "double", Access::Max),
             spec(ArgKind::Info { reference: 0 }, 1, "int", Access::Read),
         ];
+        let d = describe("l", "k", &info, &dom, &|_| false, cg::Conflicts::Colour2).unwrap();
         assert_eq!(
-            describe("l", "k", &bad, &dom, &|_| false, cg::Conflicts::Colour2).unwrap_err(),
-            "argument 1: op_arg_info is not generated for devices yet"
+            d.args[1],
+            cg::Arg::Info {
+                reference: 0,
+                dim: 1,
+                ty: cg::Ty::I32
+            }
         );
+        d.validate().unwrap();
         // op_arg_idx through a map is: the map is numbered like a dat's
         let ok = [spec(
             ArgKind::Idx {

@@ -288,13 +288,63 @@ fn execute(
     if run.reductions.is_empty() {
         cl.synchronize()?;
     }
-    let mut out = vec![None; b.args.len()];
+    let mut raws: Vec<Option<(Vec<u8>, usize)>> = vec![None; b.args.len()];
     for &(a, p, per) in &run.reductions {
         let mut raw = vec![0u8; per * slots];
         cl.download(p, &mut raw)?;
-        out[a] = Some(combine(&b.args[a], &b.globals[a], &raw, per)?);
+        raws[a] = Some((raw, per));
+    }
+    let mut out = vec![None; b.args.len()];
+    for (a, r) in raws.iter().enumerate() {
+        let Some((raw, per)) = r else { continue };
+        out[a] = Some(match b.args[a].kind {
+            ArgKind::Info { reference } => {
+                let r = usize::try_from(reference).ok();
+                let Some((rspec, Some((rraw, rper)))) =
+                    r.and_then(|r| Some((b.args.get(r)?, raws.get(r)?.clone())))
+                else {
+                    return Err(err(format!(
+                        "launch: op_arg_info {a} without its reduction"
+                    )));
+                };
+                let r = r.unwrap_or(0);
+                combine_info(rspec, &b.globals[r], &rraw, rper, &b.globals[a], raw, *per)?
+            }
+            _ => combine(&b.args[a], &b.globals[a], raw, *per)?,
+        });
     }
     Ok(out)
+}
+
+/// An `op_arg_info`'s slots combined with its reduction's, in slot order:
+/// the info of the first slot whose value is strictly better than every
+/// one before it (starting from the globals' values) is the result.
+fn combine_info(
+    rspec: &ArgSpec,
+    rstart: &[u8],
+    rraw: &[u8],
+    rper: usize,
+    start: &[u8],
+    raw: &[u8],
+    per: usize,
+) -> Result<Vec<u8>, DeviceError> {
+    let t = ScalarType::parse(&rspec.type_name);
+    let (mut best, mut info) = (rstart.to_vec(), start.to_vec());
+    for (v, i) in rraw.chunks_exact(rper).zip(raw.chunks_exact(per)) {
+        let mut next = best.clone();
+        if !reduce::combine(t, rspec.access, &mut next, v) {
+            return Err(err(format!(
+                "launch: a {} {} cannot be reduced",
+                rspec.type_name,
+                rspec.access.name()
+            )));
+        }
+        if next != best {
+            best = next;
+            info = i.to_vec();
+        }
+    }
+    Ok(info)
 }
 
 /// The slots combined in order (core's `reduce::combine`): a sum starts

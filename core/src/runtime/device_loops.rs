@@ -468,7 +468,7 @@ fn global_bytes(lp: &PreparedLoop) -> Vec<Vec<u8>> {
         .iter()
         .zip(&lp.views)
         .map(|(s, v)| match s.kind {
-            ArgKind::Gbl if s.opt && !v.data.is_null() => {
+            ArgKind::Gbl | ArgKind::Info { .. } if s.opt && !v.data.is_null() => {
                 // SAFETY: a global's view points at the program's `dim`
                 // values (checked non-NULL when the loop was prepared; the
                 // program is inside this call), `elem_bytes` long.
@@ -482,7 +482,7 @@ fn global_bytes(lp: &PreparedLoop) -> Vec<Vec<u8>> {
 /// The combined reductions into the program's globals.
 fn write_back(lp: &PreparedLoop, reduced: &[Option<Vec<u8>>]) {
     for ((r, v), s) in reduced.iter().zip(&lp.views).zip(&lp.specs) {
-        let (Some(r), ArgKind::Gbl) = (r, &s.kind) else {
+        let (Some(r), ArgKind::Gbl | ArgKind::Info { .. }) = (r, &s.kind) else {
             continue;
         };
         let n = r.len().min(v.elem_bytes.max(0) as usize);
