@@ -312,7 +312,7 @@ fn prelude(d: Dialect, desc: &LoopDesc) -> String {
             Arg::Idx | Arg::IdxMap { .. } => false,
         })
     };
-    let mut s = String::new();
+    let mut s = String::from(crate::source::STD_MACRO_DEFS);
     match d {
         Dialect::OpenCl => {
             s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";

@@ -182,25 +182,43 @@ const SYSTEM_HEADERS: [&str; 14] = [
     "stdint.h",
 ];
 
-/// C++ standard functions a kernel may call qualified (`std::min`) whose
+/// C++ standard functions a kernel may call qualified (`std::sqrt`) whose
 /// unqualified names both device dialects provide as built-ins.
-const STD_BUILTINS: [&str; 16] = [
-    "min", "max", "abs", "fabs", "sqrt", "pow", "exp", "log", "sin", "cos", "tan", "floor", "ceil",
-    "fmin", "fmax", "atan2",
+const STD_BUILTINS: [&str; 14] = [
+    "abs", "fabs", "sqrt", "pow", "exp", "log", "sin", "cos", "tan", "floor", "ceil", "fmin",
+    "fmax", "atan2",
 ];
 
-/// `std::min(` -> `min(` for the [`STD_BUILTINS`] (blank space keeps the
-/// columns).
+/// `std::min` and `std::max` become macros of the generated prelude with
+/// their exact C++ definitions (`std::min(a, b)` is `b < a ? b : a`), so a
+/// kernel parameter named `min` (OP2-Common's min apps) cannot hide them.
+const STD_MACROS: [(&str, &str); 2] = [("min", "op2_std_min"), ("max", "op2_std_max")];
+
+/// The prelude's definitions of [`STD_MACROS`].
+pub const STD_MACRO_DEFS: &str = "#define op2_std_min(a, b) ((b) < (a) ? (b) : (a))\n\
+     #define op2_std_max(a, b) ((a) < (b) ? (b) : (a))\n";
+
+/// `std::sqrt(` -> `sqrt(` for the [`STD_BUILTINS`] (blank space keeps the
+/// columns), `std::min(` -> `op2_std_min(` ([`STD_MACROS`]).
 fn unqualify_std(line: &str) -> String {
     let mut out = line.to_string();
+    let joined = |s: &str, i: usize| i > 0 && is_ident_byte(s.as_bytes()[i - 1]);
     for f in STD_BUILTINS {
         let q = format!("std::{f}(");
         while let Some(i) = out.find(&q) {
-            let joined = i > 0 && is_ident_byte(out.as_bytes()[i - 1]);
-            if joined {
+            if joined(&out, i) {
                 break;
             }
             out.replace_range(i..i + 5, "     ");
+        }
+    }
+    for (f, m) in STD_MACROS {
+        let q = format!("std::{f}(");
+        while let Some(i) = out.find(&q) {
+            if joined(&out, i) {
+                break;
+            }
+            out.replace_range(i..i + q.len() - 1, m);
         }
     }
     out
@@ -480,7 +498,7 @@ mod part_tests {
         let d = device_source("  *m = std::min(*d, *m) + std::fabs(x) + mystd::min(y);\n");
         assert_eq!(
             d,
-            "  *m =      min(*d, *m) +      fabs(x) + mystd::min(y);\n"
+            "  *m = op2_std_min(*d, *m) +      fabs(x) + mystd::min(y);\n"
         );
     }
 
