@@ -300,7 +300,8 @@ impl LoopDesc {
     }
 }
 
-pub(crate) fn is_ident(s: &str) -> bool {
+/// Is `s` a C identifier?
+pub fn is_ident(s: &str) -> bool {
     let mut c = s.chars();
     matches!(c.next(), Some(f) if f == '_' || f.is_ascii_alphabetic())
         && c.all(|x| x == '_' || x.is_ascii_alphanumeric())

@@ -210,13 +210,6 @@ impl Engine {
     }
 }
 
-fn is_ident(s: &str) -> bool {
-    let mut c = s.chars();
-    c.next()
-        .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
-        && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
-}
-
 impl Engine {
     /// Why the compiler rejected `text`, in one line: its first error,
     /// and where the code and the whole log were written (beside the
@@ -258,7 +251,7 @@ pub fn used_consts(src: &str, consts: &[ConstDecl]) -> Result<Vec<cg::Const>, St
     let code = cg::source::code_only(src);
     consts
         .iter()
-        .filter(|c| is_ident(&c.name) && cg::source::mentions_ident(&code, &c.name))
+        .filter(|c| cg::desc::is_ident(&c.name) && cg::source::mentions_ident(&code, &c.name))
         .map(|c| {
             let t = ScalarType::parse(&c.type_name);
             let n = c.dim.max(1);
@@ -298,7 +291,7 @@ pub fn used_consts(src: &str, consts: &[ConstDecl]) -> Result<Vec<cg::Const>, St
 fn undeclared(msg: &str) -> Option<String> {
     let rest = &msg[msg.find("undeclared identifier '")? + 23..];
     let name = &rest[..rest.find('\'')?];
-    is_ident(name).then(|| name.to_string())
+    cg::desc::is_ident(name).then(|| name.to_string())
 }
 
 impl Engine {

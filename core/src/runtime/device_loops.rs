@@ -187,11 +187,6 @@ fn fallback_error(call: &str, name: &str, why: &str) -> Op2Error {
 }
 
 impl Runtime {
-    /// Does this library run loops through run-time generated device code?
-    pub fn has_device_loops(&self) -> bool {
-        self.device_loops.is_some()
-    }
-
     /// The device that runs loops, in words.
     pub fn device_loops_name(&self) -> Option<String> {
         self.device_loops.as_ref().map(|d| d.compiler.device_name())
