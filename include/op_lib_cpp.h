@@ -68,7 +68,8 @@ op_dat op_decl_dat_temp(op_set set, int dim, char const *type, T *data, char con
 
 inline int op_free_dat_temp(op_dat dat) { return op_free_dat_temp_char(dat); }
 
-/* Kernels read the application's own constants directly: this only checks the declaration. */
+/* Kernels read the application's own constants directly: this checks the
+   declaration and hands a device library the value. */
 template <class T> void op_decl_const(int dim, char const *type, T *data) {
   op2_decl_const_checked(dim, type, (int)sizeof(T), (char *)data, nullptr, op2_rs::type_name_of<T>());
 }
@@ -77,14 +78,10 @@ template <class T> void op_decl_const2(char const *name, int dim, char const *ty
   op2_decl_const_checked(dim, type, (int)sizeof(T), (char *)data, name, op2_rs::type_name_of<T>());
 }
 
-/* op_decl_const also hands the library the text of its data argument
-   (`&gam`): a device library (libop2_opencl) writes the constant into the
-   code of the kernels that use it under that name. OP2_RS_NO_CONST_NAMES
-   keeps op_decl_const a plain function template. */
-#ifndef OP2_RS_NO_CONST_NAMES
-#define OP2_RS_CONST_TEXT_(...) #__VA_ARGS__
-#define op_decl_const(dim, type, data) op_decl_const2(OP2_RS_CONST_TEXT_(data), dim, type, data)
-#endif
+/* op_decl_const stays a plain function template (OP2's translator finds
+   its calls by name): a device library that needs the constant's name
+   (libop2_opencl, libop2_cuda) finds it from the address, in the
+   program's symbol table. */
 
 template <class T> op_arg op_arg_gbl(T *data, int dim, char const *type, op_access acc) {
   return op2_arg_gbl_checked(1, (char *)data, dim, type, (int)sizeof(T), acc,

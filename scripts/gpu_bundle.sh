@@ -14,8 +14,18 @@
 #   bin/      meshgen, aero_meshgen (c-examples: the meshes are made on the
 #             GPU machine, never carried); tests/cuda's generated-style
 #             programs t1..t4 on libop2_cuda and t5 (MPI) on libop2_mpi_cuda
-#   programs.txt  one line per program: NAME KIND APP, KIND = rs (our
-#             library), op2 (OP2's own CUDA library, the control) or mpi
+#             ex_airfoil_jit: c-examples' airfoil (op_seq.h, unchanged) on
+#             libop2_cuda, its loops written and compiled at run time
+#   src/NAME/ the kernels' headers of each jit program (OP2_RS_KERNEL_PATH
+#             there: the library reads a kernel's source to write its loop)
+#   cache/    every jit program's loops compiled here for $CUDA_ARCH by
+#             NVRTC (PyPI) through the library's own path (a run on a device
+#             simulated in host memory), so the GPU machine needs no NVRTC
+#             (libnvrtc is 110 MB): the library finds them by the generated
+#             text, the architecture and the options
+#   programs.txt  one line per program: NAME KIND APP [ARGS], KIND = rs (our
+#             library, translated code), jit (our library, op_seq.h code),
+#             op2 (OP2's own CUDA library, the control) or mpi
 #   manifest.txt  commits, compilers, flags, meshes, sizes, what was left out
 # With OP2_DIR (an OP2-Common checkout, read only; nothing of it is
 # committed, and the bundle holds only programs built from it):
@@ -29,7 +39,10 @@
 #             compiled once against include/ and linked with our
 #             libop2_cuda.so, once against OP2's include/ and linked with
 #             OP2's libop2_cuda.a, built here from the same checkout by its
-#             own makefiles with the same nvcc
+#             own makefiles with the same nvcc;
+#             bin/airfoil_jit, bin/aero_jit: the same op_seq.h sources, not
+#             translated, built against include/ and linked with our
+#             libop2_cuda.so (loops written at run time; cache/ as above)
 #   ref/      the reference answers: the printed lines of the same sources
 #             (op_seq.h, unchanged but for the edits below) on our
 #             libop2_seq.a, run here on the meshes check.sh makes (same
@@ -121,8 +134,39 @@ RPATH='-Wl,-rpath,$ORIGIN/../lib'
 LINK_CUDA=(-L "$CUDA_LIB" -lcudart_static -lpthread -ldl -lrt -lm)
 NVFLAGS=(-arch="$CUDA_ARCH" -std=c++17 -O3 --expt-relaxed-constexpr -DOP2_CUDA)
 
-program() { # NAME KIND APP: record a program of the bundle
-  printf '%s %s %s\n' "$1" "$2" "$3" >> "$OUT/programs.txt"
+program() { # NAME KIND APP [ARGS...]: record a program of the bundle
+  echo "$*" >> "$OUT/programs.txt"
+}
+
+# jit_program NAME APP KERNEL_DIR RUN_ARGS COMPILE_ARGS CXX_ARGS...: an
+# op_seq.h program on libop2_cuda (check.sh runs it with RUN_ARGS); its
+# kernels' headers to src/NAME; its loops compiled into cache/ by running it
+# once here on a simulated device with COMPILE_ARGS (a small problem: the
+# generated code does not depend on sizes; its mesh, if any, already in
+# $WORK/jit_NAME)
+jit_program() {
+  local name=$1 app=$2 kdir=$3 args=$4 cargs=$5 d=$WORK/jit_$1
+  shift 5
+  mkdir -p "$OUT/src/$name" "$d"
+  cp "$kdir"/*.h "$OUT/src/$name/"
+  nice g++ -std=c++17 -O3 -Wall -Wextra -I "$INC" -I "$kdir" "$@" -L "$OUT/lib" -lop2_cuda "$RPATH" \
+    -lm -o "$OUT/bin/$name" || die "g++ failed: $name"
+  strip --strip-debug "$OUT/bin/$name"
+  # shellcheck disable=SC2086 # RUN_ARGS are words
+  program "$name" jit "$app" $args
+  # shellcheck disable=SC2086
+  (cd "$d" && env OP2_RS_DEVICE=host OP2_RS_CUDA_ARCH="$CUDA_ARCH" OP2_RS_CACHE_DIR="$OUT/cache" \
+    OP2_RS_KERNEL_PATH="$OUT/src/$name" LD_LIBRARY_PATH="$CUDA_LIB" OP2CHECK_NITER=1 \
+    "$OUT/bin/$name" $cargs > "$d/compile.out" 2>&1) || { tail -n 5 "$d/compile.out" >&2; die "$name: the compile run failed"; }
+  local compiled host
+  compiled=$(grep -c "runs on the host: compiled for $CUDA_ARCH by NVRTC" "$d/compile.out" || true)
+  host=$(grep -c 'runs on the host:' "$d/compile.out" || true)
+  if [ "$compiled" = 0 ] || [ "$host" != "$compiled" ]; then
+    grep 'runs on the host:' "$d/compile.out" | grep -v "compiled for $CUDA_ARCH" | head -n 3 >&2
+    die "$name: $compiled of $host loops compiled by NVRTC for $CUDA_ARCH"
+  fi
+  echo "$name: $compiled loops" >> "$OUT/cache.txt"
+  echo "   $name: $compiled loops compiled by NVRTC for $CUDA_ARCH into cache/"
 }
 
 # ---- tests/cuda ----------------------------------------------------------------
@@ -148,6 +192,14 @@ done
   echo "airfoil mesh: meshgen --ni $NI --nj $NJ"
   echo "aero mesh: aero_meshgen --ni $AERO_NI --nj $AERO_NJ"
 } >> "$MANIFEST"
+
+# ---- c-examples' airfoil, op_seq.h on libop2_cuda ---------------------------------
+EX_ARGS=${EX_ARGS:---cells=200000 --iters=200}
+say "c-examples airfoil (op_seq.h) on libop2_cuda, loops compiled by NVRTC ($("$CUDA_HOME/bin/nvcc" --version | tail -n 1 | sed 's/^Build //')) -> bin/ex_airfoil_jit, cache/"
+gcc -std=c99 -O2 -Wall -Wextra -Werror -c -I c-examples/common c-examples/common/naca_mesh.c -o "$WORK/obj/naca_mesh.o"
+jit_program ex_airfoil_jit exairfoil c-examples/airfoil "$EX_ARGS" "--cells=2000 --iters=1" -I c-examples/common \
+  c-examples/airfoil/airfoil.cpp "$WORK/obj/naca_mesh.o"
+echo "jit programs: the generated loops' cubins in cache/ ($CUDA_ARCH, NVRTC from PyPI)" >> "$MANIFEST"
 
 # ---- OP2-Common's applications ---------------------------------------------------
 AIRFOIL=apps/c/airfoil/airfoil_plain/dp
@@ -262,6 +314,18 @@ reference() { # APP MESHFILE MESHGEN NI NJ: the op_seq.h source on libop2_seq.a
   rm -f "$d/run"/out_grid*
 }
 
+if [ "${REF:-1}" = 1 ]; then
+  say "reference: c-examples airfoil on libop2_seq.a ($EX_ARGS)"
+  g++ -std=c++17 -O3 -I "$INC" -I c-examples/common -I c-examples/airfoil c-examples/airfoil/airfoil.cpp \
+    "$WORK/obj/naca_mesh.o" "$OP2_LIBDIR/libop2_seq.a" -lpthread -ldl -lm -o "$WORK/ex_airfoil_seq"
+  # shellcheck disable=SC2086
+  "$WORK/ex_airfoil_seq" $EX_ARGS > "$OUT/ref/exairfoil.out" 2> "$WORK/ex_airfoil_seq.err" ||
+    die "reference run of c-examples airfoil failed"
+  mkdir -p "$WORK/ref-keep" && cp "$OUT/ref/exairfoil.out" "$WORK/ref-keep/"
+else
+  cp "$WORK/ref-keep/exairfoil.out" "$OUT/ref/" || die "REF=0 but no earlier reference in $WORK/ref-keep"
+fi
+
 if [ -n "$OP2_DIR" ]; then
   echo "OP2-Common: $OP2_DIR at $(git -C "$OP2_DIR" rev-parse --short HEAD 2> /dev/null || echo unknown)" >> "$MANIFEST"
   [ -s "$OP2_LIBDIR/libop2_seq.a" ] || die "$OP2_LIBDIR/libop2_seq.a is missing"
@@ -272,6 +336,12 @@ if [ -n "$OP2_DIR" ]; then
   sources aero "$WORK/src/aero"
   for cfg in aos soa color; do build_variant airfoil "$cfg"; done
   build_variant aero aos
+  say "OP2-Common's airfoil and aero (op_seq.h, not translated) on libop2_cuda -> bin/*_jit, cache/"
+  mkdir -p "$WORK/jit_airfoil_jit" "$WORK/jit_aero_jit"
+  "$OUT/bin/meshgen" -o "$WORK/jit_airfoil_jit/new_grid.dat" --ni 20 --nj 10 > /dev/null
+  "$OUT/bin/aero_meshgen" -o "$WORK/jit_aero_jit/FE_grid.dat" --ni 20 --nj 10 > /dev/null
+  jit_program airfoil_jit airfoil "$WORK/src/airfoil" "" "" "$WORK/src/airfoil/airfoil.cpp"
+  jit_program aero_jit aero "$WORK/src/aero" "" "" "$WORK/src/aero/aero.cpp"
   if [ "${REF:-1}" = 1 ]; then
     reference airfoil new_grid.dat meshgen "$NI" "$NJ"
     reference aero FE_grid.dat aero_meshgen "$AERO_NI" "$AERO_NJ"
@@ -295,7 +365,7 @@ while read -r name kind _; do
   where=$(env -u LD_LIBRARY_PATH ldd "$f" 2> /dev/null | awk '/libop2_/ {print $3}')
   [ -n "$where" ] && where=$(readlink -f "$where")
   case $kind in
-    rs | mpi)
+    rs | mpi | jit)
       case $where in "$OUT"/lib/*) ;; *)
         echo "   $name: libop2 resolves to '${where:-nothing}', not the bundle's lib/" >&2
         bad=1

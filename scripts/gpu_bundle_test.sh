@@ -2,7 +2,8 @@
 # gpu_bundle_test.sh -- the part of the GPU check that runs without a GPU
 # (called by scripts/test.sh):
 #  1. scripts/gpu_bundle.sh without OP2_DIR builds the bundle (tests/cuda
-#     programs, mesh generators, our CUDA libraries); it fails when a
+#     programs, mesh generators, our CUDA libraries, c-examples' airfoil
+#     with its 5 loops compiled by NVRTC into the bundle's cache); it fails when a
 #     program does not link, does not find its libraries through its rpath,
 #     or the bundle is over the size limit;
 #  2. the bundle's check.sh runs here: every program must stop cleanly at the
@@ -20,6 +21,11 @@ rm -rf "$T"
 mkdir -p "$T"
 
 OUT=$T/bundle WORK=$T/work CARGO_BUILD=${CARGO_BUILD:-0} scripts/gpu_bundle.sh
+cubins=$(grep -l $'\x7fELF' "$T/bundle/cache"/*.bin 2> /dev/null | wc -l)
+if ! grep -qx 'ex_airfoil_jit: 5 loops' "$T/bundle/cache.txt" || [ "$cubins" != 5 ]; then
+  echo "gpu_bundle_test: want 5 cubins for ex_airfoil_jit in the bundle's cache, found $cubins" >&2
+  exit 1
+fi
 
 set +e
 "$T/bundle/check.sh" "$T/results" > "$T/check.txt" 2>&1

@@ -31,7 +31,15 @@
 #     transposition time as a share of the run
 #  6. compute-sanitizer memcheck on a short run of every program of ours
 #  7. timing: the time loop per iteration, median of the rounds, ours / OP2's
-# Order: 3, round 1 of 4 with 5, 6, rounds 2..3 of 4, 7: a spent time
+#  8. op_seq.h programs on our libop2_cuda (kind jit: unchanged sources, each
+#     loop's code written by the library and compiled by NVRTC; the bundle's
+#     cache/ holds the cubins compiled where the bundle was built, so no
+#     NVRTC is needed here): answers against the reference, every loop on
+#     the GPU (no "runs on the host" line, every loop "device" in the table
+#     after op_timing_output), transfers as predicted, memcheck, and time
+#     against OP2's translated code on OP2's library (target: within 1.2x of
+#     the faster of its configurations)
+# Order: 3, round 1 of 4 and 8 with 5, 6, rounds 2..3, 7: a spent time
 # budget cuts timing rounds first. A program that times out (RUN_TIMEOUT
 # [90] s; memcheck runs MEMCHECK_TIMEOUT [120] s) is not started again.
 # Answers are compared to the printed digit, except where noted:
@@ -76,6 +84,7 @@ ROUNDS=${ROUNDS:-3}
 MAXERR_TOL=${MAXERR_TOL:-1e-9}
 AERO_LOOSE=${AERO_LOOSE:-0.3}
 AERO_MEAN=${AERO_MEAN:-0.03}
+JIT_TARGET=${JIT_TARGET:-1.2}
 SUMMARY=$R/summary.txt
 : > "$SUMMARY"
 FAILS=0
@@ -98,6 +107,12 @@ now_ns() { date +%s%N; }
 programs() { # KIND [APP]: names of the bundle's programs
   awk -v k="$1" -v a="${2:-}" '$2 == k && (a == "" || $3 == a) {print $1}' "$B/programs.txt"
 }
+# a program's arguments (programs.txt: NAME KIND APP [ARGS...]) into PROG_ARGS
+PROG_ARGS=()
+prog_args() {
+  read -r -a PROG_ARGS <<< "$(awk -v n="$1" '$1 == n { for (i = 4; i <= NF; i++) printf "%s ", $i }' "$B/programs.txt")"
+}
+kind_of() { awk -v n="$1" '$1 == n {print $2}' "$B/programs.txt"; }
 has() { [ -x "$B/bin/$1" ]; }
 
 # ---- versions --------------------------------------------------------------------
@@ -127,6 +142,23 @@ for c in compute-sanitizer "${CUDA_HOME:-/nonexistent}/bin/compute-sanitizer" \
   fi
 done
 [ -n "$SANITIZER" ] && line "compute-sanitizer: $("$SANITIZER" --version | grep -i version | head -n 1)"
+# NVRTC, when this machine has a CUDA toolkit: jit programs compile there
+# what the bundle's cache lacks (without it such a loop runs on the host and
+# the check fails)
+NVRTC_DIR=""
+for d in "${CUDA_HOME:-/nonexistent}/lib64" "${CUDA_HOME:-/nonexistent}/lib" /usr/local/cuda/lib64 /usr/local/cuda-*/lib64; do
+  if ls "$d"/libnvrtc.so* > /dev/null 2>&1; then
+    NVRTC_DIR=$d
+    break
+  fi
+done
+if [ -n "$(programs jit)" ]; then
+  if [ -n "$NVRTC_DIR" ]; then
+    line "nvrtc: $NVRTC_DIR"
+  else
+    line "nvrtc: none found (op_seq.h loops use the cubins in the bundle's cache/)"
+  fi
+fi
 
 mpi_resolves() { # the MPI program's libraries resolve on this machine
   ! ldd "$B/bin/$1" 2> /dev/null | grep -q 'not found'
@@ -161,7 +193,7 @@ run_prog() {
   [ -n "$mesh" ] && ln -sf "$mesh" "$dir/$(basename "$mesh")"
   local t0 t1
   t0=$(now_ns)
-  (cd "$dir" && env "$@" timeout "${RUN_TIMEOUT:-90}" "$B/bin/$name" > "$log.out" 2> "$log.err")
+  (cd "$dir" && env "$@" timeout "${RUN_TIMEOUT:-90}" "$B/bin/$name" "${PROG_ARGS[@]}" > "$log.out" 2> "$log.err")
   RC=$?
   t1=$(now_ns)
   WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
@@ -182,7 +214,9 @@ if [ $GPU = 0 ]; then
     fi
     mesh=""
     case $app in airfoil) mesh=$small ;; aero) mesh=$smallaero ;; esac
+    prog_args "$name"
     run_prog "$name" "$W/run/$name" "$mesh" "$R/logs/$name.nogpu"
+    PROG_ARGS=()
     n=$((n + 1))
     errs=$(grep -c . "$R/logs/$name.nogpu.err")
     msg=$(head -n 1 "$R/logs/$name.nogpu.err")
@@ -257,6 +291,7 @@ done
 answers() { # APP FILE
   case $1 in
     airfoil) grep -E '^ *[0-9]+ +[-0-9.e+]+, max err:' "$2" ;;
+    exairfoil) grep -E '^ *[0-9]+ +[-0-9.e+]+ *$' "$2" ;;
     aero) grep -E '^[0-9]+ [0-9]+ [-0-9.E+]+ *$' "$2" ;;
   esac
 }
@@ -270,7 +305,10 @@ compare() {
     FNR == NR { r[FNR] = $0; nr = FNR; next }
     { n = FNR; split(r[FNR], a, /[ ,]+/); split($0, b, /[ ,]+/)
       if ($0 == r[FNR]) same++
-      if (app == "airfoil") {
+      if (app == "exairfoil") {
+        # c-examples airfoil: "iter rms", identical
+        if (a[2] != b[2] || a[3] != b[3]) { bad++; why = why " rms@" a[2] }
+      } else if (app == "airfoil") {
         # fields: "" iter rms max err: MAXERR at CELL
         if (a[2] != b[2] || a[3] != b[3]) { bad++; why = why " rms@" a[2] }
         w = rel(b[6], a[6]); if (w > wmax) wmax = w
@@ -335,7 +373,7 @@ loop_time() { sed -n 's/^op2check time loop: \([0-9.]*\) s$/\1/p' "$1" | head -n
 
 # ---- applications ---------------------------------------------------------------------
 APPS_PRESENT=0
-[ -n "$(programs rs airfoil)" ] && APPS_PRESENT=1
+[ -n "$(programs rs airfoil)$(programs jit)" ] && APPS_PRESENT=1
 : > "$R/timing.txt"
 : > "$R/transfers.txt"
 declare -A TIMED_OUT
@@ -394,35 +432,101 @@ app_round() { # ROUND
         fi
       done
     done
+    jit_round "$round" "$app" "$mesh"
+  done
+  [ "$round" = 1 ] && jit_round 1 exairfoil ""
+}
+
+# ---- op_seq.h programs, loops written at run time (kind jit) -----------------------------
+# the cache is copied: runs may add to it (compiled here when NVRTC is)
+JIT_CACHE=$W/cache
+[ -d "$B/cache" ] && cp -r "$B/cache" "$JIT_CACHE"
+jit_env() { # NAME: the environment of a jit program
+  echo "OP2_RS_CACHE_DIR=$JIT_CACHE OP2_RS_KERNEL_PATH=$B/src/$1 LD_LIBRARY_PATH=${NVRTC_DIR}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+}
+# on_gpu LOG: every loop ran on the GPU (no fallback line, and the table
+# after op_timing_output lists each loop as "device")
+on_gpu() {
+  local out=$1 host dev
+  host=$(grep -c 'runs on the host:' "$out")
+  dev=$(sed -n '/where each loop ran/,/^ *$/p' "$out" | awk 'NF == 2 && $2 == "device"' | wc -l)
+  if [ "$host" = 0 ] && [ "$dev" -gt 0 ]; then
+    echo "every loop on the GPU ($dev loops)"
+    return 0
+  fi
+  echo "$host loop(s) on the host, $dev on the GPU: $(grep -m1 'runs on the host:' "$out" | head -c 200)"
+  return 1
+}
+jit_round() { # ROUND APP MESH
+  local round=$1 app=$2 mesh=$3 name log t what v
+  for name in $(programs jit "$app"); do
+    if over_budget; then
+      skip "$name round $round: time budget of $BUDGET_S s spent"
+      continue
+    fi
+    if [ -n "${TIMED_OUT[$name]:-}" ]; then
+      skip "$name round $round: timed out before"
+      continue
+    fi
+    log=$R/logs/$name.r$round
+    prog_args "$name"
+    # shellcheck disable=SC2046 # jit_env prints words
+    run_prog "$name" "$W/run/$name" "$mesh" "$log" OP2_RS_DEVICE_STATS=1 $(jit_env "$name")
+    PROG_ARGS=()
+    t=$(loop_time "$log.out")
+    what="$name r$round: status $RC, wall $WALL s, loop ${t:-?} s"
+    [ $RC = 124 ] && TIMED_OUT[$name]=1
+    if [ $RC != 0 ]; then
+      fail "$what; $(tail -n 2 "$log.err" | tr '\n' ' ' | head -c 200)"
+      continue
+    fi
+    if v=$(compare "$app" "$B/ref/$app.out" "$log.out"); then
+      ok "$what; answers: $v"
+    else
+      fail "$what; answers: $v"
+    fi
+    [ -n "$t" ] || t=$(sed -n 's/^Max total runtime = \([0-9.]*\)$/\1/p' "$log.out" | head -n 1)
+    echo "$name $round $WALL ${t:-nan}" >> "$R/timing.txt"
+    [ "$round" = 1 ] || continue
+    if v=$(on_gpu "$log.out"); then ok "$name: $v"; else fail "$name: $v"; fi
+    [ "$app" = exairfoil ] && continue
+    if v=$(transfers "$log.out" "$app" "$mesh"); then
+      ok "$name transfers: $v"
+    else
+      fail "$name transfers: $v"
+    fi
   done
 }
 
 # ---- compute-sanitizer ---------------------------------------------------------------
 memcheck_all() {
-  local name app mesh niter dir log t0 rc summary
+  local name app mesh niter dir log t0 rc summary args envs
   line ""
   line "== compute-sanitizer memcheck, short runs of our programs"
   if [ -z "$SANITIZER" ]; then
     skip "memcheck: compute-sanitizer not found"
   else
-    for name in $(programs rs test) $(programs rs airfoil) $(programs rs aero); do
+    for name in $(programs rs test) $(programs rs airfoil) $(programs rs aero) $(programs jit); do
       if over_budget; then
         skip "memcheck $name: time budget of $BUDGET_S s spent"
         continue
       fi
       app=$(awk -v n="$name" '$1 == n {print $3}' "$B/programs.txt")
-      mesh="" niter=""
+      mesh="" niter="" args=() envs=()
       case $app in
         airfoil) mesh=$SMALL niter=10 ;;
         aero) mesh=$SMALLAERO niter=2 ;;
+        exairfoil) args=(--cells=2000 --iters=10) ;;
       esac
+      # shellcheck disable=SC2207 # jit_env prints words
+      [ "$(kind_of "$name")" = jit ] && envs=($(jit_env "$name"))
       dir=$W/run/memcheck-$name
       log=$R/logs/memcheck-$name
       mkdir -p "$dir"
       [ -n "$mesh" ] && ln -sf "$mesh" "$dir/$(basename "$mesh")"
       t0=$(date +%s)
-      (cd "$dir" && OP2CHECK_NITER=$niter timeout "${MEMCHECK_TIMEOUT:-120}" "$SANITIZER" --tool memcheck --leak-check no \
-        --error-exitcode 99 "$B/bin/$name" > "$log.out" 2> "$log.err")
+      (cd "$dir" && env OP2CHECK_NITER=$niter "${envs[@]}" timeout "${MEMCHECK_TIMEOUT:-120}" "$SANITIZER" --tool memcheck --leak-check no \
+        --error-exitcode 99 "$B/bin/$name" "${args[@]}" > "$log.out" 2> "$log.err")
       rc=$?
       summary=$(grep -h -m1 'ERROR SUMMARY' "$log.out" "$log.err" | sed 's/^=* *//')
       if [ $rc = 0 ] && echo "$summary" | grep -q 'ERROR SUMMARY: 0 errors'; then
@@ -436,10 +540,14 @@ memcheck_all() {
 
 
 APPS_OK=0
-if [ $APPS_PRESENT = 1 ] && [ -s "$AIRFOIL_MESH" ]; then
+if [ $APPS_PRESENT = 1 ]; then
   APPS_OK=1
   line ""
-  line "== airfoil on $(head -n 1 "$AIRFOIL_MESH" | awk '{print $2}') cells, 1000 iterations; aero on $(head -n 1 "$AERO_MESH" | awk '{print $2}') cells; answers against op_seq.h + libop2_seq; round 1"
+  if [ -s "$AIRFOIL_MESH" ]; then
+    line "== airfoil on $(head -n 1 "$AIRFOIL_MESH" | awk '{print $2}') cells, 1000 iterations; aero on $(head -n 1 "$AERO_MESH" | awk '{print $2}') cells; answers against op_seq.h + libop2_seq; round 1"
+  else
+    line "== op_seq.h programs on libop2_cuda; answers against op_seq.h + libop2_seq; round 1"
+  fi
   app_round 1
 fi
 memcheck_all
@@ -476,6 +584,37 @@ if [ -s "$R/timing.txt" ]; then
       else
         line "MISS $base: ours / OP2's = $ratio (target <= 1; a performance target, not a failure of the check)"
       fi
+    fi
+  done
+fi
+
+# op_seq.h programs against the faster of OP2's translated configurations
+if [ -s "$R/timing.txt" ] && [ -n "$(programs jit airfoil)$(programs jit aero)" ]; then
+  line ""
+  line "== timing: op_seq.h on our libop2_cuda (loops written at run time) / OP2's translated CUDA on OP2's library, median ms per iteration"
+  for jit in $(programs jit airfoil) $(programs jit aero); do
+    app=$(awk -v n="$jit" '$1 == n {print $3}' "$B/programs.txt")
+    iters=1000
+    [ "$app" = aero ] && iters=20
+    row=$(awk -v j="$jit" -v ops="$(programs op2 "$app" | tr '\n' ' ')" -v n="$iters" '
+      function med(x, k,   i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
+        return k % 2 ? x[(k + 1) / 2] : (x[k / 2] + x[k / 2 + 1]) / 2 }
+      BEGIN { m = split(ops, names, " "); for (i = 1; i <= m; i++) want[names[i]] = 1 }
+      $4 == "nan" { next }
+      $1 == j { a[++na] = 1000 * $4 / n }
+      ($1 in want) { c[$1]++; v[$1, c[$1]] = 1000 * $4 / n }
+      END { if (!na) { print "-"; exit }
+        best = ""; for (p in c) { delete x; for (i = 1; i <= c[p]; i++) x[i] = v[p, i]; mm = med(x, c[p]); if (best == "" || mm < bm) { best = p; bm = mm } }
+        if (best == "") { print "-"; exit }
+        ma = med(a, na)
+        printf "%-16s %8.3f  %-18s %8.3f %8.3f\n", j, ma, best, bm, ma / bm }' "$R/timing.txt")
+    [ "$row" = - ] && continue
+    line "$row"
+    ratio=$(echo "$row" | awk '{print $NF}')
+    if awk -v r="$ratio" -v t="$JIT_TARGET" 'BEGIN { exit !(r <= t) }'; then
+      ok "$jit: op_seq.h on libop2_cuda / OP2's translated code = $ratio (target <= $JIT_TARGET)"
+    else
+      line "MISS $jit: op_seq.h on libop2_cuda / OP2's translated code = $ratio (target <= $JIT_TARGET; a performance target, not a failure of the check)"
     fi
   done
 fi

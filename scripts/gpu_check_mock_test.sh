@@ -15,6 +15,10 @@
 #                     geometric mean not) -> FAIL
 #   *_op2             as the reference (the control)
 #   t1_mock           prints PASS -> ok; memcheck of t1 reports an error -> FAIL
+#   airfoil_jit       (op_seq.h on our library) answers and transfers as
+#                     predicted, every loop "device" -> ok; 1.1 s against
+#                     OP2's best configuration's 1.0 s -> 1.100, within 1.2
+#   aero_jit          one loop fell back to the host -> FAIL
 # and the timing table (ours / OP2's medians) must give 0.500 for aos.
 #
 #   scripts/gpu_check_mock_test.sh BUNDLE_WITH_MESHGEN
@@ -61,7 +65,20 @@ full=1000
 [ "$app" = aero ] && full=20
 [ "\$n" -ge "\$full" ] && awk '$filter' "$B/ref/$app.out"
 echo "op2check time loop: $secs s"
-if [ "$kind" = rs ]; then
+if [ "$kind" = jit ]; then
+  if [ "$app" = aero ]; then
+    echo " op2-rs: loop res_calc runs on the host: NVRTC not found (mock)"
+    echo "  where each loop ran (CUDA: Mock GPU (sm_90)):"
+    echo "  res_calc                 host (NVRTC not found (mock))"
+    echo "  spMV                     device"
+    echo "  update                   device"
+  else
+    echo "  where each loop ran (CUDA: Mock GPU (sm_90)):"
+    for l in adt_calc bres_calc res_calc save_soln update; do printf '  %-24s device\n' "\$l"; done
+  fi
+  echo
+fi
+if [ "$kind" = rs ] || [ "$kind" = jit ]; then
   if [ "$app" = airfoil ]; then
     placed=\$((nb * 4 + nn * 16 + nc * 104)) db=\$(( $downloads * nc * 32 ))
     echo "op2-rs device transfers: dats_placed=6 dats_placed_bytes=\$placed dat_uploads=0 dat_uploads_bytes=0 dat_downloads=$downloads dat_downloads_bytes=\$db halo_uploads=0 halo_uploads_bytes=0 maps=5 maps_bytes=1 plans=3 plans_bytes=9 scratch_up=2000 scratch_up_bytes=1 scratch_down=2000 scratch_down_bytes=1 plan_upload_ms=0.002 soa_transpose_ms=0.001"
@@ -94,6 +111,8 @@ mock aero_aos_rs aero rs 0.2 '{ $2 = $2 + 1; $3 = sprintf("%.15E", $3 * (NR % 2 
 mock aero_aos_op2 aero op2 0.2 "$same" 0
 mock aero_soa_rs aero rs 0.2 '{ $3 = sprintf("%.15E", $3 * 1.05); print }' 0
 mock aero_soa_op2 aero op2 0.2 "$same" 0
+mock airfoil_jit airfoil jit 1.1 "$same" 1
+mock aero_jit aero jit 0.2 "$same" 0
 
 # mock driver tools
 cat > "$T/path/nvidia-smi" << 'EOF'
@@ -146,11 +165,18 @@ want 'FAIL memcheck t1_mock: status 99, ERROR SUMMARY: 1 error; .*Invalid __glob
 want 'ok   memcheck airfoil_aos_rs: ERROR SUMMARY: 0 errors .*'
 want 'airfoil_aos +1.000 \(1.000 1.000 1.000\) +2.000 \(2.000 2.000 2.000\) +0.500'
 want 'ok   airfoil_aos: ours / OP2.s = 0.500 \(target <= 1\)'
+want 'ok   airfoil_jit r1: status 0, .*answers: 10/10 lines identical, max rel diff 0.00e\+00'
+want 'ok   airfoil_jit: every loop on the GPU \(5 loops\)'
+want 'ok   airfoil_jit transfers: placed 6 dats .* 0 re-uploads, 1 downloads .*'
+want 'FAIL aero_jit: 1 loop\(s\) on the host, 2 on the GPU:  op2-rs: loop res_calc runs on the host: NVRTC not found \(mock\)'
+want 'ok   memcheck airfoil_jit: ERROR SUMMARY: 0 errors .*'
+want 'airfoil_jit +1.100 +airfoil_(soa|color)_op2 +1.000 +1.100'
+want 'ok   airfoil_jit: op_seq.h on libop2_cuda / OP2.s translated code = 1.100 \(target <= 1.2\)'
 want '[0-9]+ failure\(s\); .*'
 n=$(grep -c '^FAIL' "$T/check.txt" || true)
-# soa transfers, color x 3 rounds, aero_soa, memcheck t1
-[ "$n" = 6 ] || {
-  echo "gpu_check_mock_test: $n FAIL lines, want 6" >&2
+# soa transfers, color x 3 rounds, aero_soa, memcheck t1, aero_jit on the host
+[ "$n" = 7 ] || {
+  echo "gpu_check_mock_test: $n FAIL lines, want 7" >&2
   fails=$((fails + 1))
 }
 [ $rc != 0 ] || {

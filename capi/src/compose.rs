@@ -3,7 +3,7 @@
 //! distribution (where data lives); everything else in the C ABI works with
 //! them as trait objects.
 
-#[cfg(op2_device)]
+#[cfg(feature = "lib-mpi-cuda")]
 use op2_core::device::DeviceMemory;
 use op2_core::runtime::Parts;
 use std::os::raw::c_int;
@@ -50,18 +50,23 @@ pub(crate) fn compose(comm: Option<c_int>) -> op2_core::Result<Parts> {
     })
 }
 
-/// `libop2_cuda`: loops generated for CUDA run on the device; loops through
-/// op_seq.h run on the host with a thread pool, like libop2_openmp.
+/// `libop2_cuda`: loops generated for CUDA run on the device; loops of
+/// unchanged op_seq.h programs too, through code the library writes and
+/// NVRTC compiles at run time (op2_backend_cuda::loops); a loop it cannot
+/// write or compile runs on the host with a thread pool, like
+/// libop2_openmp.
 #[cfg(feature = "lib-cuda")]
 pub(crate) fn compose(_comm: Option<c_int>) -> op2_core::Result<Parts> {
+    let (device, loops) = op2_backend_cuda::device_and_loops(0)
+        .map_err(|e| op2_core::Op2Error::new("op_init", "", e))?;
     Ok(Parts {
         exec: Arc::new(
             op2_backend_threads::Threads::from_env()
                 .with_thread_init(crate::vector_ptrs::init_thread),
         ),
         dist: Box::new(op2_core::dist::SingleNode::new()),
-        device: Some(open_device(0)?),
-        loops: None,
+        device: Some(device),
+        loops,
     })
 }
 
@@ -74,7 +79,7 @@ pub(crate) fn compose(_comm: Option<c_int>) -> op2_core::Result<Parts> {
 pub(crate) fn compose(_comm: Option<c_int>) -> op2_core::Result<Parts> {
     let fail = |w: String| op2_core::Op2Error::new("op_init", "", w);
     let cl = op2_backend_opencl::OpenCl::open_from_env().map_err(|e| fail(e.to_string()))?;
-    let engine = op2_backend_opencl::engine::Engine::from_env(cl.clone()).map_err(fail)?;
+    let engine = op2_backend_opencl::engine::engine_from_env(cl.clone()).map_err(fail)?;
     Ok(Parts {
         exec: Arc::new(op2_backend_seq::Seq),
         dist: Box::new(op2_core::dist::SingleNode::new()),
@@ -100,7 +105,7 @@ pub(crate) fn compose(comm: Option<c_int>) -> op2_core::Result<Parts> {
 }
 
 /// The device of `rank` (see `op2_backend_cuda::device_for_rank`).
-#[cfg(op2_device)]
+#[cfg(feature = "lib-mpi-cuda")]
 fn open_device(rank: usize) -> op2_core::Result<Arc<dyn DeviceMemory>> {
     op2_backend_cuda::device_for_rank(rank)
         .map_err(|e| op2_core::Op2Error::new("op_init", "", e.to_string()))

@@ -400,7 +400,12 @@ unsafe fn decl_const(
     // holds `dim` values of `type_size` bytes (OP2's contract).
     let value = unsafe { std::slice::from_raw_parts(data as *const u8, bytes) }.to_vec();
     let c = op2_core::runtime::ConstDecl {
-        name: const_name(&n),
+        name: if name.is_null() {
+            String::new()
+        } else {
+            const_name(&n)
+        },
+        addr: data as usize,
         type_name: ty.map(|t| t.into_owned()).unwrap_or_default(),
         dim: dim.max(0) as usize,
         bytes: value,

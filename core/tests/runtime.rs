@@ -687,6 +687,7 @@ mod device_loops {
         let lp = double_loop(&mut s, "staged_loop", &mut sum);
         let c = |v: f64| ConstDecl {
             name: "gam".into(),
+            addr: 0x1000,
             type_name: "double".into(),
             dim: 1,
             bytes: v.to_ne_bytes().to_vec(),

@@ -222,15 +222,32 @@ static void print_loop(struct state *st, CXCursor call) {
   printf("%s\n", line);
 }
 
-/* walk_preorder over one top-level cursor: every CALL_EXPR spelled op_par_loop. */
+/* parseConst: an op_decl_const call, its argument count (translator-v2
+   requires 3), the text of its data argument and its line. */
+static void print_const(struct state *st, CXCursor c) {
+  int nargs = clang_Cursor_getNumArguments(c);
+  char data[256] = "?";
+  if (nargs == 3)
+    tokens(st, clang_Cursor_getArgument(c, 2), data, sizeof data);
+  char file[1024];
+  unsigned line, column;
+  location(c, file, sizeof file, &line, &column);
+  printf("const args %d: %s line %u\n", nargs, data, line);
+}
+
+/* walk_preorder over one top-level cursor: every CALL_EXPR spelled
+   op_par_loop or op_decl_const. */
 static void visit_call(struct state *st, CXCursor c) {
   if (clang_getCursorKind(c) != CXCursor_CallExpr)
     return;
   CXString s = clang_getCursorSpelling(c);
   int is_loop = strcmp(clang_getCString(s), "op_par_loop") == 0;
+  int is_const = strcmp(clang_getCString(s), "op_decl_const") == 0;
   clang_disposeString(s);
   if (is_loop)
     print_loop(st, c);
+  if (is_const)
+    print_const(st, c);
 }
 
 static enum CXChildVisitResult preorder(CXCursor c, CXCursor parent, CXClientData data) {

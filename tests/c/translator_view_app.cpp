@@ -31,8 +31,11 @@ static void total(const double *res, const double *wn, double *sum, double *top)
     top[0] = res[0];
 }
 
+static double gain = 1.5;
+
 int main(int argc, char **argv) {
   op_init(argc, argv, 1);
+  op_decl_const(1, "double", &gain);
 
   double xs[5] = {1.0, 2.5, 4.0, 7.0, 11.0};
   double rs[5] = {0.0, 0.0, 0.0, 0.0, 0.0};

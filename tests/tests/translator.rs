@@ -26,6 +26,9 @@ const APP: &str = "tests/c/translator_view_app.cpp";
 /// What translator-v2 must see: every loop, direct arguments as such
 /// (OP_ID), the vector-map index, the optional argument and the globals.
 const EXPECTED: &[&str] = &[
+    // translator-v2 finds constants by a call named op_decl_const with
+    // three arguments (op_lib_cpp.h must not turn it into another call)
+    "const args 3: &gain line 38",
     "loop init_x args 5: dat x idx -1 direct dim 1 double RW; gbl &scale dim 1 double READ",
     "loop edge_flux args 8: dat x idx 0 map pedge dim 1 double READ; \
      dat x idx 1 map pedge dim 1 double READ; dat res idx 0 map pedge dim 1 double INC; \

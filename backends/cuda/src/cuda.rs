@@ -47,7 +47,7 @@ pub const NO_DRIVER: &str = "no CUDA driver (libcuda.so.1 not found)";
 
 /// The name of a driver error (e.g. `CUDA_ERROR_NO_DEVICE`), taken from the
 /// enum so no driver call is needed.
-fn err_name(e: DriverError) -> String {
+pub(crate) fn err_name(e: DriverError) -> String {
     format!("{:?}", e.0)
 }
 
@@ -59,7 +59,7 @@ pub fn driver_present() -> bool {
 }
 
 /// Runs driver code, turning a panic inside cudarc into an error.
-fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+pub(crate) fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => r,
         Err(_) => Err(format!(

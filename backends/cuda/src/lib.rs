@@ -14,10 +14,13 @@
 //! [`DeviceMemory`]: op2_core::device::memory::DeviceMemory
 
 pub mod cuda;
+pub mod loops;
 
 pub use cuda::{CudaMemory, NoDevice};
+pub use loops::{CudaDevice, CudaLoops};
 
 use op2_core::device::{DeviceMemory, HostMemory};
+use op2_core::runtime::LoopCompiler;
 use std::sync::Arc;
 
 /// The CUDA device for MPI rank `rank` (rank modulo the devices of the
@@ -27,9 +30,47 @@ use std::sync::Arc;
 /// every transfer a library makes on a machine without a GPU (no CUDA
 /// kernel can run on it).
 pub fn device_for_rank(rank: usize) -> Result<Arc<dyn DeviceMemory>, NoDevice> {
-    if std::env::var("OP2_RS_DEVICE").is_ok_and(|v| v == "host") {
-        return Ok(Arc::new(HostMemory::new()));
+    Ok(open_for_rank(rank)?.0)
+}
+
+/// A device's memory, and on a GPU the device itself.
+type Opened = (Arc<dyn DeviceMemory>, Option<Arc<CudaMemory>>);
+
+fn open_for_rank(rank: usize) -> Result<Opened, NoDevice> {
+    if simulated() {
+        return Ok((Arc::new(HostMemory::new()), None));
     }
     let count = cuda::device_count()?;
-    Ok(Arc::new(cuda::open(rank % count.max(1))?))
+    let m = Arc::new(cuda::open(rank % count.max(1))?);
+    Ok((m.clone(), Some(m)))
+}
+
+fn simulated() -> bool {
+    std::env::var("OP2_RS_DEVICE").is_ok_and(|v| v == "host")
+}
+
+/// A device's memory and, when op_seq.h loops run on it, their compiler.
+pub type DeviceAndLoops = (Arc<dyn DeviceMemory>, Option<Arc<dyn LoopCompiler>>);
+
+/// The device of `rank` (as [`device_for_rank`]) and the run-time loop
+/// compiler that runs unchanged op_seq.h loops on it ([`loops`]). On a
+/// simulated device there is a compiler only when `OP2_RS_CUDA_ARCH`
+/// names an architecture to compile for (the loops then run on the
+/// host). A malformed option is an error naming it.
+pub fn device_and_loops(rank: usize) -> Result<DeviceAndLoops, String> {
+    let (mem, gpu) = open_for_rank(rank).map_err(|e| e.to_string())?;
+    if let Ok(v) = std::env::var("OP2_RS_CUDA_ARCH") {
+        if loops::parse_arch(&v).is_none() {
+            return Err(format!(
+                "OP2_RS_CUDA_ARCH={v}: not an architecture (sm_90, 90 or 9.0)"
+            ));
+        }
+    }
+    let dev = match (gpu, loops::arch_from_env()) {
+        (Some(g), _) => CudaDevice::gpu(g),
+        (None, Some(arch)) => CudaDevice::simulated(mem.clone(), arch),
+        (None, None) => return Ok((mem, None)),
+    };
+    let compiler: Arc<dyn LoopCompiler> = Arc::new(CudaLoops::from_env(Arc::new(dev))?);
+    Ok((mem, Some(compiler)))
 }

@@ -15,11 +15,8 @@
 //! **Pinned memory** is ordinary 64-byte-aligned host memory (OpenCL has
 //! no portable page-locked allocation; transfers are blocking).
 
-mod debuginfo;
-pub mod describe;
 pub mod engine;
 mod ffi;
-pub mod launch;
 
 use ffi::*;
 use op2_codegen::cache::{Cache, Key};

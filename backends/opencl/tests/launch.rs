@@ -5,8 +5,9 @@
 //! every edge adds its weight to both ends and to a global sum, so node i
 //! ends with w[i-1] + w[i] and the sum is the weights' sum.
 
-use op2_backend_opencl::describe::describe;
-use op2_backend_opencl::launch::{launch, Bindings};
+use op2_backend_jit::describe::describe;
+use op2_backend_jit::launch::{launch, Bindings};
+use op2_backend_opencl::engine::ClDevice;
 use op2_backend_opencl::OpenCl;
 use op2_codegen::{generate, Conflicts, Dialect, Options, Scheme};
 use op2_core::arg::{Access, ArgKind, ArgSpec};
@@ -59,8 +60,8 @@ fn run(conflicts: Conflicts, n: usize) -> (Vec<f64>, f64, Scheme) {
     .unwrap();
     let plan = plan_for(&ends, n, g.groups.len());
     let dev_plan = copies.plan(0, &PlanHostArrays::of(&plan)).unwrap();
-    let prog = cl.build(&g.text, "-cl-std=CL1.2", None).unwrap();
-    let mut k = prog.kernel(&g.entry).unwrap();
+    let dev = ClDevice::new(cl.clone());
+    let mut k = op2_backend_jit::Device::build(&dev, &g, None).unwrap();
     let globals = vec![
         Vec::new(),
         Vec::new(),
@@ -71,12 +72,12 @@ fn run(conflicts: Conflicts, n: usize) -> (Vec<f64>, f64, Scheme) {
         dom: &dom,
         copies: &copies,
         set: edges,
-        args: &args,
+        specs: &args,
         set_size: n,
         plan: (g.scheme == Scheme::Staged).then_some((&plan, dev_plan)),
         globals: &globals,
     };
-    let red = launch(&cl, &mut k, &g, &b).unwrap();
+    let red = launch(&dev, &mut k, &g, &b).unwrap();
     copies.download(&mut dom, acc).unwrap();
     let got: Vec<f64> = dom.dat(acc).data.as_slice()[..8 * (n + 1)]
         .chunks(8)

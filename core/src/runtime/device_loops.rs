@@ -39,7 +39,12 @@ pub struct KernelRef {
 /// A constant the program declared with `op_decl_const`: its current value.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConstDecl {
+    /// The variable's name (C's `op_decl_const` passes the text of its
+    /// argument); empty when the call gave none (C++'s function template):
+    /// a loop compiler then looks the address up in the program's symbols.
     pub name: String,
+    /// The address of the program's variable.
+    pub addr: usize,
     pub type_name: String,
     pub dim: usize,
     pub bytes: Vec<u8>,
@@ -223,7 +228,11 @@ impl Runtime {
         let Some(d) = self.device_loops.as_mut() else {
             return;
         };
-        match d.consts.iter_mut().find(|x| x.name == c.name) {
+        match d
+            .consts
+            .iter_mut()
+            .find(|x| x.name == c.name && x.addr == c.addr)
+        {
             Some(x) if *x == c => {}
             Some(x) => {
                 *x = c;

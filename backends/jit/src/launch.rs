@@ -1,4 +1,4 @@
-//! Launching a generated loop: every parameter of [`Generated::params`]
+//! Launching a generated loop on any [`Device`]: every parameter of [`Generated::params`]
 //! bound from the runtime's device copies (dats, transposed maps), the
 //! plan (staged scheme: core's `Plan`, built with the generator's groups,
 //! its arrays uploaded once by `DeviceCopies::plan`) and the loop's
@@ -6,35 +6,23 @@
 //! the reductions' slots read back and combined in slot order, so the
 //! result never depends on the device's scheduling.
 
-use crate::{Kernel, OpenCl};
-use op2_codegen::{Generated, LaunchParam, Scheme};
+use crate::Device;
+use op2_codegen::{Dialect, Generated, LaunchParam, Scheme};
 use op2_core::arg::{ArgKind, ArgSpec};
 use op2_core::device::layout;
 use op2_core::device::memory::{DevPtr, DeviceError, DeviceMemory};
 use op2_core::device::plan_upload::PlanDeviceArrays;
-use op2_core::device::DeviceCopies;
-use op2_core::domain::{DatId, Domain, MapId, SetId};
+use op2_core::domain::{DatId, MapId};
 use op2_core::plan::Plan;
 use op2_core::reduce;
+use op2_core::runtime::LaunchInput;
 use op2_core::types::ScalarType;
-use std::sync::Arc;
 
-/// What a launch binds.
-pub struct Bindings<'a> {
-    pub dom: &'a Domain,
-    pub copies: &'a DeviceCopies,
-    /// The loop's set and its checked arguments (the order the generator
-    /// was given).
-    pub set: SetId,
-    pub args: &'a [ArgSpec],
-    /// Elements to run.
-    pub set_size: usize,
-    /// Staged scheme: the plan and its device arrays.
-    pub plan: Option<(&'a Plan, PlanDeviceArrays)>,
-    /// Per argument, a global's current bytes (read values; the start of
-    /// a min/max); empty for the others.
-    pub globals: &'a [Vec<u8>],
-}
+/// What a launch binds: core's [`LaunchInput`] (the loop's set, its
+/// checked arguments in the order the generator was given them, the
+/// elements to run, the staged scheme's plan and its device arrays, each
+/// global's current bytes).
+pub type Bindings<'a> = LaunchInput<'a>;
 
 fn err(w: String) -> DeviceError {
     DeviceError(w)
@@ -62,24 +50,29 @@ fn dat_of(args: &[ArgSpec], a: usize) -> Result<DatId, DeviceError> {
 }
 
 struct Run {
-    kernel_params: Vec<(usize, Value)>,
+    /// One value per parameter of the generated code.
+    params: Vec<Value>,
     block_offset: Option<usize>,
     /// (argument, slot buffer, bytes per slot) of each reduction.
     reductions: Vec<(usize, DevPtr, usize)>,
     temporaries: Vec<DevPtr>,
 }
 
-enum Value {
+/// A kernel parameter's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Value {
+    /// Device memory (a dat, a map, a plan array, a temporary).
     Ptr(DevPtr),
     Int(i32),
+    /// OpenCL: a `__local` block of this many bytes.
     Local(usize),
 }
 
 /// Launch `kernel` (built from `g`) with `b`; returns, per argument, the
 /// combined value of each reduction (`None` for the others).
-pub fn launch(
-    cl: &Arc<OpenCl>,
-    kernel: &mut Kernel,
+pub fn launch<D: Device>(
+    dev: &D,
+    kernel: &mut D::Kernel,
     g: &Generated,
     b: &Bindings<'_>,
 ) -> Result<Vec<Option<Vec<u8>>>, DeviceError> {
@@ -88,21 +81,22 @@ pub fn launch(
         (Scheme::Staged, None) => return Err(err("launch: the staged scheme needs a plan".into())),
         (Scheme::Flat, _) => b.set_size.div_ceil(g.block_size),
     };
-    let run = bind(cl, g, b, slots)?;
-    let result = execute(cl, kernel, g, b, &run, slots);
+    let mem = dev.memory();
+    let run = bind(mem, g, b, slots)?;
+    let result = execute(dev, kernel, g, b, &run, slots);
     for p in &run.temporaries {
-        cl.free(*p);
+        mem.free(*p);
     }
     result
 }
 
 fn bind(
-    cl: &Arc<OpenCl>,
+    cl: &dyn DeviceMemory,
     g: &Generated,
     b: &Bindings<'_>,
     slots: usize,
 ) -> Result<Run, DeviceError> {
-    let maps = maps_in_order(b.args);
+    let maps = maps_in_order(b.specs);
     let dev_dat = |d: DatId| {
         b.copies.dat(d).ok_or_else(|| {
             err(format!(
@@ -116,14 +110,14 @@ fn bind(
         Ok(dd.layout.soa.map_or(0, |(s, _, _)| s as i32))
     };
     let mut run = Run {
-        kernel_params: Vec::new(),
+        params: Vec::new(),
         block_offset: None,
         reductions: Vec::new(),
         temporaries: Vec::new(),
     };
     for (i, p) in g.params.iter().enumerate() {
         if let Some(v) = plan_param(p, g, b.plan.as_ref()) {
-            run.kernel_params.push((i, v?));
+            run.params.push(v?);
             continue;
         }
         let v = match *p {
@@ -135,10 +129,10 @@ fn bind(
             }
             LaunchParam::SetSize => Value::Int(b.set_size as i32),
             LaunchParam::Dat(a) | LaunchParam::IndDat(a) => {
-                Value::Ptr(dev_dat(dat_of(b.args, a)?)?.ptr)
+                Value::Ptr(dev_dat(dat_of(b.specs, a)?)?.ptr)
             }
             LaunchParam::DatStride(a) | LaunchParam::IndDatStride(a) => {
-                Value::Int(stride(dat_of(b.args, a)?)?)
+                Value::Int(stride(dat_of(b.specs, a)?)?)
             }
             LaunchParam::Map(m) => {
                 let id = maps
@@ -164,15 +158,15 @@ fn bind(
                 Value::Ptr(p)
             }
             LaunchParam::RedOut(a) => {
-                let (p, per) = slot_buffer(cl, &b.args[a], a, slots)?;
+                let (p, per) = slot_buffer(cl, &b.specs[a], a, slots)?;
                 run.temporaries.push(p);
                 run.reductions.push((a, p, per));
                 Value::Ptr(p)
             }
-            LaunchParam::Opt(a) => Value::Int(i32::from(b.args[a].opt)),
+            LaunchParam::Opt(a) => Value::Int(i32::from(b.specs[a].opt)),
             other => return Err(err(format!("launch: parameter {other:?} without a value"))),
         };
-        run.kernel_params.push((i, v));
+        run.params.push(v);
     }
     Ok(run)
 }
@@ -180,7 +174,7 @@ fn bind(
 /// A reduction's slot buffer (`slots` slots of `dim` scalars) and the
 /// bytes per slot.
 fn slot_buffer(
-    cl: &Arc<OpenCl>,
+    cl: &dyn DeviceMemory,
     s: &ArgSpec,
     a: usize,
     slots: usize,
@@ -257,51 +251,51 @@ fn local_bytes(g: &Generated, plan: &Plan) -> usize {
         .unwrap_or(0)
 }
 
-fn execute(
-    cl: &Arc<OpenCl>,
-    kernel: &mut Kernel,
+fn execute<D: Device>(
+    dev: &D,
+    kernel: &mut D::Kernel,
     g: &Generated,
     b: &Bindings<'_>,
     run: &Run,
     slots: usize,
 ) -> Result<Vec<Option<Vec<u8>>>, DeviceError> {
-    for (i, v) in &run.kernel_params {
-        match v {
-            Value::Ptr(p) => kernel.set_ptr(*i, *p)?,
-            Value::Int(x) => kernel.set_i32(*i, *x)?,
-            Value::Local(n) => kernel.set_local(*i, *n)?,
-        }
-    }
+    let shared = match (&b.plan, D::DIALECT) {
+        // CUDA's staged blocks: dynamically sized shared memory
+        (Some((p, _)), Dialect::Cuda) if g.scheme == Scheme::Staged => local_bytes(g, p),
+        _ => 0,
+    };
     match (&b.plan, run.block_offset) {
         (Some((p, _)), Some(bo)) if g.scheme == Scheme::Staged => {
+            let mut params = run.params.clone();
             let mut first = 0;
             for &n in &p.ncolblk[..p.ncolors] {
-                kernel.set_i32(bo, first)?;
-                kernel.launch(n as usize, g.block_size)?;
+                params[bo] = Value::Int(first);
+                dev.launch(kernel, &params, n as usize, g.block_size, shared)?;
                 first += n;
             }
         }
-        _ => kernel.launch(slots, g.block_size)?,
+        _ => dev.launch(kernel, &run.params, slots, g.block_size, shared)?,
     }
+    let cl = dev.memory();
     // one wait per loop, as OP2's generated code synchronises after each
     // loop: its time in the timing table is its own
     if run.reductions.is_empty() {
         cl.synchronize()?;
     }
-    let mut raws: Vec<Option<(Vec<u8>, usize)>> = vec![None; b.args.len()];
+    let mut raws: Vec<Option<(Vec<u8>, usize)>> = vec![None; b.specs.len()];
     for &(a, p, per) in &run.reductions {
         let mut raw = vec![0u8; per * slots];
         cl.download(p, &mut raw)?;
         raws[a] = Some((raw, per));
     }
-    let mut out = vec![None; b.args.len()];
+    let mut out = vec![None; b.specs.len()];
     for (a, r) in raws.iter().enumerate() {
         let Some((raw, per)) = r else { continue };
-        out[a] = Some(match b.args[a].kind {
+        out[a] = Some(match b.specs[a].kind {
             ArgKind::Info { reference } => {
                 let r = usize::try_from(reference).ok();
                 let Some((rspec, Some((rraw, rper)))) =
-                    r.and_then(|r| Some((b.args.get(r)?, raws.get(r)?.clone())))
+                    r.and_then(|r| Some((b.specs.get(r)?, raws.get(r)?.clone())))
                 else {
                     return Err(err(format!(
                         "launch: op_arg_info {a} without its reduction"
@@ -310,7 +304,7 @@ fn execute(
                 let r = r.unwrap_or(0);
                 combine_info(rspec, &b.globals[r], &rraw, rper, &b.globals[a], raw, *per)?
             }
-            _ => combine(&b.args[a], &b.globals[a], raw, *per)?,
+            _ => combine(&b.specs[a], &b.globals[a], raw, *per)?,
         });
     }
     Ok(out)

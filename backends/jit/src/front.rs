@@ -1,0 +1,444 @@
+//! The device-independent half of a run-time loop compiler: for each loop
+//! of an unchanged op_seq.h program, the kernel's source found on the
+//! search path ([`op2_codegen::find`]), the loop described from core's
+//! checked arguments ([`crate::describe`]), the constants the kernel uses
+//! written in with their exact values, the code generated in the device's
+//! dialect and handed to the device to build (helpers the compiler finds
+//! missing are looked for and added).
+//!
+//! Options (environment, read when the library opens the device):
+//! * `OP2_RS_KERNEL_PATH`: directories searched for kernels, `:`-separated,
+//!   before the call site's source directory and the executable's;
+//! * `OP2_RS_CONFLICTS`: `colour2` (default) or `atomics` for every loop,
+//!   and/or `loop=scheme` entries, comma-separated (`res_calc=atomics`);
+//! * `OP2_RS_BLOCK_SIZE`: the work-group size (a power of two, default 64);
+//! * `OP2_RS_CACHE_DIR`: the compiled-program cache (default
+//!   `$XDG_CACHE_HOME/op2-rs` or `~/.cache/op2-rs`); `OP2_RS_CACHE_DIR=off`
+//!   switches it off;
+//! * `OP2_RS_DUMP_CUDA`: a directory where each loop's code is also written
+//!   in the CUDA dialect (`<entry>.cu`, listed in `entries.txt` as
+//!   `file entry`), for checking it with NVRTC where no GPU is.
+
+use crate::describe::describe;
+use crate::{BuildError, Device};
+use op2_codegen::cache::{default_dir, Cache};
+use op2_codegen::{self as cg, Conflicts, Dialect, Generated, Options};
+use op2_core::arg::ArgKind;
+use op2_core::domain::MapId;
+use op2_core::runtime::{CompileRequest, ConstDecl};
+use op2_core::types::ScalarType;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// The conflict scheme per loop.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ConflictChoice {
+    pub default: Option<Conflicts>,
+    pub per_loop: Vec<(String, Conflicts)>,
+}
+
+fn scheme_named(s: &str) -> Option<Conflicts> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "colour2" | "color2" | "colour" | "color" | "staged" => Some(Conflicts::Colour2),
+        "atomics" | "atomic" | "flat" => Some(Conflicts::Atomics),
+        _ => None,
+    }
+}
+
+impl ConflictChoice {
+    /// Parse `OP2_RS_CONFLICTS` (see the module docs).
+    pub fn parse(v: &str) -> Result<ConflictChoice, String> {
+        let mut c = ConflictChoice::default();
+        for item in v.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let bad = || {
+                format!(
+                    "OP2_RS_CONFLICTS: '{item}' is not colour2, atomics or loop=colour2|atomics"
+                )
+            };
+            match item.split_once('=') {
+                Some((name, s)) => c
+                    .per_loop
+                    .push((name.trim().to_string(), scheme_named(s).ok_or_else(bad)?)),
+                None => c.default = Some(scheme_named(item).ok_or_else(bad)?),
+            }
+        }
+        Ok(c)
+    }
+
+    /// The scheme of loop `name`.
+    pub fn of(&self, name: &str) -> Conflicts {
+        self.per_loop
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, c)| *c)
+            .or(self.default)
+            .unwrap_or(Conflicts::Colour2)
+    }
+}
+
+/// The device-independent options and state of a loop compiler.
+pub struct Front {
+    cache: Option<Cache>,
+    conflicts: ConflictChoice,
+    block_size: usize,
+    kernel_path: Vec<PathBuf>,
+    /// `OP2_RS_DUMP_CUDA`.
+    dump_cuda: Option<PathBuf>,
+    /// Where the executable's debug information says functions are
+    /// declared (read the first time a kernel is looked for).
+    decl_files: std::sync::OnceLock<crate::debuginfo::DeclFiles>,
+    /// The program's variables by address (constants declared without a
+    /// name), read the first time one is needed.
+    var_names: std::sync::OnceLock<crate::symbols::Names>,
+    /// Kernel sources found, by kernel and call site (a loop prepared again,
+    /// after objects were freed, reads no file).
+    sources: Mutex<HashMap<(String, Option<String>), cg::KernelSource>>,
+}
+
+impl Front {
+    /// The environment's options; a malformed option is an error naming
+    /// it.
+    pub fn from_env() -> Result<Front, String> {
+        let var = |n: &str| std::env::var(n).ok().filter(|v| !v.trim().is_empty());
+        let conflicts = ConflictChoice::parse(&var("OP2_RS_CONFLICTS").unwrap_or_default())?;
+        let block_size = match var("OP2_RS_BLOCK_SIZE") {
+            None => 64,
+            Some(v) => v
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|b| b.is_power_of_two() && *b <= 1024)
+                .ok_or_else(|| {
+                    format!("OP2_RS_BLOCK_SIZE={v}: not a power of two from 1 to 1024")
+                })?,
+        };
+        let cache = match var("OP2_RS_CACHE_DIR").as_deref() {
+            Some("off") => None,
+            _ => default_dir().map(Cache::new),
+        };
+        Ok(Front {
+            cache,
+            conflicts,
+            block_size,
+            kernel_path: cg::find::split_path(&var("OP2_RS_KERNEL_PATH").unwrap_or_default()),
+            dump_cuda: var("OP2_RS_DUMP_CUDA").map(PathBuf::from),
+            decl_files: std::sync::OnceLock::new(),
+            var_names: std::sync::OnceLock::new(),
+            sources: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Where kernel `kernel` is looked for: `OP2_RS_KERNEL_PATH`, then the
+    /// directory of the file the executable's debug information says
+    /// declares it (when built with `-g`), then the call site's source
+    /// directory (a relative one as the compiler saw it: from the working
+    /// directory, else from the executable's directory or the one above
+    /// it, where build directories usually sit), then the executable's
+    /// directory.
+    fn search_dirs(&self, kernel: &str, file: Option<&str>) -> Vec<PathBuf> {
+        let mut dirs = self.kernel_path.clone();
+        let exe = std::env::current_exe().ok();
+        let declared = self.decl_files.get_or_init(|| {
+            exe.as_deref()
+                .map(crate::debuginfo::decl_files)
+                .unwrap_or_default()
+        });
+        if let Some(dir) = declared.get(kernel).and_then(|f| f.parent()) {
+            dirs.push(dir.to_path_buf());
+        }
+        let exe_dir = exe.and_then(|e| e.parent().map(|p| p.to_path_buf()));
+        if let Some(dir) = file.map(|f| {
+            PathBuf::from(f)
+                .parent()
+                .map(|p| p.to_path_buf())
+                .unwrap_or_default()
+        }) {
+            let dir = if dir.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                dir
+            };
+            let mut tries = vec![dir.clone()];
+            if dir.is_relative() {
+                if let Some(e) = &exe_dir {
+                    tries.push(e.join(&dir));
+                    if let Some(up) = e.parent() {
+                        tries.push(up.join(&dir));
+                    }
+                }
+            }
+            dirs.extend(tries.into_iter().find(|d| d.is_dir()));
+        }
+        dirs.extend(exe_dir);
+        dirs.dedup();
+        dirs
+    }
+
+    /// The source of `kernel` (called at `file`), found once.
+    fn source(&self, kernel: &str, file: Option<&str>) -> Result<cg::KernelSource, String> {
+        let key = (kernel.to_string(), file.map(str::to_string));
+        let mut known = self.sources.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = known.get(&key) {
+            return Ok(s.clone());
+        }
+        let dirs = self.search_dirs(kernel, file);
+        let src = cg::find_kernel(kernel, &dirs).map_err(|e| e.to_string())?;
+        known.insert(key, src.clone());
+        Ok(src)
+    }
+}
+
+impl Front {
+    /// The compiled-program cache (`None`: switched off).
+    pub fn cache(&self) -> Option<&Cache> {
+        self.cache.as_ref()
+    }
+
+    /// Why `compiler` rejected `text`, in one line: its first error,
+    /// and where the code and the whole log were written (beside the
+    /// cache, or in the temporary directory) as `<entry>.<ext>`.
+    fn rejected(&self, compiler: &str, ext: &str, entry: &str, text: &str, log: &str) -> String {
+        let first = log
+            .lines()
+            .find(|l| l.contains("error:"))
+            .map(|l| {
+                // "error: /tmp/x.cl:16:55: what" -> "error: what";
+                // NVRTC: "op2.cu(16): error: what" -> "error: what"
+                let what = l.split_once("error:").map_or(l, |(_, w)| w);
+                let what = match what.find(".cl:") {
+                    Some(i) => what[i + 4..].splitn(3, ':').nth(2).unwrap_or(what),
+                    None => what,
+                };
+                format!("error: {}", what.trim())
+            })
+            .unwrap_or_else(|| log.lines().next().unwrap_or("").trim().to_string());
+        let dir = self
+            .cache
+            .as_ref()
+            .map_or_else(std::env::temp_dir, |c| c.dir().to_path_buf())
+            .join("rejected");
+        let file = dir.join(format!("{entry}.{ext}"));
+        let saved = std::fs::create_dir_all(&dir)
+            .and_then(|()| std::fs::write(&file, format!("{text}\n/* build log:\n{log}\n*/\n")));
+        match saved {
+            Ok(()) => format!(
+                "{compiler} rejected the generated code ({first}; code and log in {})",
+                file.display()
+            ),
+            Err(_) => format!("{compiler} rejected the generated code ({first})"),
+        }
+    }
+}
+
+impl Front {
+    /// The constants with a name: those declared without one (C++'s
+    /// `op_decl_const`) named by the program's symbol for their address;
+    /// those with neither are left out.
+    fn named_consts(&self, consts: &[ConstDecl]) -> Vec<ConstDecl> {
+        let mut out = Vec::with_capacity(consts.len());
+        for c in consts {
+            if !c.name.is_empty() {
+                out.push(c.clone());
+                continue;
+            }
+            let names = self.var_names.get_or_init(|| {
+                std::env::current_exe()
+                    .map(|e| crate::symbols::program_names(&e))
+                    .unwrap_or_default()
+            });
+            if let Some(n) = names.get(&c.addr) {
+                out.push(ConstDecl {
+                    name: n.clone(),
+                    ..c.clone()
+                });
+            }
+        }
+        out
+    }
+}
+
+/// The constants `src` uses, as the generator takes them.
+pub fn used_consts(src: &str, consts: &[ConstDecl]) -> Result<Vec<cg::Const>, String> {
+    let code = cg::source::code_only(src);
+    consts
+        .iter()
+        .filter(|c| cg::desc::is_ident(&c.name) && cg::source::mentions_ident(&code, &c.name))
+        .map(|c| {
+            let t = ScalarType::parse(&c.type_name);
+            let n = c.dim.max(1);
+            let vals = |size: usize| c.bytes.chunks_exact(size).take(n);
+            let value = match (t, c.bytes.len() / n) {
+                (ScalarType::F64, 8) => cg::ConstValue::F64(
+                    vals(8)
+                        .map(|b| f64::from_ne_bytes(b.try_into().unwrap_or([0; 8])))
+                        .collect(),
+                ),
+                (ScalarType::F32, 4) => cg::ConstValue::F32(
+                    vals(4)
+                        .map(|b| f32::from_ne_bytes(b.try_into().unwrap_or([0; 4])))
+                        .collect(),
+                ),
+                (ScalarType::I32, 4) => cg::ConstValue::I32(
+                    vals(4)
+                        .map(|b| i32::from_ne_bytes(b.try_into().unwrap_or([0; 4])))
+                        .collect(),
+                ),
+                _ => {
+                    return Err(format!(
+                        "constant {} of type {} has no device form (double, float, int)",
+                        c.name, c.type_name
+                    ))
+                }
+            };
+            Ok(cg::Const {
+                name: c.name.clone(),
+                value,
+            })
+        })
+        .collect()
+}
+
+/// The `f` of a compiler message "use of undeclared identifier 'f'"
+/// (clang, OpenCL compilers built on it) or `identifier "f" is undefined`
+/// (NVRTC).
+fn undeclared(msg: &str) -> Option<String> {
+    let name = if let Some(i) = msg.find("undeclared identifier '") {
+        let rest = &msg[i + 23..];
+        &rest[..rest.find('\'')?]
+    } else {
+        let i = msg.find("\" is undefined")?;
+        let start = msg[..i].rfind("identifier \"")? + 12;
+        &msg[start..i]
+    };
+    cg::desc::is_ident(name).then(|| name.to_string())
+}
+
+impl Front {
+    /// Generate the loop's code from `text` (the kernel's source) and
+    /// build it. When the compiler finds a function the kernel calls but
+    /// its source does not define ("use of undeclared identifier 'f'":
+    /// a helper the program's main file includes before the kernel's
+    /// header, as OP2-Common's jac1 does with `maxfun`), the definition of
+    /// `f` is looked for like a kernel's, put before the kernel, and the
+    /// code built again (at most 4 helpers). Returns the text used.
+    fn generate_and_build<D: Device>(
+        &self,
+        dev: &D,
+        r: &CompileRequest<'_>,
+        desc: &cg::LoopDesc,
+        mut text: String,
+        (o, consts_all): (Options, &[ConstDecl]),
+    ) -> Result<(Generated, D::Kernel, String), String> {
+        let mut added: Vec<String> = Vec::new();
+        loop {
+            let consts = used_consts(&text, consts_all)?;
+            let g = cg::generate(desc, &text, &consts, o).map_err(|e| e.to_string())?;
+            let log = match dev.build(&g, self.cache.as_ref()) {
+                Ok(k) => return Ok((g, k, text)),
+                Err(BuildError::Failed(why)) => return Err(why),
+                Err(BuildError::Rejected(log)) => log,
+            };
+            let e = self.rejected(D::COMPILER, D::EXTENSION, &g.entry, &g.text, &log);
+            let helper = undeclared(&e)
+                .filter(|n| {
+                    added.len() < 4 && !added.contains(n) && consts.iter().all(|c| &c.name != n)
+                })
+                .and_then(|n| {
+                    let dirs = self.search_dirs(&n, r.kernel.file.as_deref());
+                    cg::find_kernel(&n, &dirs).ok().map(|h| (n, h))
+                });
+            let Some((name, h)) = helper else {
+                return Err(e);
+            };
+            // the file's name only: the text (the cache's key) is the same
+            // wherever the program's sources are
+            let from = h.file.file_name().unwrap_or_default().to_string_lossy();
+            text = format!(
+                "// op2-rs: {name}, which the kernel calls (from {from})\n{}\n{text}",
+                h.text
+            );
+            added.push(name);
+        }
+    }
+}
+
+impl Front {
+    /// Loop `r` generated for `dev` and built: the code and its kernel,
+    /// or why not (one line).
+    pub fn compile<D: Device>(
+        &self,
+        r: &CompileRequest<'_>,
+        dev: &D,
+    ) -> Result<(Generated, D::Kernel), String> {
+        let src = self.source(&r.kernel.kernel, r.kernel.file.as_deref())?;
+        let conflicts = self.conflicts.of(r.name);
+        let soa = |d| r.copies.dat(d).is_some_and(|dd| dd.layout.soa.is_some());
+        let desc = describe(r.name, &r.kernel.kernel, r.specs, r.dom, &soa, conflicts)?;
+        let o = Options {
+            dialect: D::DIALECT,
+            block_size: self.block_size,
+        };
+        let named = self.named_consts(r.consts);
+        let (g, kernel, text) = self.generate_and_build(dev, r, &desc, src.text, (o, &named))?;
+        if let Some(dir) = self
+            .dump_cuda
+            .as_ref()
+            .filter(|_| D::DIALECT != Dialect::Cuda)
+        {
+            let cuda = Options {
+                dialect: Dialect::Cuda,
+                ..o
+            };
+            let consts = used_consts(&text, &named)?;
+            if let Ok(c) = cg::generate(&desc, &text, &consts, cuda) {
+                dump(dir, &c);
+            }
+        }
+        if let Some(dir) = self
+            .dump_cuda
+            .as_ref()
+            .filter(|_| D::DIALECT == Dialect::Cuda)
+        {
+            dump(dir, &g);
+        }
+        Ok((g, kernel))
+    }
+}
+
+/// Write `g` (CUDA) into `dir` and list it in `entries.txt` (best effort:
+/// a dump that cannot be written changes nothing for the run).
+fn dump(dir: &std::path::Path, g: &Generated) {
+    use std::io::Write;
+    let file = format!("{}.cu", g.entry);
+    let _ = std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(dir.join(&file), &g.text))
+        .and_then(|()| {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(dir.join("entries.txt"))
+        })
+        .and_then(|mut f| writeln!(f, "{file} {}", g.entry));
+}
+
+/// Each argument's staged group (-1: none): the group of its dat through
+/// its map.
+pub fn inds_of(g: &Generated, maps: &[MapId], specs: &[op2_core::arg::ArgSpec]) -> Vec<i32> {
+    specs
+        .iter()
+        .map(|s| match s.kind {
+            ArgKind::Dat {
+                dat, map: Some(m), ..
+            } => {
+                let mi = maps.iter().position(|&x| x == m);
+                g.groups
+                    .iter()
+                    .position(|gr| gr.dat == dat.0 && Some(gr.map) == mi)
+                    .map_or(-1, |i| i as i32)
+            }
+            _ => -1,
+        })
+        .collect()
+}
