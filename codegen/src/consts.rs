@@ -1,6 +1,13 @@
-//! Constants declared with `op_decl_const`, written into the generated
-//! code with their exact values: doubles and floats as C99 hexadecimal
-//! literals (no decimal rounding), ints in decimal.
+//! Constants declared with `op_decl_const`. OpenCL C: written into the
+//! generated code with their exact values (program-scope `__constant`
+//! variables need an initialiser in OpenCL C 1.2): doubles and floats as
+//! C99 hexadecimal literals (no decimal rounding), ints in decimal. CUDA:
+//! declared `__constant__` without a value, which the device library
+//! copies in after loading the module ([`values`], `cuModuleGetGlobal`):
+//! the text, and with it the compiled-program cache's key, does not
+//! depend on the values, so a cubin compiled on one machine serves
+//! another whose C library computed a constant's last bit differently, and
+//! a constant declared again with a new value needs no new compile.
 
 use crate::desc::{Const, ConstValue, Dialect, GenError};
 
@@ -69,13 +76,33 @@ pub fn declarations(consts: &[Const], d: Dialect, loop_name: &str) -> Result<Str
             ),
             ConstValue::I32(v) => ("int", v.iter().map(|x| x.to_string()).collect()),
         };
-        match vals.len() {
-            0 => return Err(bad("no values")),
-            1 => out += &format!("{space} {ty} {} = {};\n", c.name, vals[0]),
-            n => out += &format!("{space} {ty} {}[{n}] = {{{}}};\n", c.name, vals.join(", ")),
+        match (vals.len(), d) {
+            (0, _) => return Err(bad("no values")),
+            (1, Dialect::Cuda) => out += &format!("{space} {ty} {};\n", c.name),
+            (n, Dialect::Cuda) => out += &format!("{space} {ty} {}[{n}];\n", c.name),
+            (1, Dialect::OpenCl) => out += &format!("{space} {ty} {} = {};\n", c.name, vals[0]),
+            (n, Dialect::OpenCl) => {
+                out += &format!("{space} {ty} {}[{n}] = {{{}}};\n", c.name, vals.join(", "))
+            }
         }
     }
     Ok(out)
+}
+
+/// The bytes each constant's device variable must hold (CUDA), in the
+/// host's byte order: (name, bytes).
+pub fn values(consts: &[Const]) -> Vec<(String, Vec<u8>)> {
+    consts
+        .iter()
+        .map(|c| {
+            let bytes = match &c.value {
+                ConstValue::F64(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+                ConstValue::F32(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+                ConstValue::I32(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+            };
+            (c.name.clone(), bytes)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -155,7 +182,15 @@ mod tests {
             .contains("__constant double qinf[2] = {0x1.0000000000000p+0, 0x1.0000000000000p-1};"));
         assert!(cl.contains("__constant int n = 3;"));
         let cu = declarations(&c, Dialect::Cuda, "l").unwrap();
-        assert!(cu.starts_with("__constant__ double gam"));
+        assert_eq!(
+            cu,
+            "__constant__ double gam;\n__constant__ double qinf[2];\n__constant__ int n;\n"
+        );
+        let v = values(&c);
+        assert_eq!(v[1].0, "qinf");
+        assert_eq!(v[1].1.len(), 16);
+        assert_eq!(v[1].1[8..], 0.5f64.to_ne_bytes());
+        assert_eq!(v[2].1, 3i32.to_ne_bytes());
         let bad = [Const {
             name: "x".into(),
             value: ConstValue::F64(vec![f64::INFINITY]),

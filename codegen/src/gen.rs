@@ -122,6 +122,10 @@ pub struct Generated {
     pub groups: Vec<Group>,
     /// Work-group size the code was written for.
     pub block_size: usize,
+    /// CUDA: the constants' values, copied into the module's `__constant__`
+    /// variables by name after it is loaded (empty for OpenCL, whose
+    /// constants are literals in the text).
+    pub const_values: Vec<(String, Vec<u8>)>,
 }
 
 impl Generated {
@@ -255,6 +259,10 @@ pub fn generate(
         params: g.params,
         groups: g.groups,
         block_size: o.block_size,
+        const_values: match o.dialect {
+            Dialect::Cuda => consts::values(consts),
+            Dialect::OpenCl => Vec::new(),
+        },
     })
 }
 

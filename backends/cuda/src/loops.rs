@@ -233,6 +233,41 @@ fn load(mem: &Arc<CudaMemory>, cubin: &[u8]) -> Result<Arc<Module>, String> {
     }))
 }
 
+/// The constants' values copied into the module's `__constant__`
+/// variables (one the compiler dropped as unused is skipped).
+fn set_consts(module: &Module, values: &[(String, Vec<u8>)]) -> Result<(), String> {
+    if values.is_empty() {
+        return Ok(());
+    }
+    let ctx = module.mem.context().clone();
+    let m = module.module;
+    guarded("cuModuleGetGlobal", || {
+        ctx.bind_to_thread()
+            .map_err(|e| format!("cuCtxSetCurrent: {}", err_name(e)))?;
+        for (name, bytes) in values {
+            let c =
+                CString::new(name.as_str()).map_err(|_| format!("constant {name}: a NUL byte"))?;
+            // SAFETY: `m` is loaded (held by `module`).
+            let (ptr, size) = match unsafe { drv::module::get_global(m, c) } {
+                Ok(g) => g,
+                Err(e) if e.0 == dsys::cudaError_enum::CUDA_ERROR_NOT_FOUND => continue,
+                Err(e) => return Err(format!("cuModuleGetGlobal({name}): {}", err_name(e))),
+            };
+            if size != bytes.len() {
+                return Err(format!(
+                    "constant {name}: the module's variable has {size} bytes, the program declared {}",
+                    bytes.len()
+                ));
+            }
+            // SAFETY: `ptr` is the module's variable of `size` bytes, and
+            // `bytes` holds as many; the copy is synchronous.
+            unsafe { drv::memcpy_htod_sync(ptr, bytes) }
+                .map_err(|e| format!("cuMemcpyHtoD({name}): {}", err_name(e)))?;
+        }
+        Ok(())
+    })
+}
+
 /// Shared memory every kernel may use without asking.
 const DEFAULT_SHARED: usize = 48 * 1024;
 
@@ -310,6 +345,9 @@ impl Device for CudaDevice {
     fn build(&self, g: &Generated, cache: Option<&Cache>) -> Result<CuKernel, BuildError> {
         let mut mods = self.modules.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(m) = mods.get(&g.text) {
+            // the constants' current values (a loop compiled again after
+            // the program declared a constant anew)
+            set_consts(m, &g.const_values).map_err(BuildError::Failed)?;
             return self.function(m.clone(), &g.entry);
         }
         let cubin = self.cubin(g, cache, false)?;
@@ -333,6 +371,7 @@ impl Device for CudaDevice {
                 load(&mem, &again).map_err(BuildError::Failed)?
             }
         };
+        set_consts(&module, &g.const_values).map_err(BuildError::Failed)?;
         mods.insert(g.text.clone(), module.clone());
         self.function(module, &g.entry)
     }

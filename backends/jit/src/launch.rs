@@ -55,7 +55,44 @@ struct Run {
     block_offset: Option<usize>,
     /// (argument, slot buffer, bytes per slot) of each reduction.
     reductions: Vec<(usize, DevPtr, usize)>,
-    temporaries: Vec<DevPtr>,
+}
+
+/// Device buffers a loop's kernel keeps from launch to launch (its
+/// globals' values, its reductions' slots), one per parameter, grown when
+/// a launch needs more: a loop allocates and frees nothing on the device
+/// once it has run (allocating and freeing device memory stalls a GPU).
+#[derive(Debug, Default)]
+pub struct Scratch {
+    bufs: Vec<(usize, DevPtr, usize)>,
+}
+
+impl Scratch {
+    /// The buffer of parameter `param`, at least `bytes` long.
+    fn get(
+        &mut self,
+        mem: &dyn DeviceMemory,
+        param: usize,
+        bytes: usize,
+    ) -> Result<DevPtr, DeviceError> {
+        if let Some(i) = self.bufs.iter().position(|b| b.0 == param) {
+            let (_, p, n) = self.bufs[i];
+            if n >= bytes {
+                return Ok(p);
+            }
+            mem.free(p);
+            self.bufs.swap_remove(i);
+        }
+        let p = mem.alloc(bytes.max(8))?;
+        self.bufs.push((param, p, bytes.max(8)));
+        Ok(p)
+    }
+
+    /// Free every buffer (the kernel is going).
+    pub fn release(&mut self, mem: &dyn DeviceMemory) {
+        for (_, p, _) in self.bufs.drain(..) {
+            mem.free(p);
+        }
+    }
 }
 
 /// A kernel parameter's value.
@@ -72,7 +109,7 @@ pub enum Value {
 /// combined value of each reduction (`None` for the others).
 pub fn launch<D: Device>(
     dev: &D,
-    kernel: &mut D::Kernel,
+    (kernel, scratch): (&mut D::Kernel, &mut Scratch),
     g: &Generated,
     b: &Bindings<'_>,
 ) -> Result<Vec<Option<Vec<u8>>>, DeviceError> {
@@ -81,17 +118,12 @@ pub fn launch<D: Device>(
         (Scheme::Staged, None) => return Err(err("launch: the staged scheme needs a plan".into())),
         (Scheme::Flat, _) => b.set_size.div_ceil(g.block_size),
     };
-    let mem = dev.memory();
-    let run = bind(mem, g, b, slots)?;
-    let result = execute(dev, kernel, g, b, &run, slots);
-    for p in &run.temporaries {
-        mem.free(*p);
-    }
-    result
+    let run = bind((dev.memory(), scratch), g, b, slots)?;
+    execute(dev, kernel, g, b, &run, slots)
 }
 
 fn bind(
-    cl: &dyn DeviceMemory,
+    (cl, scratch): (&dyn DeviceMemory, &mut Scratch),
     g: &Generated,
     b: &Bindings<'_>,
     slots: usize,
@@ -113,7 +145,6 @@ fn bind(
         params: Vec::new(),
         block_offset: None,
         reductions: Vec::new(),
-        temporaries: Vec::new(),
     };
     for (i, p) in g.params.iter().enumerate() {
         if let Some(v) = plan_param(p, g, b.plan.as_ref()) {
@@ -152,14 +183,16 @@ fn bind(
                     .globals
                     .get(a)
                     .ok_or_else(|| err(format!("launch: no value for global {a}")))?;
-                let p = cl.alloc(bytes.len())?;
-                run.temporaries.push(p);
+                let p = scratch.get(cl, i, bytes.len())?;
                 cl.upload(p, bytes)?;
                 Value::Ptr(p)
             }
             LaunchParam::RedOut(a) => {
-                let (p, per) = slot_buffer(cl, &b.specs[a], a, slots)?;
-                run.temporaries.push(p);
+                let per = slot_bytes(&b.specs[a], a)?;
+                let p = scratch.get(cl, i, per * slots)?;
+                // every block writes its slot; zeroed all the same, so a
+                // block that wrote none cannot leave a stale partial
+                cl.zero(p, per * slots)?;
                 run.reductions.push((a, p, per));
                 Value::Ptr(p)
             }
@@ -171,22 +204,15 @@ fn bind(
     Ok(run)
 }
 
-/// A reduction's slot buffer (`slots` slots of `dim` scalars) and the
-/// bytes per slot.
-fn slot_buffer(
-    cl: &dyn DeviceMemory,
-    s: &ArgSpec,
-    a: usize,
-    slots: usize,
-) -> Result<(DevPtr, usize), DeviceError> {
+/// The bytes of one slot of a reduction (`dim` scalars).
+fn slot_bytes(s: &ArgSpec, a: usize) -> Result<usize, DeviceError> {
     let size = ScalarType::parse(&s.type_name).size().ok_or_else(|| {
         err(format!(
             "launch: global {a} of type {} has no size",
             s.type_name
         ))
     })?;
-    let per = s.dim.max(1) as usize * size;
-    Ok((cl.alloc(per * slots)?, per))
+    Ok(s.dim.max(1) as usize * size)
 }
 
 /// The value of a parameter that comes from the plan (`None` for the

@@ -108,6 +108,7 @@ impl<D: Device> LoopCompiler for JitCompiler<D> {
             kernel,
             g,
             inds,
+            scratch: launch::Scratch::default(),
         }))
     }
 }
@@ -119,6 +120,13 @@ struct JitKernel<D: Device> {
     g: Generated,
     /// Each argument's staged group (-1: none).
     inds: Vec<i32>,
+    scratch: launch::Scratch,
+}
+
+impl<D: Device> Drop for JitKernel<D> {
+    fn drop(&mut self) {
+        self.scratch.release(self.dev.memory());
+    }
 }
 
 impl<D: Device> DeviceKernel for JitKernel<D> {
@@ -134,6 +142,7 @@ impl<D: Device> DeviceKernel for JitKernel<D> {
     }
 
     fn launch(&mut self, l: &LaunchInput<'_>) -> Result<Vec<Option<Vec<u8>>>, String> {
-        launch::launch(&*self.dev, &mut self.kernel, &self.g, l).map_err(|e| e.to_string())
+        let k = (&mut self.kernel, &mut self.scratch);
+        launch::launch(&*self.dev, k, &self.g, l).map_err(|e| e.to_string())
     }
 }

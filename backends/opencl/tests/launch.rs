@@ -77,7 +77,9 @@ fn run(conflicts: Conflicts, n: usize) -> (Vec<f64>, f64, Scheme) {
         plan: (g.scheme == Scheme::Staged).then_some((&plan, dev_plan)),
         globals: &globals,
     };
-    let red = launch(&dev, &mut k, &g, &b).unwrap();
+    let mut scratch = op2_backend_jit::launch::Scratch::default();
+    let red = launch(&dev, (&mut k, &mut scratch), &g, &b).unwrap();
+    scratch.release(&*cl);
     copies.download(&mut dom, acc).unwrap();
     let got: Vec<f64> = dom.dat(acc).data.as_slice()[..8 * (n + 1)]
         .chunks(8)
