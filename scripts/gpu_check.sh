@@ -377,9 +377,44 @@ APPS_PRESENT=0
 : > "$R/timing.txt"
 : > "$R/transfers.txt"
 declare -A TIMED_OUT
+# timed_run NAME ROUND APP MESH [ENV=VALUE...]: one timed run of an app
+# program (skipped when the budget is spent or it timed out before), its
+# answers against the reference, its time in timing.txt; status 0 when it
+# ran to the end (the caller then checks more in $R/logs/NAME.rROUND.out)
+timed_run() {
+  local name=$1 round=$2 app=$3 mesh=$4 log t what v
+  shift 4
+  if over_budget; then
+    skip "$name round $round: time budget of $BUDGET_S s spent"
+    return 1
+  fi
+  if [ -n "${TIMED_OUT[$name]:-}" ]; then
+    skip "$name round $round: timed out before"
+    return 1
+  fi
+  log=$R/logs/$name.r$round
+  prog_args "$name"
+  run_prog "$name" "$W/run/$name" "$mesh" "$log" OP2_RS_DEVICE_STATS=1 "$@"
+  PROG_ARGS=()
+  t=$(loop_time "$log.out")
+  [ -n "$t" ] || t=$(sed -n 's/^Max total runtime = \([0-9.]*\)$/\1/p' "$log.out" | head -n 1)
+  what="$name r$round: status $RC, wall $WALL s, loop ${t:-?} s"
+  [ $RC = 124 ] && TIMED_OUT[$name]=1
+  if [ $RC != 0 ]; then
+    fail "$what; $(tail -n 2 "$log.err" | tr '\n' ' ' | head -c 200)"
+    return 1
+  fi
+  if v=$(compare "$app" "$B/ref/$app.out" "$log.out"); then
+    ok "$what; answers: $v"
+  else
+    fail "$what; answers: $v"
+  fi
+  echo "$name $round $WALL ${t:-nan}" >> "$R/timing.txt"
+}
+
 # one round: every app program once, ours and OP2's alternating
 app_round() { # ROUND
-  local round=$1 app mesh rs base order name log t what v share
+  local round=$1 app mesh rs base order name log v share
   for app in airfoil aero; do
     [ $app = aero ] && [ "$round" -gt 1 ] && continue
     mesh=$AIRFOIL_MESH
@@ -390,29 +425,8 @@ app_round() { # ROUND
       order="$rs ${base}_op2"
       [ $((round % 2)) = 0 ] && order="${base}_op2 $rs"
       for name in $order; do
-        if over_budget; then
-          skip "$name round $round: time budget of $BUDGET_S s spent"
-          continue
-        fi
-        if [ -n "${TIMED_OUT[$name]:-}" ]; then
-          skip "$name round $round: timed out before"
-          continue
-        fi
+        timed_run "$name" "$round" "$app" "$mesh" || continue
         log=$R/logs/$name.r$round
-        run_prog "$name" "$W/run/$name" "$mesh" "$log" OP2_RS_DEVICE_STATS=1
-        t=$(loop_time "$log.out")
-        what="$name r$round: status $RC, wall $WALL s, loop ${t:-?} s"
-        [ $RC = 124 ] && TIMED_OUT[$name]=1
-        if [ $RC != 0 ]; then
-          fail "$what; $(tail -n 2 "$log.err" | tr '\n' ' ' | head -c 200)"
-          continue
-        fi
-        if v=$(compare "$app" "$B/ref/$app.out" "$log.out"); then
-          ok "$what; answers: $v"
-        else
-          fail "$what; answers: $v"
-        fi
-        echo "$name $round $WALL ${t:-nan}" >> "$R/timing.txt"
         if [ "${name%_rs}" != "$name" ] && [ "$round" = 1 ]; then
           if v=$(transfers "$log.out" "$app" "$mesh"); then
             ok "$name transfers: $v"
@@ -458,35 +472,11 @@ on_gpu() {
   return 1
 }
 jit_round() { # ROUND APP MESH
-  local round=$1 app=$2 mesh=$3 name log t what v
+  local round=$1 app=$2 mesh=$3 name log v
   for name in $(programs jit "$app"); do
-    if over_budget; then
-      skip "$name round $round: time budget of $BUDGET_S s spent"
-      continue
-    fi
-    if [ -n "${TIMED_OUT[$name]:-}" ]; then
-      skip "$name round $round: timed out before"
-      continue
-    fi
-    log=$R/logs/$name.r$round
-    prog_args "$name"
     # shellcheck disable=SC2046 # jit_env prints words
-    run_prog "$name" "$W/run/$name" "$mesh" "$log" OP2_RS_DEVICE_STATS=1 $(jit_env "$name")
-    PROG_ARGS=()
-    t=$(loop_time "$log.out")
-    what="$name r$round: status $RC, wall $WALL s, loop ${t:-?} s"
-    [ $RC = 124 ] && TIMED_OUT[$name]=1
-    if [ $RC != 0 ]; then
-      fail "$what; $(tail -n 2 "$log.err" | tr '\n' ' ' | head -c 200)"
-      continue
-    fi
-    if v=$(compare "$app" "$B/ref/$app.out" "$log.out"); then
-      ok "$what; answers: $v"
-    else
-      fail "$what; answers: $v"
-    fi
-    [ -n "$t" ] || t=$(sed -n 's/^Max total runtime = \([0-9.]*\)$/\1/p' "$log.out" | head -n 1)
-    echo "$name $round $WALL ${t:-nan}" >> "$R/timing.txt"
+    timed_run "$name" "$round" "$app" "$mesh" $(jit_env "$name") || continue
+    log=$R/logs/$name.r$round
     [ "$round" = 1 ] || continue
     if v=$(on_gpu "$log.out"); then ok "$name: $v"; else fail "$name: $v"; fi
     [ "$app" = exairfoil ] && continue

@@ -38,6 +38,11 @@
 #       ocl      the op_seq.h source (C), ours on libop2_opencl (PoCL here: every
 #                loop's device code written at run time), OP2's on its seq
 #                library; the verdict says how many loops ran on the device
+#       cujit    the op_seq.h source (C), ours on libop2_cuda with its device
+#                simulated in host memory and OP2_RS_CUDA_ARCH=sm_90: every
+#                loop's CUDA C++ written at run time and compiled by NVRTC
+#                (PyPI, scripts/cuda_toolkit.sh), then run on host threads;
+#                OP2's on its seq library; FAIL unless every loop compiled
 #     HDF5 programs link the hdf5 library too (serial HDF5; parallel under MPI).
 #  5. Answers: the lines the program prints as results (airfoil's rms history
 #     and its final check, aero's residuals, jac's u max/rms, grid and edge
@@ -223,13 +228,15 @@ translate() {
 # link_flags LIBSIDE LANG KIND HDF5: the libraries, as each project links them
 link_flags() {
   local side=$1 lang=$2 kind=$3 h5=$4 clib
-  case $kind in seq | genseq | ocl) clib=seq ;; omp | genomp) clib=openmp ;; *) clib=mpi ;; esac
+  case $kind in seq | genseq | ocl | cujit) clib=seq ;; omp | genomp) clib=openmp ;; *) clib=mpi ;; esac
   if [ "$side" = rs ]; then
     [ "$lang" = f ] && printf '%s\n' "$OUT/rs/lib/libop2_fortran.a"
     [ "$h5" = 1 ] && [ "$clib" != mpi ] && printf '%s\n' "$OP2_LIBDIR/libop2_hdf5.a"
     # ocl: the op_seq.h source on libop2_opencl against OP2's seq library
     if [ "$kind" = ocl ]; then
       printf '%s\n' "$OP2_LIBDIR/libop2_opencl.a" "${SYSLIBS[@]}"
+    elif [ "$kind" = cujit ]; then
+      printf '%s\n' "$OP2_LIBDIR/libop2_cuda.a" "${SYSLIBS[@]}"
     else
       printf '%s\n' "$OP2_LIBDIR/libop2_$clib.a" "${SYSLIBS[@]}"
     fi
@@ -264,7 +271,7 @@ build_one() {
   if [ "$C_LANG" = c ]; then
     if [ "$side" = rs ]; then inc=(-I"$ROOT/include"); else inc=(-I"$OP2/op2/include"); fi
     case $C_KIND in
-      seq | omp | mpi | ocl) for s in $C_SRCS; do srcs+=("$C_DIR/$s"); done ;;
+      seq | omp | mpi | ocl | cujit) for s in $C_SRCS; do srcs+=("$C_DIR/$s"); done ;;
       *) for s in $C_SRCS; do srcs+=("$gen/$s"); done; srcs+=("$gen/$t/op2_kernels.cpp") ;;
     esac
     case $C_KIND in
@@ -313,6 +320,13 @@ run_one() { # run_one SIDE -> $OUT/run/CASE.SIDE/{out,rc}
       # libop2_opencl: its cache in $OUT, where each loop ran printed at op_exit
       (cd "$d" && OP2_RS_DEVICE_STATS=1 OP2_RS_CACHE_DIR="$OUT/opencl-cache" timeout "$RUN_TIMEOUT" \
         "$OUT/bin/$C_ID.$side" > out 2>&1) || rc=$?
+      ;;
+    cujit)
+      # libop2_cuda on the simulated device, compiling for sm_90 with NVRTC
+      [ -n "${CUDA_HOME:-}" ] || eval "$("$ROOT/scripts/cuda_toolkit.sh" env)"
+      (cd "$d" && OP2_RS_DEVICE=host OP2_RS_CUDA_ARCH=sm_90 OP2_RS_CACHE_DIR="$OUT/cuda-cache" \
+        LD_LIBRARY_PATH="$CUDA_HOME/lib" OP2_RS_DEVICE_STATS=1 OMP_NUM_THREADS=$THREADS \
+        timeout "$RUN_TIMEOUT" "$OUT/bin/$C_ID.$side" > out 2>&1) || rc=$?
       ;;
     *) (cd "$d" && OMP_NUM_THREADS=1 timeout "$RUN_TIMEOUT" "$OUT/bin/$C_ID.$side" > out 2>&1) || rc=$? ;;
   esac
@@ -435,12 +449,23 @@ judge() { # judge: the verdict of the current case from both sides' builds and r
   if [ "$C_KIND" = ocl ]; then
     where=" [device: $(awk '/where each loop ran/{t=1;next} t&&/^  [^ ]/{n++; if($2=="device")d++} END{printf "%d of %d loops", d, n}' "$r/out")]"
   fi
+  # cujit: how many loops NVRTC compiled (each then runs on the host)
+  if [ "$C_KIND" = cujit ]; then
+    local nl nc
+    nl=$(awk '/where each loop ran/{t=1;next} t&&/^  [^ ]/{n++} END{print n+0}' "$r/out")
+    nc=$(grep -c '^ op2-rs: loop .* runs on the host: compiled for sm_90 by NVRTC' "$r/out" || true)
+    where=" [NVRTC: $nc of $nl loops compiled for sm_90]"
+    if [ "$nc" = 0 ] || [ "$nc" != "$nl" ]; then
+      verdict "$C_ID" FAIL "not every loop compiled:$where $(grep -m1 'runs on the host:' "$r/out" | grep -v 'compiled for' | cut -c1-120)"
+      return
+    fi
+  fi
   if cmp -s "$o/answers" "$r/answers"; then
     verdict "$C_ID" PASS "= $n answer lines identical$where"
     return
   fi
   local strict=1 aero=0 tol=$TOL note
-  case $C_KIND in omp | mpi | genmpi | ocl) strict=0 ;; esac
+  case $C_KIND in omp | mpi | genmpi | ocl | cujit) strict=0 ;; esac
   # ocl: the device sums CG's dot products per work-group in a tree; aero's
   # residuals drift further from the sequential ones than on host threads
   # (about 10% once they are 1e-7 of the first; each loop alone on the
@@ -530,9 +555,9 @@ f_app() {
 all_cases() {
   local FA=apps/c/airfoil T=tests/functional t
   # C/C++ applications
-  c_app airfoil_dp "$FA/airfoil_plain/dp" airfoil.cpp airfoil_mpi.cpp 0 "seq omp genseq genomp mpi genmpi ocl"
-  c_app airfoil_sp "$FA/airfoil_plain/sp" airfoil.cpp airfoil_mpi.cpp 0 "seq omp genseq genomp mpi genmpi ocl"
-  c_app airfoil_tempdats "$FA/airfoil_tempdats/dp" airfoil.cpp airfoil_mpi.cpp 0 "seq omp genseq genomp mpi genmpi ocl"
+  c_app airfoil_dp "$FA/airfoil_plain/dp" airfoil.cpp airfoil_mpi.cpp 0 "seq omp genseq genomp mpi genmpi ocl cujit"
+  c_app airfoil_sp "$FA/airfoil_plain/sp" airfoil.cpp airfoil_mpi.cpp 0 "seq omp genseq genomp mpi genmpi ocl cujit"
+  c_app airfoil_tempdats "$FA/airfoil_tempdats/dp" airfoil.cpp airfoil_mpi.cpp 0 "seq omp genseq genomp mpi genmpi ocl cujit"
   c_app airfoil_hdf5_dp "$FA/airfoil_hdf5/dp" airfoil.cpp - 1 "seq omp genseq genomp mpi genmpi"
   c_app airfoil_hdf5_sp "$FA/airfoil_hdf5/sp" airfoil.cpp - 1 "seq genseq"
   for t in 1 2 3 4 5; do
@@ -541,18 +566,18 @@ all_cases() {
   c_app tutorial_step6 "$FA/airfoil_tutorial/step6" airfoil_step6.cpp "" 1 "seq"
   c_app tutorial_step7 "$FA/airfoil_tutorial/step7" airfoil_step7.cpp "" 1 "seq"
   c_app tutorial_final "$FA/airfoil_tutorial/final" airfoil.cpp - 1 "seq genseq genomp mpi"
-  c_app aero "apps/c/aero/aero_plain" aero.cpp aero_mpi.cpp 0 "seq omp genseq genomp mpi genmpi ocl"
+  c_app aero "apps/c/aero/aero_plain" aero.cpp aero_mpi.cpp 0 "seq omp genseq genomp mpi genmpi ocl cujit"
   c_app aero_hdf5 "apps/c/aero/aero_hdf5" aero.cpp - 1 "seq omp genseq genomp mpi genmpi"
-  c_app jac1_dp apps/c/jac1/dp jac.cpp jac_mpi.cpp 0 "seq omp genseq genomp mpi genmpi ocl"
+  c_app jac1_dp apps/c/jac1/dp jac.cpp jac_mpi.cpp 0 "seq omp genseq genomp mpi genmpi ocl cujit"
   c_app jac1_sp apps/c/jac1/sp jac.cpp jac_mpi.cpp 0 "seq genseq mpi"
   c_app jac1_longint apps/c/jac1/longint "" jac_mpi.cpp 0 "mpi genmpi"
-  c_app jac2 apps/c/jac2 jac.cpp jac_mpi.cpp 0 "seq omp genseq genomp mpi genmpi ocl"
-  c_app reduction apps/c/reduction reduction.cpp reduction_mpi.cpp 0 "seq omp genseq genomp mpi genmpi ocl"
-  c_app min_direct apps/c/min min_direct.cpp "" 0 "seq genseq genomp ocl"
-  c_app min_indirect apps/c/min min_indirect.cpp "" 0 "seq genseq genomp ocl"
+  c_app jac2 apps/c/jac2 jac.cpp jac_mpi.cpp 0 "seq omp genseq genomp mpi genmpi ocl cujit"
+  c_app reduction apps/c/reduction reduction.cpp reduction_mpi.cpp 0 "seq omp genseq genomp mpi genmpi ocl cujit"
+  c_app min_direct apps/c/min min_direct.cpp "" 0 "seq genseq genomp ocl cujit"
+  c_app min_indirect apps/c/min min_indirect.cpp "" 0 "seq genseq genomp ocl cujit"
   # C++ functional tests (MPI: the same source with -DUSE_MPI, as their makefiles)
   for t in const:const_tests dat_reductions:reduc_tests gbl:gbl_tests idx:idx_tests strides:stride_tests; do
-    c_app "func_${t%%:*}" "$T/${t%%:*}" "${t#*:}.cpp" - 0 "seq omp genseq genomp mpi genmpi ocl"
+    c_app "func_${t%%:*}" "$T/${t%%:*}" "${t#*:}.cpp" - 0 "seq omp genseq genomp mpi genmpi ocl cujit"
   done
   # Fortran applications: reference build (seq) and translator output
   local FF=apps/fortran

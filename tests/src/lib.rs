@@ -183,6 +183,16 @@ impl Program {
     }
 }
 
+/// `build_once` of a program from `srcs` with include directories `inc`,
+/// linked against `lib`.
+pub fn build_with(name: &str, lang: Lang, srcs: &[&str], inc: &[&str], lib: &str) -> PathBuf {
+    let mut p = Program::new(name, lang, srcs).lib(lib);
+    for i in inc {
+        p = p.include(i);
+    }
+    build_once(&p)
+}
+
 /// Build once per test process (tests that share a program call this).
 /// Different programs build concurrently; the same program builds once.
 pub fn build_once(p: &Program) -> PathBuf {

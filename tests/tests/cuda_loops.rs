@@ -10,7 +10,7 @@
 //! argument. The cubins themselves run only on a GPU (the GPU bundle
 //! carries this cache: scripts/gpu_bundle.sh).
 
-use op2_tests::{build_once, out_dir, root, run_in, Lang, Program, Run};
+use op2_tests::{out_dir, root, run_in, Lang, Run};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -30,11 +30,7 @@ fn nvrtc_dir() -> &'static str {
 }
 
 fn example(name: &str, lang: Lang, srcs: &[&str], inc: &[&str], lib: &str) -> PathBuf {
-    let mut p = Program::new(name, lang, srcs).lib(lib);
-    for i in inc {
-        p = p.include(i);
-    }
-    build_once(&p)
+    op2_tests::build_with(name, lang, srcs, inc, lib)
 }
 
 fn airfoil(lib: &str) -> PathBuf {
@@ -223,15 +219,20 @@ fn jac_quadvec_reduction_loops_compile_in_both_schemes() {
     }
 }
 
-#[test]
-fn nvrtc_errors_missing_kernels_and_op_work_fall_back_with_one_line_each() {
-    let exe = example(
+/// tests/c/opencl_fallback.c on libop2_cuda.
+fn fallback_program() -> PathBuf {
+    example(
         "cul_fallback",
         Lang::C99,
         &["tests/c/opencl_fallback.c"],
         &[],
         "op2_cuda",
-    );
+    )
+}
+
+#[test]
+fn nvrtc_errors_missing_kernels_and_op_work_fall_back_with_one_line_each() {
+    let exe = fallback_program();
     let cache = fresh_dir("fallback");
     let r = run_sim(&exe, &[], &cache, true, &[]);
     r.ok();
@@ -268,13 +269,7 @@ fn nvrtc_errors_missing_kernels_and_op_work_fall_back_with_one_line_each() {
 
 #[test]
 fn a_malformed_architecture_stops_op_init_with_one_line() {
-    let exe = example(
-        "cul_fallback",
-        Lang::C99,
-        &["tests/c/opencl_fallback.c"],
-        &[],
-        "op2_cuda",
-    );
+    let exe = fallback_program();
     let cache = fresh_dir("bad-arch");
     let r = run_sim(&exe, &[], &cache, false, &[("OP2_RS_CUDA_ARCH", "hopper")]);
     assert_eq!(r.status, Some(1), "{}\n{}", r.stdout, r.stderr);

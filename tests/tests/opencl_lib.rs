@@ -16,11 +16,7 @@ use std::path::{Path, PathBuf};
 const MESH: &str = "c-examples/common/naca_mesh.c";
 
 fn example(name: &str, lang: Lang, srcs: &[&str], inc: &[&str], lib: &str) -> PathBuf {
-    let mut p = Program::new(name, lang, srcs).lib(lib);
-    for i in inc {
-        p = p.include(i);
-    }
-    build_once(&p)
+    op2_tests::build_with(name, lang, srcs, inc, lib)
 }
 
 fn airfoil(lib: &str) -> PathBuf {
