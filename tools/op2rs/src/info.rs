@@ -1,0 +1,136 @@
+//! `op2rs info`: list and check an OP2-layout HDF5 file.
+
+use crate::mesh::{parse_bindings, Binding, Mesh};
+use crate::SetArgs;
+use std::fmt::Write as _;
+
+/// A value as short text (integers without a fraction).
+pub fn num(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v:.6e}")
+    }
+}
+
+fn list(values: impl Iterator<Item = f64>) -> String {
+    let v: Vec<String> = values.map(num).collect();
+    format!("[{}]", v.join(", "))
+}
+
+/// The listing printed on stdout.
+pub fn listing(mesh: &Mesh) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "file {}", mesh.path);
+    let _ = writeln!(o, "sets ({}):", mesh.sets.len());
+    for s in &mesh.sets {
+        let _ = writeln!(o, "  {}  size {}", s.name, s.size);
+    }
+    let _ = writeln!(o, "maps ({}):", mesh.maps.len());
+    for m in &mesh.maps {
+        let range = match m.to.set().and_then(|t| mesh.set(t)) {
+            Some(t) if m.out_of_range(t.size).is_none() => "all entries in range".to_string(),
+            Some(t) => format!(
+                "{} entries OUT OF RANGE",
+                m.out_of_range(t.size).map_or(0, |x| x.3)
+            ),
+            None => "to-set unknown".to_string(),
+        };
+        let _ = writeln!(
+            o,
+            "  {}  {} -> {}  dim {}  {}  {range}",
+            m.name,
+            m.from.describe(),
+            m.to.describe(),
+            m.dim,
+            if m.wide { "long" } else { "int" }
+        );
+    }
+    let _ = writeln!(o, "dats ({}):", mesh.dats.len());
+    for d in &mesh.dats {
+        let (min, max) = match d.min_max() {
+            Some(mm) => (
+                list(mm.iter().map(|x| x.0)),
+                list(mm.iter().map(|x| x.1)),
+            ),
+            None => ("[]".to_string(), "[]".to_string()),
+        };
+        let _ = writeln!(
+            o,
+            "  {}  on {}  dim {}  {}  min {min}  max {max}",
+            d.name,
+            d.set.describe(),
+            d.dim,
+            d.type_str
+        );
+    }
+    let _ = writeln!(o, "constants ({}):", mesh.consts.len());
+    for c in &mesh.consts {
+        let _ = writeln!(
+            o,
+            "  {}  dim {}  {}  {}",
+            c.name,
+            c.dim,
+            c.type_str,
+            list(c.values.iter().copied())
+        );
+    }
+    o
+}
+
+/// Notes on guessed sets.
+fn notes(mesh: &Mesh) -> Vec<String> {
+    let mut n = Vec::new();
+    let amb = |b: &Binding| matches!(b, Binding::Ambiguous(..));
+    for m in &mesh.maps {
+        if amb(&m.from) || amb(&m.to) {
+            n.push(format!(
+                "map '{}': the set is ambiguous ({} -> {}); name it with --set {}=FROM:TO",
+                m.name,
+                m.from.describe(),
+                m.to.describe(),
+                m.name
+            ));
+        }
+    }
+    for d in &mesh.dats {
+        if amb(&d.set) {
+            n.push(format!(
+                "dat '{}': the set is ambiguous ({}); name it with --set {}=SET",
+                d.name,
+                d.set.describe(),
+                d.name
+            ));
+        }
+    }
+    n
+}
+
+/// Run `op2rs info`: `Ok(false)` when the file has problems.
+pub fn run(file: &str, sets: &SetArgs) -> Result<bool, String> {
+    let bindings = parse_bindings(&sets.set)?;
+    let mesh = Mesh::read(file, &bindings)?;
+    print!("{}", listing(&mesh));
+    let notes = notes(&mesh);
+    if !notes.is_empty() {
+        println!("notes:");
+        for n in &notes {
+            println!("  {n}");
+        }
+    }
+    println!("(sets of maps and dats are inferred: OP2's files do not record them)");
+    if mesh.problems.is_empty() {
+        println!("no problems found");
+        return Ok(true);
+    }
+    println!("problems ({}):", mesh.problems.len());
+    for p in &mesh.problems {
+        println!("  {p}");
+        eprintln!("op2rs info: {p}");
+    }
+    eprintln!(
+        "op2rs info: file '{file}' is inconsistent: {} problem(s)",
+        mesh.problems.len()
+    );
+    Ok(false)
+}
