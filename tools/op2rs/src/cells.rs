@@ -16,16 +16,66 @@ pub struct CellType {
 
 /// Every cell type `--cell-type` takes.
 pub const CELL_TYPES: &[CellType] = &[
-    CellType { name: "vertex", vtk: 1, points: Some(1), face_points: 1 },
-    CellType { name: "line", vtk: 3, points: Some(2), face_points: 1 },
-    CellType { name: "triangle", vtk: 5, points: Some(3), face_points: 2 },
-    CellType { name: "quad", vtk: 9, points: Some(4), face_points: 2 },
-    CellType { name: "tetra", vtk: 10, points: Some(4), face_points: 3 },
-    CellType { name: "hexahedron", vtk: 12, points: Some(8), face_points: 4 },
-    CellType { name: "wedge", vtk: 13, points: Some(6), face_points: 3 },
-    CellType { name: "pyramid", vtk: 14, points: Some(5), face_points: 3 },
-    CellType { name: "polygon", vtk: 7, points: None, face_points: 2 },
-    CellType { name: "polyline", vtk: 4, points: None, face_points: 1 },
+    CellType {
+        name: "vertex",
+        vtk: 1,
+        points: Some(1),
+        face_points: 1,
+    },
+    CellType {
+        name: "line",
+        vtk: 3,
+        points: Some(2),
+        face_points: 1,
+    },
+    CellType {
+        name: "triangle",
+        vtk: 5,
+        points: Some(3),
+        face_points: 2,
+    },
+    CellType {
+        name: "quad",
+        vtk: 9,
+        points: Some(4),
+        face_points: 2,
+    },
+    CellType {
+        name: "tetra",
+        vtk: 10,
+        points: Some(4),
+        face_points: 3,
+    },
+    CellType {
+        name: "hexahedron",
+        vtk: 12,
+        points: Some(8),
+        face_points: 4,
+    },
+    CellType {
+        name: "wedge",
+        vtk: 13,
+        points: Some(6),
+        face_points: 3,
+    },
+    CellType {
+        name: "pyramid",
+        vtk: 14,
+        points: Some(5),
+        face_points: 3,
+    },
+    CellType {
+        name: "polygon",
+        vtk: 7,
+        points: None,
+        face_points: 2,
+    },
+    CellType {
+        name: "polyline",
+        vtk: 4,
+        points: None,
+        face_points: 1,
+    },
 ];
 
 fn by_name(name: &str) -> Option<CellType> {

@@ -4,10 +4,15 @@ use crate::mesh::{parse_bindings, Binding, Mesh};
 use crate::SetArgs;
 use std::fmt::Write as _;
 
-/// A value as short text (integers without a fraction).
+/// A value as short text: integers without a fraction, others to 7
+/// significant digits (scientific outside [1e-4, 1e6)).
 pub fn num(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{}", v as i64)
+    } else if (1e-4..1e6).contains(&v.abs()) {
+        let digits = (6 - v.abs().log10().floor() as i32).max(0) as usize;
+        let t = format!("{v:.digits$}");
+        t.trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
         format!("{v:.6e}")
     }
@@ -48,12 +53,17 @@ pub fn listing(mesh: &Mesh) -> String {
     }
     let _ = writeln!(o, "dats ({}):", mesh.dats.len());
     for d in &mesh.dats {
-        let (min, max) = match d.min_max() {
-            Some(mm) => (
-                list(mm.iter().map(|x| x.0)),
-                list(mm.iter().map(|x| x.1)),
+        let ints = |v: Vec<i64>| {
+            let t: Vec<String> = v.iter().map(i64::to_string).collect();
+            format!("[{}]", t.join(", "))
+        };
+        let (min, max) = match (d.int_min_max(), d.min_max()) {
+            (Some(mm), _) => (
+                ints(mm.iter().map(|x| x.0).collect()),
+                ints(mm.iter().map(|x| x.1).collect()),
             ),
-            None => ("[]".to_string(), "[]".to_string()),
+            (None, Some(mm)) => (list(mm.iter().map(|x| x.0)), list(mm.iter().map(|x| x.1))),
+            _ => ("[]".to_string(), "[]".to_string()),
         };
         let _ = writeln!(
             o,

@@ -109,9 +109,11 @@ enum Command {
     /// (inertial bisection of the centroids), block (OP2's block
     /// distribution), random (balanced random, --seed). Prints the part
     /// sizes, the imbalance (largest part over the average), the edge cut
-    /// (pairs of cells sharing a face, i.e. at least min(dim-1, 4) points
-    /// — 1 for lines — on different ranks) and each rank's halo: the cells
-    /// of other ranks that touch a point of one of its cells.
+    /// (pairs of cells on different ranks among those sharing a face: 1
+    /// point for vertices and lines, 2 for triangles, quads and polygons, 3
+    /// for tetrahedra, wedges and pyramids, 4 for hexahedra) and each rank's
+    /// halo: the cells of other ranks that touch a point of one of its
+    /// cells.
     Partition {
         /// The HDF5 file.
         file: String,
@@ -168,10 +170,7 @@ fn main() -> ExitCode {
             profile,
             timings,
             output,
-        } => (
-            "report",
-            report::run(&profile, timings.as_deref(), &output),
-        ),
+        } => ("report", report::run(&profile, timings.as_deref(), &output)),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -67,7 +67,12 @@ impl Map {
         let bad = |v: i64| v < 0 || v as u64 >= size;
         let count = self.values.iter().filter(|&&v| bad(v)).count();
         let i = self.values.iter().position(|&v| bad(v))?;
-        Some((i / self.dim.max(1), i % self.dim.max(1), self.values[i], count))
+        Some((
+            i / self.dim.max(1),
+            i % self.dim.max(1),
+            self.values[i],
+            count,
+        ))
     }
 }
 
@@ -81,10 +86,32 @@ pub struct Dat {
     pub elem: ElemType,
     /// every value, converted to double (row-major)
     pub values: Vec<f64>,
+    /// every value of an integer dat, exact (empty for a floating-point dat)
+    pub ints: Vec<i64>,
     pub set: Binding,
 }
 
+/// Is `e` an integer type?
+pub fn is_int(e: ElemType) -> bool {
+    matches!(e, ElemType::Int | ElemType::Long | ElemType::LongLong)
+}
+
 impl Dat {
+    /// Minimum and maximum of each component of an integer dat, exact.
+    pub fn int_min_max(&self) -> Option<Vec<(i64, i64)>> {
+        if self.ints.is_empty() || self.dim == 0 {
+            return None;
+        }
+        let mut mm = vec![(i64::MAX, i64::MIN); self.dim];
+        for row in self.ints.chunks(self.dim) {
+            for (m, &v) in mm.iter_mut().zip(row) {
+                m.0 = m.0.min(v);
+                m.1 = m.1.max(v);
+            }
+        }
+        Some(mm)
+    }
+
     /// Minimum and maximum of each component (`None` for an empty dat).
     pub fn min_max(&self) -> Option<Vec<(f64, f64)>> {
         if self.rows == 0 || self.dim == 0 {
@@ -130,18 +157,14 @@ pub fn parse_bindings(items: &[String]) -> Result<Bindings, String> {
     let mut out = Bindings::new();
     for item in items {
         let Some((obj, rest)) = item.split_once('=') else {
-            return Err(format!(
-                "--set '{item}': expected NAME=SET or MAP=FROM:TO"
-            ));
+            return Err(format!("--set '{item}': expected NAME=SET or MAP=FROM:TO"));
         };
         let (set, to) = match rest.split_once(':') {
             Some((f, t)) => (f.to_string(), Some(t.to_string())),
             None => (rest.to_string(), None),
         };
         if obj.is_empty() || (set.is_empty() && to.as_deref().is_none_or(str::is_empty)) {
-            return Err(format!(
-                "--set '{item}': expected NAME=SET or MAP=FROM:TO"
-            ));
+            return Err(format!("--set '{item}': expected NAME=SET or MAP=FROM:TO"));
         }
         out.insert(obj.to_string(), (set, to));
     }
@@ -211,11 +234,15 @@ fn classify(f: &H5File, name: &str) -> Result<Raw, String> {
         }
         (None, Some(dim), Some(ty)) => read_const(f, &ds, name, dim, &ty),
         (s, d, t) => {
-            let have: Vec<&str> = [("size", s.is_some()), ("dim", d.is_some()), ("type", t.is_some())]
-                .iter()
-                .filter(|x| x.1)
-                .map(|x| x.0)
-                .collect();
+            let have: Vec<&str> = [
+                ("size", s.is_some()),
+                ("dim", d.is_some()),
+                ("type", t.is_some()),
+            ]
+            .iter()
+            .filter(|x| x.1)
+            .map(|x| x.0)
+            .collect();
             Err(format!(
                 "dataset '{name}' has attribute(s) {} but not the others of size/dim/type: not OP2's layout",
                 have.join(", ")
@@ -276,8 +303,13 @@ fn read_map(
         return Err(format!("map '{name}' does not hold integers"));
     }
     let mut values = vec![0i64; ds.rows() as usize * dim];
-    f.read_rows(ds, 0..ds.rows(), ElemType::LongLong, as_bytes_mut(&mut values))
-        .map_err(|e| format!("map '{name}': {}", e.msg))?;
+    f.read_rows(
+        ds,
+        0..ds.rows(),
+        ElemType::LongLong,
+        as_bytes_mut(&mut values),
+    )
+    .map_err(|e| format!("map '{name}': {}", e.msg))?;
     Ok(Raw::Map(Map {
         name: name.to_string(),
         rows: ds.rows(),
@@ -309,9 +341,29 @@ fn read_dat(
     if ds.stored.is_none() {
         return Err(format!("dat '{name}' has a datatype OP2 does not know"));
     }
-    let mut values = vec![0f64; ds.rows() as usize * dim];
-    f.read_rows(ds, 0..ds.rows(), ElemType::Double, as_bytes_mut(&mut values))
-        .map_err(|e| format!("dat '{name}': {}", e.msg))?;
+    let n = ds.rows() as usize * dim;
+    let read_err = |e: op2_hdf5_io::Error| format!("dat '{name}': {}", e.msg);
+    let (values, ints) = if is_int(elem) {
+        let mut ints = vec![0i64; n];
+        f.read_rows(
+            ds,
+            0..ds.rows(),
+            ElemType::LongLong,
+            as_bytes_mut(&mut ints),
+        )
+        .map_err(read_err)?;
+        (ints.iter().map(|&v| v as f64).collect(), ints)
+    } else {
+        let mut values = vec![0f64; n];
+        f.read_rows(
+            ds,
+            0..ds.rows(),
+            ElemType::Double,
+            as_bytes_mut(&mut values),
+        )
+        .map_err(read_err)?;
+        (values, Vec::new())
+    };
     Ok(Raw::Dat(Dat {
         name: name.to_string(),
         rows: ds.rows(),
@@ -319,6 +371,7 @@ fn read_dat(
         type_str: ty.to_string(),
         elem,
         values,
+        ints,
         set: Binding::Unknown,
     }))
 }
@@ -338,11 +391,18 @@ fn read_const(
         ));
     }
     if ds.stored.is_none() {
-        return Err(format!("constant '{name}' has a datatype OP2 does not know"));
+        return Err(format!(
+            "constant '{name}' has a datatype OP2 does not know"
+        ));
     }
     let mut values = vec![0f64; held as usize];
-    f.read_rows(ds, 0..ds.rows(), ElemType::Double, as_bytes_mut(&mut values))
-        .map_err(|e| format!("constant '{name}': {}", e.msg))?;
+    f.read_rows(
+        ds,
+        0..ds.rows(),
+        ElemType::Double,
+        as_bytes_mut(&mut values),
+    )
+    .map_err(|e| format!("constant '{name}': {}", e.msg))?;
     Ok(Raw::Const(Const {
         name: name.to_string(),
         dim: dim as usize,
@@ -434,7 +494,8 @@ impl Mesh {
 
     /// The to-set of a map: the set holding the most of its entries in
     /// range; on a tie the one whose size is the largest entry plus one,
-    /// then the smallest.
+    /// then the smallest. Ambiguous when another set holds every entry too,
+    /// unless only the chosen one ends at the largest entry.
     fn to_set_of(&self, map: &Map) -> Binding {
         let max = map.values.iter().copied().max().unwrap_or(-1);
         let mut scored: Vec<(usize, bool, u64, &str)> = self
@@ -455,7 +516,7 @@ impl Mesh {
         };
         let others: Vec<String> = scored[1..]
             .iter()
-            .filter(|s| s.0 == map.values.len() && s.0 == best.0)
+            .filter(|s| s.0 == map.values.len() && s.0 == best.0 && s.1 == best.1)
             .map(|s| s.3.to_string())
             .collect();
         if others.is_empty() {
@@ -477,7 +538,10 @@ impl Mesh {
             }
         }
         for i in 0..self.maps.len() {
-            let (from, to) = (self.by_rows(self.maps[i].rows), self.to_set_of(&self.maps[i]));
+            let (from, to) = (
+                self.by_rows(self.maps[i].rows),
+                self.to_set_of(&self.maps[i]),
+            );
             let name = self.maps[i].name.clone();
             let (mut from, mut to) = (from, to);
             if let Some((f, t)) = bindings.get(&name) {
@@ -495,7 +559,11 @@ impl Mesh {
             let name = self.dats[i].name.clone();
             self.dats[i].set = match bindings.get(&name) {
                 Some((s, None)) => Binding::Given(self.known_set(&name, s)?),
-                Some(_) => return Err(format!("--set {name}=FROM:TO: '{name}' is a dat, give one set")),
+                Some(_) => {
+                    return Err(format!(
+                        "--set {name}=FROM:TO: '{name}' is a dat, give one set"
+                    ))
+                }
                 None => self.by_rows(self.dats[i].rows),
             };
         }

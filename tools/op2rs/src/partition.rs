@@ -2,7 +2,7 @@
 //! process, with the partition's quality and each rank's halo.
 
 use crate::cells::{resolve, Grid};
-use crate::vtk::{load, write, IntField};
+use crate::vtk::{check_output, load, write, IntField};
 use crate::{GridArgs, SetArgs};
 use op2_core::graph::{dual_graph, GlobalMap};
 use op2_core::partition::{block, imbalance, inertial, part_sizes, random, rcb};
@@ -39,7 +39,13 @@ fn parts(g: &Grid<'_>, ranks: usize, name: &str, seed: u64) -> Result<Vec<i32>, 
 }
 
 /// Per rank: the cells of other ranks that touch a point one of its cells touches.
-pub fn halo_sizes(values: &[i64], dim: usize, npoints: usize, part: &[i32], ranks: usize) -> Vec<usize> {
+pub fn halo_sizes(
+    values: &[i64],
+    dim: usize,
+    npoints: usize,
+    part: &[i32],
+    ranks: usize,
+) -> Vec<usize> {
     // the ranks touching each point
     let mut touch: Vec<Vec<i32>> = vec![Vec::new(); npoints];
     for (row, &r) in values.chunks(dim.max(1)).zip(part) {
@@ -72,7 +78,10 @@ fn edge_cut(g: &Grid<'_>, part: &[i32]) -> Result<(usize, usize), String> {
         .map
         .values
         .iter()
-        .map(|&v| i32::try_from(v).map_err(|_| format!("map '{}': entry {v} does not fit an int", g.map.name)))
+        .map(|&v| {
+            i32::try_from(v)
+                .map_err(|_| format!("map '{}': entry {v} does not fit an int", g.map.name))
+        })
         .collect::<Result<_, _>>()?;
     let map = GlobalMap {
         from: 0,
@@ -97,6 +106,7 @@ pub fn run(
     if ranks == 0 {
         return Err("--ranks must be at least 1".to_string());
     }
+    check_output(&args.output)?;
     let mesh = load(file, sets)?;
     let g = resolve(&mesh, args)?;
     let part = parts(&g, ranks, partitioner, seed)?;
@@ -125,7 +135,9 @@ pub fn run(
         values: &part,
     }];
     if g.fields.iter().any(|f| f.dat.name == "rank" && f.on_cells) {
-        return Err("--dats: a dat named 'rank' clashes with the partition's cell data 'rank'".into());
+        return Err(
+            "--dats: a dat named 'rank' clashes with the partition's cell data 'rank'".into(),
+        );
     }
     write(&args.output, &title, &g, &extra)?;
     println!("wrote {}", args.output);

@@ -24,9 +24,12 @@ fn node_err(path: &str, what: &str) -> String {
 
 /// The run's total (root clock) and the loops, in the tree's order.
 fn collect(path: &str, root: &Value) -> Result<(f64, Vec<Loop>), String> {
-    let total = root["clock"]["total"]
-        .as_u64()
-        .ok_or_else(|| node_err(path, "the root has no clock.total (not an op2-rs JSON profile)"))?;
+    let total = root["clock"]["total"].as_u64().ok_or_else(|| {
+        node_err(
+            path,
+            "the root has no clock.total (not an op2-rs JSON profile)",
+        )
+    })?;
     let mut loops: Vec<Loop> = Vec::new();
     let mut todo = vec![root];
     while let Some(node) = todo.pop() {
@@ -43,7 +46,10 @@ fn collect(path: &str, root: &Value) -> Result<(f64, Vec<Loop>), String> {
         let t = node["clock"]["total"].as_u64();
         let n = node["clock"]["n"].as_u64();
         let (Some(t), Some(n)) = (t, n) else {
-            return Err(node_err(path, &format!("loop '{name}' has no clock.total/clock.n")));
+            return Err(node_err(
+                path,
+                &format!("loop '{name}' has no clock.total/clock.n"),
+            ));
         };
         match loops.iter_mut().find(|l| l.name == name) {
             Some(l) => {
@@ -127,8 +133,16 @@ rect.bar{fill:#3b7dd8}rect.track{fill:#e4e4e4}";
 
 /// One table row: name, bar, time, share, calls (and the CSV's columns).
 fn row(o: &mut String, l: &Loop, total: f64, longest: f64, csv: bool) {
-    let width = if longest > 0.0 { 300.0 * l.time / longest } else { 0.0 };
-    let share = if total > 0.0 { 100.0 * l.time / total } else { 0.0 };
+    let width = if longest > 0.0 {
+        300.0 * l.time / longest
+    } else {
+        0.0
+    };
+    let share = if total > 0.0 {
+        100.0 * l.time / total
+    } else {
+        0.0
+    };
     let _ = write!(
         o,
         "<tr class=\"loop\"><td class=\"name\">{}</td><td><svg width=\"300\" height=\"14\" role=\"img\"><rect class=\"track\" width=\"300\" height=\"14\"/><rect class=\"bar\" width=\"{width:.1}\" height=\"14\"/></svg></td><td class=\"time\">{}</td><td class=\"share\">{share:.1}%</td><td class=\"calls\">{}</td>",
@@ -179,7 +193,9 @@ pub fn html(title: &str, total: f64, loops: &[Loop], csv: bool) -> String {
     }
     o.push_str("</table>\n");
     if !csv {
-        o.push_str("<p>Bytes moved, bandwidth and plan time: give the timings CSV with --timings.</p>\n");
+        o.push_str(
+            "<p>Bytes moved, bandwidth and plan time: give the timings CSV with --timings.</p>\n",
+        );
     }
     o.push_str("</body>\n</html>\n");
     o
@@ -188,11 +204,13 @@ pub fn html(title: &str, total: f64, loops: &[Loop], csv: bool) -> String {
 /// Run `op2rs report`.
 pub fn run(profile: &str, timings: Option<&str>, output: &str) -> Result<bool, String> {
     let text = std::fs::read_to_string(profile).map_err(|e| format!("profile '{profile}': {e}"))?;
-    let root: Value = serde_json::from_str(&text)
-        .map_err(|e| format!("profile '{profile}' is not JSON: {e}"))?;
+    let root: Value =
+        serde_json::from_str(&text).map_err(|e| format!("profile '{profile}' is not JSON: {e}"))?;
     let (total, mut loops) = collect(profile, &root)?;
     if loops.is_empty() {
-        return Err(format!("profile '{profile}' has no loops (no node of type 1)"));
+        return Err(format!(
+            "profile '{profile}' has no loops (no node of type 1)"
+        ));
     }
     if let Some(csv) = timings {
         attach(&mut loops, &read_csv(csv)?);
@@ -200,6 +218,10 @@ pub fn run(profile: &str, timings: Option<&str>, output: &str) -> Result<bool, S
     loops.sort_by(|a, b| b.time.total_cmp(&a.time));
     let page = html(profile, total, &loops, timings.is_some());
     std::fs::write(output, page).map_err(|e| format!("cannot write '{output}': {e}"))?;
-    println!("wrote {output}: {} loops, total {}", loops.len(), secs(total));
+    println!(
+        "wrote {output}: {} loops, total {}",
+        loops.len(),
+        secs(total)
+    );
     Ok(true)
 }

@@ -18,7 +18,7 @@ fn vtk_type(e: ElemType) -> &'static str {
         ElemType::Double => "double",
         ElemType::Float => "float",
         ElemType::Int => "int",
-        ElemType::Long | ElemType::LongLong => "vtktypeint64",
+        ElemType::Long | ElemType::LongLong => "long",
     }
 }
 
@@ -101,9 +101,16 @@ fn write_fields(
     for f in fields {
         let d = f.dat;
         writeln!(w, "{} {} {n} {}", token(&d.name), d.dim, vtk_type(d.elem))?;
-        for row in d.values.chunks(d.dim.max(1)) {
-            let text: Vec<String> = row.iter().map(|&v| value(d.elem, v)).collect();
-            writeln!(w, "{}", text.join(" "))?;
+        if d.ints.is_empty() {
+            for row in d.values.chunks(d.dim.max(1)) {
+                let text: Vec<String> = row.iter().map(|&v| value(d.elem, v)).collect();
+                writeln!(w, "{}", text.join(" "))?;
+            }
+        } else {
+            for row in d.ints.chunks(d.dim.max(1)) {
+                let text: Vec<String> = row.iter().map(i64::to_string).collect();
+                writeln!(w, "{}", text.join(" "))?;
+            }
         }
     }
     for e in extra {
@@ -134,6 +141,21 @@ pub fn write(path: &str, title: &str, g: &Grid<'_>, extra: &[IntField<'_>]) -> R
     body(&mut w).map_err(io(path))
 }
 
+/// Refuse an XML VTK name: the file written is legacy VTK.
+pub fn check_output(path: &str) -> Result<(), String> {
+    let ext = std::path::Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if ["vtu", "vtp", "pvtu", "vtm"].contains(&ext.as_str()) {
+        return Err(format!(
+            "-o '{path}': op2rs writes legacy VTK (name it .vtk), not XML .{ext}"
+        ));
+    }
+    Ok(())
+}
+
 /// Read the mesh and resolve the grid of `vtk` / `partition`.
 pub fn load(file: &str, sets: &SetArgs) -> Result<Mesh, String> {
     let bindings = parse_bindings(&sets.set)?;
@@ -142,9 +164,13 @@ pub fn load(file: &str, sets: &SetArgs) -> Result<Mesh, String> {
 
 /// Run `op2rs vtk`.
 pub fn run(file: &str, args: &GridArgs, sets: &SetArgs) -> Result<bool, String> {
+    check_output(&args.output)?;
     let mesh = load(file, sets)?;
     let g = resolve(&mesh, args)?;
-    let title = format!("op2rs vtk {file} --cells {} --coords {}", args.cells, args.coords);
+    let title = format!(
+        "op2rs vtk {file} --cells {} --coords {}",
+        args.cells, args.coords
+    );
     write(&args.output, &title, &g, &[])?;
     let data: Vec<String> = g
         .fields

@@ -12,7 +12,16 @@ fn vtk_quads_with_cell_and_point_data() {
     let (d, p) = mesh(Opts::default());
     let out = d.path().join("m.vtk");
     let o = op2rs(&[
-        "vtk", s(&p), "--cells", "pcell", "--coords", "x", "--dats", "q,flag,area", "-o", s(&out),
+        "vtk",
+        s(&p),
+        "--cells",
+        "pcell",
+        "--coords",
+        "x",
+        "--dats",
+        "q,flag,area",
+        "-o",
+        s(&out),
     ]);
     assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
     assert!(o.stdout.contains("20 points (set 'nodes'), 12 quad cells (set 'cells'), data: q (cells), flag (points), area (cells)"), "{}", o.stdout);
@@ -49,27 +58,96 @@ fn vtk_quads_with_cell_and_point_data() {
 fn vtk_lines_and_cell_type_override() {
     let (d, p) = mesh(Opts::default());
     let out = d.path().join("b.vtk");
-    let o = op2rs(&["vtk", s(&p), "--cells", "pbedge", "--coords", "x", "--dats", "bound", "-o", s(&out)]);
+    let o = op2rs(&[
+        "vtk",
+        s(&p),
+        "--cells",
+        "pbedge",
+        "--coords",
+        "x",
+        "--dats",
+        "bound",
+        "-o",
+        s(&out),
+    ]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     let t = read(&out);
     assert!(t.contains("CELLS 14 42\n2 0 1\n"), "{t}");
     assert!(t.contains("CELL_TYPES 14\n3\n"), "{t}");
-    assert!(t.contains("CELL_DATA 14\nFIELD FieldData 1\nbound 1 14 int\n1\n2\n"), "{t}");
-    let o = op2rs(&["vtk", s(&p), "--cells", "pcell", "--coords", "x", "--cell-type", "tetra", "-o", s(&out)]);
+    assert!(
+        t.contains("CELL_DATA 14\nFIELD FieldData 1\nbound 1 14 int\n1\n2\n"),
+        "{t}"
+    );
+    let o = op2rs(&[
+        "vtk",
+        s(&p),
+        "--cells",
+        "pcell",
+        "--coords",
+        "x",
+        "--cell-type",
+        "tetra",
+        "-o",
+        s(&out),
+    ]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(read(&out).contains("CELL_TYPES 12\n10\n"));
-    let o = op2rs(&["vtk", s(&p), "--cells", "pcell", "--coords", "x", "--cell-type", "triangle", "-o", s(&out)]);
+    let o = op2rs(&[
+        "vtk",
+        s(&p),
+        "--cells",
+        "pcell",
+        "--coords",
+        "x",
+        "--cell-type",
+        "triangle",
+        "-o",
+        s(&out),
+    ]);
     assert_eq!(o.code, 1);
-    assert!(o.stderr.contains("op2rs vtk: --cell-type triangle needs 3 points per cell, map 'pcell' has dim 4"), "{}", o.stderr);
-    let o = op2rs(&["vtk", s(&p), "--cells", "pcell", "--coords", "x", "--cell-type", "blob", "-o", s(&out)]);
-    assert!(o.stderr.contains("op2rs vtk: --cell-type 'blob' is not one of vertex, line"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains(
+            "op2rs vtk: --cell-type triangle needs 3 points per cell, map 'pcell' has dim 4"
+        ),
+        "{}",
+        o.stderr
+    );
+    let o = op2rs(&[
+        "vtk",
+        s(&p),
+        "--cells",
+        "pcell",
+        "--coords",
+        "x",
+        "--cell-type",
+        "blob",
+        "-o",
+        s(&out),
+    ]);
+    assert!(
+        o.stderr
+            .contains("op2rs vtk: --cell-type 'blob' is not one of vertex, line"),
+        "{}",
+        o.stderr
+    );
 }
 
 #[test]
 fn vtk_dat_on_wrong_set() {
     let (d, p) = mesh(Opts::default());
     let out = d.path().join("m.vtk");
-    let o = op2rs(&["vtk", s(&p), "--cells", "pcell", "--coords", "x", "--dats", "q,bound", "-o", s(&out)]);
+    let o = op2rs(&[
+        "vtk",
+        s(&p),
+        "--cells",
+        "pcell",
+        "--coords",
+        "x",
+        "--dats",
+        "q,bound",
+        "-o",
+        s(&out),
+    ]);
     assert_eq!(o.code, 1);
     assert_eq!(
         o.stderr.trim_end(),
@@ -80,9 +158,21 @@ fn vtk_dat_on_wrong_set() {
 
 #[test]
 fn vtk_map_out_of_range() {
-    let (d, p) = mesh(Opts { bad_map: true, ..Opts::default() });
+    let (d, p) = mesh(Opts {
+        bad_map: true,
+        ..Opts::default()
+    });
     let out = d.path().join("m.vtk");
-    let o = op2rs(&["vtk", s(&p), "--cells", "pcell", "--coords", "x", "-o", s(&out)]);
+    let o = op2rs(&[
+        "vtk",
+        s(&p),
+        "--cells",
+        "pcell",
+        "--coords",
+        "x",
+        "-o",
+        s(&out),
+    ]);
     assert_eq!(o.code, 1);
     assert_eq!(
         o.stderr.trim_end(),
@@ -94,43 +184,142 @@ fn vtk_map_out_of_range() {
 fn vtk_bad_names() {
     let (d, p) = mesh(Opts::default());
     let out = d.path().join("m.vtk");
+    let run_to = |cells: &str, coords: &str, to: &str| {
+        let to = d.path().join(to);
+        op2rs(&[
+            "vtk",
+            s(&p),
+            "--cells",
+            cells,
+            "--coords",
+            coords,
+            "-o",
+            s(&to),
+        ])
+    };
     let run = |cells: &str, coords: &str| {
-        op2rs(&["vtk", s(&p), "--cells", cells, "--coords", coords, "-o", s(&out)])
+        op2rs(&[
+            "vtk",
+            s(&p),
+            "--cells",
+            cells,
+            "--coords",
+            coords,
+            "-o",
+            s(&out),
+        ])
     };
     let o = run("q", "x");
-    assert!(o.stderr.contains("op2rs vtk: --cells 'q' is a dat, not a map"), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("op2rs vtk: --cells 'q' is a dat, not a map"),
+        "{}",
+        o.stderr
+    );
     let o = run("pnope", "x");
-    assert!(o.stderr.contains("op2rs vtk: --cells: map 'pnope' not found in file"), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("op2rs vtk: --cells: map 'pnope' not found in file"),
+        "{}",
+        o.stderr
+    );
     assert!(o.stderr.contains("(maps: pbedge, pcell)"), "{}", o.stderr);
     let o = run("pcell", "q");
-    assert!(o.stderr.contains("op2rs vtk: --coords: dat 'q' has dim 4, coordinates need dim 2 or 3"), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("op2rs vtk: --coords: dat 'q' has dim 4, coordinates need dim 2 or 3"),
+        "{}",
+        o.stderr
+    );
     let o = run("pcell", "pcell");
-    assert!(o.stderr.contains("op2rs vtk: --coords 'pcell' is a map, not a dat"), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("op2rs vtk: --coords 'pcell' is a map, not a dat"),
+        "{}",
+        o.stderr
+    );
     assert_eq!(o.code, 1);
-    let o = op2rs(&["vtk", "/nonexistent/m.h5", "--cells", "pcell", "--coords", "x", "-o", s(&out)]);
+    let o = run_to("pcell", "x", "m.vtu");
     assert_eq!(o.code, 1);
-    assert_eq!(o.stderr.trim_end(), "op2rs vtk: file '/nonexistent/m.h5' does not exist");
-    let o = op2rs(&["vtk", s(&p), "--cells", "pcell", "--coords", "x", "-o", "/nonexistent/dir/m.vtk"]);
+    assert!(
+        o.stderr.contains("op2rs vtk: -o '")
+            && o.stderr
+                .contains("m.vtu': op2rs writes legacy VTK (name it .vtk), not XML .vtu"),
+        "{}",
+        o.stderr
+    );
+    let o = op2rs(&[
+        "vtk",
+        "/nonexistent/m.h5",
+        "--cells",
+        "pcell",
+        "--coords",
+        "x",
+        "-o",
+        s(&out),
+    ]);
     assert_eq!(o.code, 1);
-    assert!(o.stderr.starts_with("op2rs vtk: cannot write '/nonexistent/dir/m.vtk'"), "{}", o.stderr);
+    assert_eq!(
+        o.stderr.trim_end(),
+        "op2rs vtk: file '/nonexistent/m.h5' does not exist"
+    );
+    let o = op2rs(&[
+        "vtk",
+        s(&p),
+        "--cells",
+        "pcell",
+        "--coords",
+        "x",
+        "-o",
+        "/nonexistent/dir/m.vtk",
+    ]);
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr
+            .starts_with("op2rs vtk: cannot write '/nonexistent/dir/m.vtk'"),
+        "{}",
+        o.stderr
+    );
 }
 
 #[test]
 fn partition_rcb_two_ranks() {
     let (d, p) = mesh(Opts::default());
     let out = d.path().join("p.vtk");
-    let o = op2rs(&["partition", s(&p), "--ranks", "2", "--cells", "pcell", "--coords", "x", "-o", s(&out)]);
+    let o = op2rs(&[
+        "partition",
+        s(&p),
+        "--ranks",
+        "2",
+        "--cells",
+        "pcell",
+        "--coords",
+        "x",
+        "-o",
+        s(&out),
+    ]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     let t = &o.stdout;
-    assert!(t.contains("partition of set 'cells' (12 cells, map 'pcell') into 2 ranks by rcb"), "{t}");
+    assert!(
+        t.contains("partition of set 'cells' (12 cells, map 'pcell') into 2 ranks by rcb"),
+        "{t}"
+    );
     assert!(t.contains("   0      6     3\n   1      6     3\n"), "{t}");
     assert!(t.contains("imbalance 1.0000"), "{t}");
-    assert!(t.contains("edge cut 3 (of 17 pairs of cells sharing at least 2 point(s))"), "{t}");
+    assert!(
+        t.contains("edge cut 3 (of 17 pairs of cells sharing at least 2 point(s))"),
+        "{t}"
+    );
     let v = read(&out);
     let want: String = (0..NCELL)
         .map(|c| if c % NX < 2 { "0\n" } else { "1\n" })
         .collect();
-    assert!(v.contains(&format!("CELL_DATA 12\nFIELD FieldData 1\nrank 1 12 int\n{want}")), "{v}");
+    assert!(
+        v.contains(&format!(
+            "CELL_DATA 12\nFIELD FieldData 1\nrank 1 12 int\n{want}"
+        )),
+        "{v}"
+    );
 }
 
 #[test]
@@ -138,18 +327,93 @@ fn partition_other_partitioners_and_errors() {
     let (d, p) = mesh(Opts::default());
     let out = d.path().join("p.vtk");
     for name in ["inertial", "block", "random"] {
-        let o = op2rs(&["partition", s(&p), "--ranks", "3", "--partitioner", name, "--cells", "pcell", "--coords", "x", "--dats", "q", "-o", s(&out)]);
+        let o = op2rs(&[
+            "partition",
+            s(&p),
+            "--ranks",
+            "3",
+            "--partitioner",
+            name,
+            "--cells",
+            "pcell",
+            "--coords",
+            "x",
+            "--dats",
+            "q",
+            "-o",
+            s(&out),
+        ]);
         assert_eq!(o.code, 0, "{name}: {}", o.stderr);
-        assert!(o.stdout.contains("imbalance 1.0000"), "{name}: {}", o.stdout);
-        assert!(read(&out).contains("FIELD FieldData 2\nq 4 12 double"), "{name}");
+        assert!(
+            o.stdout.contains("imbalance 1.0000"),
+            "{name}: {}",
+            o.stdout
+        );
+        assert!(
+            read(&out).contains("FIELD FieldData 2\nq 4 12 double"),
+            "{name}"
+        );
     }
-    let o = op2rs(&["partition", s(&p), "--ranks", "3", "--partitioner", "metis", "--cells", "pcell", "--coords", "x", "-o", s(&out)]);
+    let o = op2rs(&[
+        "partition",
+        s(&p),
+        "--ranks",
+        "3",
+        "--partitioner",
+        "metis",
+        "--cells",
+        "pcell",
+        "--coords",
+        "x",
+        "-o",
+        s(&out),
+    ]);
     assert_eq!(o.code, 1);
-    assert!(o.stderr.contains("op2rs partition: --partitioner 'metis' is not one of rcb, inertial, block, random"), "{}", o.stderr);
-    let o = op2rs(&["partition", s(&p), "--ranks", "0", "--cells", "pcell", "--coords", "x", "-o", s(&out)]);
+    assert!(
+        o.stderr.contains(
+            "op2rs partition: --partitioner 'metis' is not one of rcb, inertial, block, random"
+        ),
+        "{}",
+        o.stderr
+    );
+    let o = op2rs(&[
+        "partition",
+        s(&p),
+        "--ranks",
+        "0",
+        "--cells",
+        "pcell",
+        "--coords",
+        "x",
+        "-o",
+        s(&out),
+    ]);
     assert_eq!(o.code, 1);
-    assert!(o.stderr.contains("op2rs partition: --ranks must be at least 1"), "{}", o.stderr);
-    let o = op2rs(&["partition", s(&p), "--ranks", "2", "--cells", "pcell", "--coords", "x", "--dats", "bound", "-o", s(&out)]);
+    assert!(
+        o.stderr
+            .contains("op2rs partition: --ranks must be at least 1"),
+        "{}",
+        o.stderr
+    );
+    let o = op2rs(&[
+        "partition",
+        s(&p),
+        "--ranks",
+        "2",
+        "--cells",
+        "pcell",
+        "--coords",
+        "x",
+        "--dats",
+        "bound",
+        "-o",
+        s(&out),
+    ]);
     assert_eq!(o.code, 1);
-    assert!(o.stderr.contains("op2rs partition: --dats: dat 'bound' is on set 'bedges'"), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("op2rs partition: --dats: dat 'bound' is on set 'bedges'"),
+        "{}",
+        o.stderr
+    );
 }

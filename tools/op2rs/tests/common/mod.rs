@@ -63,7 +63,12 @@ pub fn pcell() -> Vec<i32> {
     let mut v = Vec::new();
     for j in 0..NY {
         for i in 0..NX {
-            v.extend([node(i, j), node(i + 1, j), node(i + 1, j + 1), node(i, j + 1)]);
+            v.extend([
+                node(i, j),
+                node(i + 1, j),
+                node(i + 1, j + 1),
+                node(i, j + 1),
+            ]);
         }
     }
     v
@@ -113,6 +118,8 @@ pub struct Opts {
     pub bad_dat: bool,
     /// a 2-D dataset without OP2's attributes
     pub foreign: bool,
+    /// a set "faces" as large as "cells", and a dat "results/p" in a group
+    pub twin: bool,
 }
 
 /// Write the structured quad mesh to `path`.
@@ -127,31 +134,53 @@ pub fn write_mesh(path: &Path, o: Opts) {
         pc[4 * 4 + 1] = 9999;
     }
     let m = f.create_map("pcell", NCELL as u64, 4, false).unwrap();
-    f.write_map_rows(&m, 0..NCELL as u64, &MapData::Int(pc)).unwrap();
+    f.write_map_rows(&m, 0..NCELL as u64, &MapData::Int(pc))
+        .unwrap();
     let m = f.create_map("pbedge", NBEDGE as u64, 2, false).unwrap();
-    f.write_map_rows(&m, 0..NBEDGE as u64, &MapData::Int(pbedge())).unwrap();
+    f.write_map_rows(&m, 0..NBEDGE as u64, &MapData::Int(pbedge()))
+        .unwrap();
     let d = f.create_dat("x", NNODE as u64, 2, "double").unwrap();
-    f.write_rows(&d, 0..NNODE as u64, ElemType::Double, &bytes_f64(&coords())).unwrap();
+    f.write_rows(&d, 0..NNODE as u64, ElemType::Double, &bytes_f64(&coords()))
+        .unwrap();
     let d = f.create_dat("q", NCELL as u64, 4, "double").unwrap();
-    f.write_rows(&d, 0..NCELL as u64, ElemType::Double, &bytes_f64(&q())).unwrap();
+    f.write_rows(&d, 0..NCELL as u64, ElemType::Double, &bytes_f64(&q()))
+        .unwrap();
     let area: Vec<f32> = (0..NCELL).map(|c| 0.5 + 0.1 * c as f32).collect();
     let d = f.create_dat("area", NCELL as u64, 1, "float").unwrap();
-    f.write_rows(&d, 0..NCELL as u64, ElemType::Float, &bytes_f32(&area)).unwrap();
+    f.write_rows(&d, 0..NCELL as u64, ElemType::Float, &bytes_f32(&area))
+        .unwrap();
     let flag: Vec<i32> = (0..NNODE as i32).map(|n| n % 3).collect();
     let d = f.create_dat("flag", NNODE as u64, 1, "int").unwrap();
-    f.write_rows(&d, 0..NNODE as u64, ElemType::Int, &bytes_i32(&flag)).unwrap();
+    f.write_rows(&d, 0..NNODE as u64, ElemType::Int, &bytes_i32(&flag))
+        .unwrap();
     let bound: Vec<i32> = (0..NBEDGE as i32).map(|e| 1 + e % 2).collect();
     let d = f.create_dat("bound", NBEDGE as u64, 1, "int").unwrap();
-    f.write_rows(&d, 0..NBEDGE as u64, ElemType::Int, &bytes_i32(&bound)).unwrap();
-    f.write_const("gam", 1, "double", &1.4f64.to_ne_bytes()).unwrap();
-    f.write_const("eps", 2, "double", &bytes_f64(&[0.5, -2.0])).unwrap();
+    f.write_rows(&d, 0..NBEDGE as u64, ElemType::Int, &bytes_i32(&bound))
+        .unwrap();
+    f.write_const("gam", 1, "double", &1.4f64.to_ne_bytes())
+        .unwrap();
+    f.write_const("eps", 2, "double", &bytes_f64(&[0.5, -2.0]))
+        .unwrap();
     if o.bad_dat {
         let d = f.create_dat("odd", 7, 1, "double").unwrap();
-        f.write_rows(&d, 0..7, ElemType::Double, &bytes_f64(&[1.0; 7])).unwrap();
+        f.write_rows(&d, 0..7, ElemType::Double, &bytes_f64(&[1.0; 7]))
+            .unwrap();
+    }
+    if o.twin {
+        f.write_set("faces", NCELL as u64).unwrap();
+        let p: Vec<f64> = (0..NCELL).map(|c| c as f64).collect();
+        let d = f
+            .create_dat("results/p", NCELL as u64, 1, "double")
+            .unwrap();
+        f.write_rows(&d, 0..NCELL as u64, ElemType::Double, &bytes_f64(&p))
+            .unwrap();
     }
     if o.foreign {
-        let d = f.create_dataset("foreign", &[3, 3], ElemType::Double).unwrap();
-        f.write_rows(&d, 0..3, ElemType::Double, &bytes_f64(&[0.0; 9])).unwrap();
+        let d = f
+            .create_dataset("foreign", &[3, 3], ElemType::Double)
+            .unwrap();
+        f.write_rows(&d, 0..3, ElemType::Double, &bytes_f64(&[0.0; 9]))
+            .unwrap();
     }
 }
 
