@@ -184,99 +184,35 @@ fn vtk_map_out_of_range() {
 fn vtk_bad_names() {
     let (d, p) = mesh(Opts::default());
     let out = d.path().join("m.vtk");
-    let run_to = |cells: &str, coords: &str, to: &str| {
-        let to = d.path().join(to);
-        op2rs(&[
-            "vtk",
-            s(&p),
-            "--cells",
-            cells,
-            "--coords",
-            coords,
-            "-o",
-            s(&to),
-        ])
-    };
-    let run = |cells: &str, coords: &str| {
-        op2rs(&[
-            "vtk",
-            s(&p),
-            "--cells",
-            cells,
-            "--coords",
-            coords,
-            "-o",
-            s(&out),
-        ])
-    };
-    let o = run("q", "x");
-    assert!(
-        o.stderr
-            .contains("op2rs vtk: --cells 'q' is a dat, not a map"),
-        "{}",
-        o.stderr
+    let vtk = |args: &str| run_line(&format!("vtk {{m}} {args} -o {{o}}"), &p, &out);
+    let o = vtk("--cells q --coords x");
+    fails_with(&o, "op2rs vtk: --cells 'q' is a dat, not a map");
+    let o = vtk("--cells pnope --coords x");
+    fails_with(&o, "op2rs vtk: --cells: map 'pnope' not found in file");
+    fails_with(&o, "(maps: pbedge, pcell)");
+    let o = vtk("--cells pcell --coords q");
+    fails_with(
+        &o,
+        "op2rs vtk: --coords: dat 'q' has dim 4, coordinates need dim 2 or 3",
     );
-    let o = run("pnope", "x");
-    assert!(
-        o.stderr
-            .contains("op2rs vtk: --cells: map 'pnope' not found in file"),
-        "{}",
-        o.stderr
+    let o = vtk("--cells pcell --coords pcell");
+    fails_with(&o, "op2rs vtk: --coords 'pcell' is a map, not a dat");
+    let vtu = d.path().join("m.vtu");
+    let o = run_line("vtk {m} --cells pcell --coords x -o {o}", &p, &vtu);
+    fails_with(
+        &o,
+        "m.vtu': op2rs writes legacy VTK (name it .vtk), not XML .vtu",
     );
-    assert!(o.stderr.contains("(maps: pbedge, pcell)"), "{}", o.stderr);
-    let o = run("pcell", "q");
+    assert!(o.stderr.starts_with("op2rs vtk: -o '"), "{}", o.stderr);
+    let missing = d.path().join("none.h5");
+    let o = run_line("vtk {m} --cells pcell --coords x -o {o}", &missing, &out);
+    fails_with(&o, "none.h5' does not exist");
+    assert!(o.stderr.starts_with("op2rs vtk: file '"), "{}", o.stderr);
+    let nodir = d.path().join("no/dir/m.vtk");
+    let o = run_line("vtk {m} --cells pcell --coords x -o {o}", &p, &nodir);
+    fails_with(&o, "dir/m.vtk': No such file or directory");
     assert!(
-        o.stderr
-            .contains("op2rs vtk: --coords: dat 'q' has dim 4, coordinates need dim 2 or 3"),
-        "{}",
-        o.stderr
-    );
-    let o = run("pcell", "pcell");
-    assert!(
-        o.stderr
-            .contains("op2rs vtk: --coords 'pcell' is a map, not a dat"),
-        "{}",
-        o.stderr
-    );
-    assert_eq!(o.code, 1);
-    let o = run_to("pcell", "x", "m.vtu");
-    assert_eq!(o.code, 1);
-    assert!(
-        o.stderr.contains("op2rs vtk: -o '")
-            && o.stderr
-                .contains("m.vtu': op2rs writes legacy VTK (name it .vtk), not XML .vtu"),
-        "{}",
-        o.stderr
-    );
-    let o = op2rs(&[
-        "vtk",
-        "/nonexistent/m.h5",
-        "--cells",
-        "pcell",
-        "--coords",
-        "x",
-        "-o",
-        s(&out),
-    ]);
-    assert_eq!(o.code, 1);
-    assert_eq!(
-        o.stderr.trim_end(),
-        "op2rs vtk: file '/nonexistent/m.h5' does not exist"
-    );
-    let o = op2rs(&[
-        "vtk",
-        s(&p),
-        "--cells",
-        "pcell",
-        "--coords",
-        "x",
-        "-o",
-        "/nonexistent/dir/m.vtk",
-    ]);
-    assert_eq!(o.code, 1);
-    assert!(
-        o.stderr
-            .starts_with("op2rs vtk: cannot write '/nonexistent/dir/m.vtk'"),
+        o.stderr.starts_with("op2rs vtk: cannot write '"),
         "{}",
         o.stderr
     );
@@ -326,94 +262,34 @@ fn partition_rcb_two_ranks() {
 fn partition_other_partitioners_and_errors() {
     let (d, p) = mesh(Opts::default());
     let out = d.path().join("p.vtk");
+    let part = |args: &str| {
+        let line = format!("partition {{m}} --cells pcell --coords x {args} -o {{o}}");
+        run_line(&line, &p, &out)
+    };
     for name in ["inertial", "block", "random"] {
-        let o = op2rs(&[
-            "partition",
-            s(&p),
-            "--ranks",
-            "3",
-            "--partitioner",
-            name,
-            "--cells",
-            "pcell",
-            "--coords",
-            "x",
-            "--dats",
-            "q",
-            "-o",
-            s(&out),
-        ]);
+        let o = part(&format!("--ranks 3 --partitioner {name} --dats q"));
         assert_eq!(o.code, 0, "{name}: {}", o.stderr);
         assert!(
             o.stdout.contains("imbalance 1.0000"),
             "{name}: {}",
             o.stdout
         );
-        assert!(
-            read(&out).contains("FIELD FieldData 2\nq 4 12 double"),
-            "{name}"
-        );
+        let v = read(&out);
+        assert!(v.contains("FIELD FieldData 2\nq 4 12 double"), "{name}");
     }
-    let o = op2rs(&[
-        "partition",
-        s(&p),
-        "--ranks",
-        "3",
-        "--partitioner",
-        "metis",
-        "--cells",
-        "pcell",
-        "--coords",
-        "x",
-        "-o",
-        s(&out),
-    ]);
-    assert_eq!(o.code, 1);
-    assert!(
-        o.stderr.contains(
-            "op2rs partition: --partitioner 'metis' is not one of rcb, inertial, block, random"
-        ),
-        "{}",
-        o.stderr
+    let o = part("--ranks 3 --partitioner metis");
+    fails_with(
+        &o,
+        "op2rs partition: --partitioner 'metis' is not one of rcb, inertial, block, random",
     );
-    let o = op2rs(&[
-        "partition",
-        s(&p),
-        "--ranks",
-        "0",
-        "--cells",
-        "pcell",
-        "--coords",
-        "x",
-        "-o",
-        s(&out),
-    ]);
-    assert_eq!(o.code, 1);
-    assert!(
-        o.stderr
-            .contains("op2rs partition: --ranks must be at least 1"),
-        "{}",
-        o.stderr
+    let o = part("--ranks 0");
+    fails_with(&o, "op2rs partition: --ranks must be at least 1");
+    let o = part("--ranks 2 --dats bound");
+    fails_with(
+        &o,
+        "op2rs partition: --dats: dat 'bound' is on set 'bedges'",
     );
-    let o = op2rs(&[
-        "partition",
-        s(&p),
-        "--ranks",
-        "2",
-        "--cells",
-        "pcell",
-        "--coords",
-        "x",
-        "--dats",
-        "bound",
-        "-o",
-        s(&out),
-    ]);
-    assert_eq!(o.code, 1);
-    assert!(
-        o.stderr
-            .contains("op2rs partition: --dats: dat 'bound' is on set 'bedges'"),
-        "{}",
-        o.stderr
-    );
+    let o = part("--ranks 40");
+    assert_eq!(o.code, 0, "more ranks than cells: {}", o.stderr);
+    assert!(o.stdout.contains("imbalance 3.3333"), "{}", o.stdout);
 }

@@ -44,6 +44,20 @@ pub fn op2rs(args: &[&str]) -> Out {
     }
 }
 
+/// Run the built binary with the words of `line` (`{m}`: the mesh path,
+/// `{o}`: the output path; paths without spaces).
+pub fn run_line(line: &str, mesh: &Path, out: &Path) -> Out {
+    let line = line.replace("{m}", s(mesh)).replace("{o}", s(out));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    op2rs(&words)
+}
+
+/// Assert a failure whose stderr holds `want`.
+pub fn fails_with(o: &Out, want: &str) {
+    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+    assert!(o.stderr.contains(want), "want {want:?} in {}", o.stderr);
+}
+
 fn bytes_f64(v: &[f64]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_ne_bytes()).collect()
 }
