@@ -209,6 +209,25 @@ fn place<'a>(mesh: &'a Mesh, g: &Grid<'_>, name: &str) -> Result<Field<'a>, Stri
     }
 }
 
+/// The map must point into the coordinates' set: refused when its to-set
+/// is named with `--set`, or inferred without doubt, and is another set
+/// (of another size).
+fn check_to_set(mesh: &Mesh, map: &Map, coords: &Dat, point_set: &str) -> Result<(), String> {
+    let (to, how) = match &map.to {
+        Binding::Given(t) => (t, "--set"),
+        Binding::Inferred(t) => (t, "inferred from its entries"),
+        _ => return Ok(()),
+    };
+    let size = mesh.set(to).map_or(0, |s| s.size);
+    if to == point_set || (how != "--set" && size == coords.rows) {
+        return Ok(());
+    }
+    Err(format!(
+        "--cells: map '{}' points into set '{to}' ({how}), the coordinates '{}' are on set '{point_set}' (if the map does point into '{point_set}', say so with --set {}=:{point_set})",
+        map.name, coords.name, map.name
+    ))
+}
+
 /// Resolve `--cells`, `--coords`, `--cell-type` and `--dats`.
 pub fn resolve<'a>(mesh: &'a Mesh, args: &GridArgs) -> Result<Grid<'a>, String> {
     let map = find_map(mesh, &args.cells)?;
@@ -220,14 +239,7 @@ pub fn resolve<'a>(mesh: &'a Mesh, args: &GridArgs) -> Result<Grid<'a>, String> 
         ));
     }
     let point_set = set_name(&coords.set, coords.rows);
-    if let Binding::Given(to) = &map.to {
-        if *to != point_set {
-            return Err(format!(
-                "--cells: map '{}' points into set '{to}' (--set), the coordinates '{}' are on set '{point_set}'",
-                map.name, coords.name
-            ));
-        }
-    }
+    check_to_set(mesh, map, coords, &point_set)?;
     if let Some(msg) = range_problem(map, &point_set, coords.rows) {
         return Err(format!("{msg} (the points of --coords {})", coords.name));
     }

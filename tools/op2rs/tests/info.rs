@@ -10,6 +10,11 @@ fn info_lists_everything() {
     assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
     let t = &o.stdout;
     assert!(t.contains("sets (3):"), "{t}");
+    assert!(t.contains("maps (3):"), "{t}");
+    assert!(
+        t.contains("  pbecell  bedges -> cells  dim 1  int  all entries in range"),
+        "{t}"
+    );
     assert!(t.contains("  cells  size 12"), "{t}");
     assert!(t.contains("  nodes  size 20"), "{t}");
     assert!(

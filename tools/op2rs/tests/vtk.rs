@@ -189,7 +189,7 @@ fn vtk_bad_names() {
     fails_with(&o, "op2rs vtk: --cells 'q' is a dat, not a map");
     let o = vtk("--cells pnope --coords x");
     fails_with(&o, "op2rs vtk: --cells: map 'pnope' not found in file");
-    fails_with(&o, "(maps: pbedge, pcell)");
+    fails_with(&o, "(maps: pbecell, pbedge, pcell)");
     let o = vtk("--cells pcell --coords q");
     fails_with(
         &o,
@@ -197,6 +197,8 @@ fn vtk_bad_names() {
     );
     let o = vtk("--cells pcell --coords pcell");
     fails_with(&o, "op2rs vtk: --coords 'pcell' is a map, not a dat");
+    let o = vtk("--cells pbecell --coords x");
+    fails_with(&o, "op2rs vtk: --cells: map 'pbecell' points into set 'cells' (inferred from its entries), the coordinates 'x' are on set 'nodes' (if the map does point into 'nodes', say so with --set pbecell=:nodes)");
     let vtu = d.path().join("m.vtu");
     let o = run_line("vtk {m} --cells pcell --coords x -o {o}", &p, &vtu);
     fails_with(

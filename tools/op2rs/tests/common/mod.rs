@@ -102,6 +102,19 @@ pub fn pbedge() -> Vec<i32> {
     v
 }
 
+/// Boundary edge → its cell (in pbedge's order).
+pub fn pbecell() -> Vec<i32> {
+    let cell = |i: usize, j: usize| (j * NX + i) as i32;
+    let mut v = Vec::new();
+    for i in 0..NX {
+        v.extend([cell(i, 0), cell(i, NY - 1)]);
+    }
+    for j in 0..NY {
+        v.extend([cell(0, j), cell(NX - 1, j)]);
+    }
+    v
+}
+
 /// Node coordinates: x = i, y = 0.5 j.
 pub fn coords() -> Vec<f64> {
     let mut v = Vec::new();
@@ -152,6 +165,9 @@ pub fn write_mesh(path: &Path, o: Opts) {
         .unwrap();
     let m = f.create_map("pbedge", NBEDGE as u64, 2, false).unwrap();
     f.write_map_rows(&m, 0..NBEDGE as u64, &MapData::Int(pbedge()))
+        .unwrap();
+    let m = f.create_map("pbecell", NBEDGE as u64, 1, false).unwrap();
+    f.write_map_rows(&m, 0..NBEDGE as u64, &MapData::Int(pbecell()))
         .unwrap();
     let d = f.create_dat("x", NNODE as u64, 2, "double").unwrap();
     f.write_rows(&d, 0..NNODE as u64, ElemType::Double, &bytes_f64(&coords()))
