@@ -188,6 +188,17 @@ fn place<'a>(mesh: &'a Mesh, g: &Grid<'_>, name: &str) -> Result<Field<'a>, Stri
         Binding::Given(s) => (*s == g.cell_set, *s == g.point_set),
         _ => (dat.rows == g.map.rows, dat.rows == g.coords.rows),
     };
+    let (set, want) = if on_cells {
+        (&g.cell_set, g.map.rows)
+    } else {
+        (&g.point_set, g.coords.rows)
+    };
+    if (on_cells || on_points) && dat.rows != want {
+        return Err(format!(
+            "--dats: dat '{name}' has {} rows, its set '{set}' has {want} elements",
+            dat.rows
+        ));
+    }
     match (on_cells, on_points) {
         (true, false) => Ok(Field { dat, on_cells: true }),
         (false, true) => Ok(Field { dat, on_cells: false }),

@@ -214,6 +214,28 @@ fn str_attr_bytes(path: &str, ds: &str, attr: &str) -> Option<usize> {
     Some(a.dtype().ok()?.size())
 }
 
+/// A map's `type` is the C name of an integer type in OP2's 10 bytes, and
+/// its `size` is its row count (a dat's `size` is bytes per element). A
+/// shorter `type` attribute still makes a map when `size` says so alone.
+fn looks_like_map(
+    f: &H5File,
+    ds: &op2_hdf5_io::Dataset,
+    name: &str,
+    size: i32,
+    dim: i32,
+    ty: &str,
+) -> bool {
+    let bytes = match ty {
+        "int" => 4,
+        "long" | "long long" => 8,
+        _ => return false,
+    };
+    if str_attr_bytes(f.path(), name, "type") == Some(MAP_TYPE_BYTES) {
+        return true;
+    }
+    i64::from(size) == ds.rows() as i64 && i64::from(size) != i64::from(dim) * bytes
+}
+
 /// Read and classify the dataset `name`.
 fn classify(f: &H5File, name: &str) -> Result<Raw, String> {
     let ds = f.require(name).map_err(|e| e.msg)?;
@@ -224,8 +246,7 @@ fn classify(f: &H5File, name: &str) -> Result<Raw, String> {
     match (size, dim, ty) {
         (None, None, None) => read_set(f, &ds, name),
         (Some(size), Some(dim), Some(ty)) => {
-            let is_map = matches!(ty.as_str(), "int" | "long" | "long long")
-                && str_attr_bytes(f.path(), name, "type") == Some(MAP_TYPE_BYTES);
+            let is_map = looks_like_map(f, &ds, name, size, dim, &ty);
             if is_map {
                 read_map(f, &ds, name, size, dim)
             } else {

@@ -199,6 +199,11 @@ fn vtk_bad_names() {
     fails_with(&o, "op2rs vtk: --coords 'pcell' is a map, not a dat");
     let o = vtk("--cells pbecell --coords x");
     fails_with(&o, "op2rs vtk: --cells: map 'pbecell' points into set 'cells' (inferred from its entries), the coordinates 'x' are on set 'nodes' (if the map does point into 'nodes', say so with --set pbecell=:nodes)");
+    let o = vtk("--cells pcell --coords x --dats q --set q=nodes");
+    fails_with(
+        &o,
+        "op2rs vtk: --dats: dat 'q' has 12 rows, its set 'nodes' has 20 elements",
+    );
     let vtu = d.path().join("m.vtu");
     let o = run_line("vtk {m} --cells pcell --coords x -o {o}", &p, &vtu);
     fails_with(
@@ -294,4 +299,31 @@ fn partition_other_partitioners_and_errors() {
     let o = part("--ranks 40");
     assert_eq!(o.code, 0, "more ranks than cells: {}", o.stderr);
     assert!(o.stdout.contains("imbalance 3.3333"), "{}", o.stdout);
+}
+
+#[test]
+fn vtk_with_twin_sets() {
+    let (d, p) = mesh(Opts {
+        twin: true,
+        ..Opts::default()
+    });
+    let out = d.path().join("t.vtk");
+    let line = "vtk {m} --cells pcell --coords x --dats results/p,flag -o {o}";
+    let o = run_line(line, &p, &out);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v = read(&out);
+    assert!(
+        v.contains("CELL_DATA 12\nFIELD FieldData 1\nresults/p 1 12 double\n0\n1\n"),
+        "{v}"
+    );
+    assert!(
+        v.contains("POINT_DATA 20\nFIELD FieldData 1\nflag 1 20 int\n"),
+        "{v}"
+    );
+    let line = "vtk {m} --cells pcell --coords x --dats q --set pcell=faces,q=cells -o {o}";
+    let o = run_line(line, &p, &out);
+    fails_with(
+        &o,
+        "op2rs vtk: --dats: dat 'q' is on set 'cells' (12 rows), not on the cells' set 'faces'",
+    );
 }
