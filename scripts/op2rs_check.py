@@ -4,8 +4,8 @@ scripts/op2rs_check.sh inside its virtual environment).
 Writes OP2-layout HDF5 meshes with h5py (sets: 1-element int datasets;
 maps: [from][dim] int with size/dim/type attributes; dats: [set][dim] with
 size = bytes per element, dim, type; constants: [dim] with dim/type), runs
-`op2rs vtk` and `op2rs partition` on them, reads every VTK file back with
-meshio and checks points, cells and data against the arrays h5py reads from
+`op2rs vtk` and `op2rs partition` on them (legacy .vtk and XML .vtu),
+reads every VTK file back with meshio and checks points, cells and data against the arrays h5py reads from
 the same HDF5 file. Exits 1 on any mismatch.
 
 usage: python op2rs_check.py OP2RS_BINARY WORK_DIR
@@ -173,8 +173,8 @@ def block_parts(n, nparts):
     return np.repeat(np.arange(nparts), sizes)
 
 
-def check_partition(binary, h5, work, ranks, partitioner):
-    vtk = f"{work}/part_{partitioner}.vtk"
+def check_partition(binary, h5, work, ranks, partitioner, ext):
+    vtk = f"{work}/part_{partitioner}.{ext}"
     r = op2rs(binary, ["partition", h5, "--ranks", str(ranks), "--partitioner", partitioner,
                        "--cells", "pcell", "--coords", "x", "--dats", "q", "-o", vtk])
     check(r.returncode == 0, f"op2rs partition --partitioner {partitioner} runs")
@@ -183,7 +183,7 @@ def check_partition(binary, h5, work, ranks, partitioner):
     m = check_vtk(vtk, h5, "pcell", "x", "quad", cell_dats=["q"])
     if m is None:
         return
-    rank = m.cell_data["rank"][0]
+    rank = np.asarray(m.cell_data["rank"][0]).reshape(-1)
     printed = [int(line.split()[1]) for line in r.stdout.splitlines()
                if line.strip() and line.split()[0].isdigit()]
     counts = np.bincount(rank, minlength=ranks)
@@ -207,19 +207,22 @@ def main():
         check(r.returncode == 0 and "no problems found" in r.stdout, f"op2rs info {h5}")
 
     print("op2rs vtk")
-    out = f"{work}/quad.vtk"
-    r = op2rs(binary, ["vtk", quad, "--cells", "pcell", "--coords", "x",
-                       "--dats", "q,area,flag,big", "-o", out])
-    check(r.returncode == 0, "op2rs vtk quad mesh runs")
-    check_vtk(out, quad, "pcell", "x", "quad", ["q", "area"], ["flag", "big"])
+    for ext in ("vtk", "vtu"):
+        out = f"{work}/quad.{ext}"
+        r = op2rs(binary, ["vtk", quad, "--cells", "pcell", "--coords", "x",
+                           "--dats", "q,area,flag,big", "-o", out])
+        check(r.returncode == 0, f"op2rs vtk quad mesh to .{ext} runs")
+        check_vtk(out, quad, "pcell", "x", "quad", ["q", "area"], ["flag", "big"])
     out = f"{work}/bedge.vtk"
     r = op2rs(binary, ["vtk", quad, "--cells", "pbedge", "--coords", "x", "--dats", "bound,x", "-o", out])
     check(r.returncode == 0, "op2rs vtk boundary lines runs")
     check_vtk(out, quad, "pbedge", "x", "line", ["bound"], ["x"])
-    out = f"{work}/hex.vtk"
-    r = op2rs(binary, ["vtk", hexa, "--cells", "phex", "--coords", "xyz", "--dats", "rho,vel", "-o", out])
-    check(r.returncode == 0, "op2rs vtk hexahedra runs")
-    check_vtk(out, hexa, "phex", "xyz", "hexahedron", ["rho"], ["vel"])
+    for ext in ("vtk", "vtu"):
+        out = f"{work}/hex.{ext}"
+        r = op2rs(binary, ["vtk", hexa, "--cells", "phex", "--coords", "xyz",
+                           "--dats", "rho,vel", "-o", out])
+        check(r.returncode == 0, f"op2rs vtk hexahedra to .{ext} runs")
+        check_vtk(out, hexa, "phex", "xyz", "hexahedron", ["rho"], ["vel"])
     out = f"{work}/tet.vtk"
     r = op2rs(binary, ["vtk", hexa, "--cells", "ptet", "--coords", "xyz", "--cell-type", "tetra",
                        "--dats", "tag", "-o", out])
@@ -232,7 +235,8 @@ def main():
 
     print("op2rs partition")
     for name in ("rcb", "inertial", "block", "random"):
-        check_partition(binary, quad, work, 3, name)
+        check_partition(binary, quad, work, 3, name, "vtk")
+    check_partition(binary, quad, work, 4, "block", "vtu")
 
     if FAILURES:
         print(f"op2rs_check: {len(FAILURES)} mismatch(es):")

@@ -2,8 +2,8 @@
 //!
 //! * `op2rs info FILE.h5`: sets, maps, dats and constants, with every
 //!   inconsistency listed (non-zero exit status when there is one);
-//! * `op2rs vtk FILE.h5 --cells MAP --coords DAT -o OUT.vtk`: a legacy
-//!   ASCII VTK unstructured grid for ParaView;
+//! * `op2rs vtk FILE.h5 --cells MAP --coords DAT -o OUT.vtk`: a VTK
+//!   unstructured grid for ParaView (legacy ASCII, or XML for `.vtu`);
 //! * `op2rs partition FILE.h5 --ranks N ...`: op2-core's partitioners run on
 //!   simulated ranks, quality figures, and the rank of every cell in VTK;
 //! * `op2rs report PROFILE.json -o report.html`: one self-contained HTML page.
@@ -16,6 +16,7 @@ mod mesh;
 mod partition;
 mod report;
 mod vtk;
+mod vtu;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -63,8 +64,9 @@ pub struct GridArgs {
     /// tetra, hexahedron, wedge, pyramid, polygon, polyline.
     #[arg(long, value_name = "TYPE")]
     pub cell_type: Option<String>,
-    /// Output file (.vtk: legacy ASCII VTK).
-    #[arg(short = 'o', long, value_name = "OUT.vtk")]
+    /// Output file: OUT.vtu is written as XML VTK (ASCII data arrays),
+    /// any other name (OUT.vtk) as legacy ASCII VTK.
+    #[arg(short = 'o', long, value_name = "OUT.vtk|OUT.vtu")]
     pub output: String,
 }
 
@@ -84,7 +86,8 @@ enum Command {
         #[command(flatten)]
         sets: SetArgs,
     },
-    /// Write a mesh as a VTK unstructured grid (legacy ASCII) for ParaView.
+    /// Write a mesh as a VTK unstructured grid for ParaView (legacy ASCII
+    /// .vtk, or XML .vtu when -o ends in .vtu).
     ///
     /// Points: the --coords dat (2-D coordinates get z = 0). Cells: the rows
     /// of the --cells map, whose entries index the points. Cell type from
@@ -102,7 +105,7 @@ enum Command {
         sets: SetArgs,
     },
     /// Partition the cells over simulated ranks and write the rank of each
-    /// cell (CELL_DATA `rank`) in a VTK file like `vtk`.
+    /// cell (cell data `rank`) in a VTK file like `vtk` (.vtk or .vtu).
     ///
     /// Partitioners (op2-core's, as libop2_mpi runs them): rcb (recursive
     /// coordinate bisection of the cell centroids, default), inertial

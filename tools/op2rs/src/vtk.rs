@@ -23,7 +23,7 @@ fn vtk_type(e: ElemType) -> &'static str {
 }
 
 /// A value as VTK text: exact for its type (shortest round-trip form).
-fn value(e: ElemType, v: f64) -> String {
+pub fn value(e: ElemType, v: f64) -> String {
     match e {
         ElemType::Int | ElemType::Long | ElemType::LongLong => format!("{}", v as i64),
         ElemType::Float => format!("{:e}", v as f32),
@@ -44,7 +44,7 @@ fn token(name: &str) -> String {
         .collect()
 }
 
-fn io(path: &str) -> impl Fn(std::io::Error) -> String + '_ {
+pub fn io(path: &str) -> impl Fn(std::io::Error) -> String + '_ {
     move |e| format!("cannot write '{path}': {e}")
 }
 
@@ -122,8 +122,12 @@ fn write_fields(
     Ok(())
 }
 
-/// Write the grid (and `extra` cell data) to `path`.
+/// Write the grid (and `extra` cell data) to `path`: XML when it ends in
+/// `.vtu`, legacy ASCII otherwise.
 pub fn write(path: &str, title: &str, g: &Grid<'_>, extra: &[IntField<'_>]) -> Result<(), String> {
+    if extension(path) == "vtu" {
+        return crate::vtu::write(path, g, extra);
+    }
     let file = std::fs::File::create(path).map_err(io(path))?;
     let mut w = BufWriter::new(file);
     let body = |w: &mut BufWriter<std::fs::File>| -> std::io::Result<()> {
@@ -141,19 +145,24 @@ pub fn write(path: &str, title: &str, g: &Grid<'_>, extra: &[IntField<'_>]) -> R
     body(&mut w).map_err(io(path))
 }
 
-/// Refuse an XML VTK name: the file written is legacy VTK.
+/// Refuse a VTK name of another dataset kind (polydata, multiblock ...).
 pub fn check_output(path: &str) -> Result<(), String> {
-    let ext = std::path::Path::new(path)
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    if ["vtu", "vtp", "pvtu", "vtm"].contains(&ext.as_str()) {
+    let ext = extension(path);
+    if ["vtp", "pvtu", "vtm", "vts", "vtr"].contains(&ext.as_str()) {
         return Err(format!(
-            "-o '{path}': op2rs writes legacy VTK (name it .vtk), not XML .{ext}"
+            "-o '{path}': op2rs writes an unstructured grid, legacy (.vtk) or XML (.vtu), not .{ext}"
         ));
     }
     Ok(())
+}
+
+/// The file name's extension, lower case.
+fn extension(path: &str) -> String {
+    std::path::Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase()
 }
 
 /// Read the mesh and resolve the grid of `vtk` / `partition`.

@@ -204,11 +204,11 @@ fn vtk_bad_names() {
         &o,
         "op2rs vtk: --dats: dat 'q' has 12 rows, its set 'nodes' has 20 elements",
     );
-    let vtu = d.path().join("m.vtu");
-    let o = run_line("vtk {m} --cells pcell --coords x -o {o}", &p, &vtu);
+    let vtp = d.path().join("m.vtp");
+    let o = run_line("vtk {m} --cells pcell --coords x -o {o}", &p, &vtp);
     fails_with(
         &o,
-        "m.vtu': op2rs writes legacy VTK (name it .vtk), not XML .vtu",
+        "m.vtp': op2rs writes an unstructured grid, legacy (.vtk) or XML (.vtu), not .vtp",
     );
     assert!(o.stderr.starts_with("op2rs vtk: -o '"), "{}", o.stderr);
     let missing = d.path().join("none.h5");
@@ -326,4 +326,50 @@ fn vtk_with_twin_sets() {
         &o,
         "op2rs vtk: --dats: dat 'q' is on set 'cells' (12 rows), not on the cells' set 'faces'",
     );
+}
+
+#[test]
+fn vtu_xml_grid() {
+    let (d, p) = mesh(Opts::default());
+    let out = d.path().join("m.vtu");
+    let line = "vtk {m} --cells pcell --coords x --dats q,flag -o {o}";
+    let o = run_line(line, &p, &out);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v = read(&out);
+    assert!(
+        v.starts_with("<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\""),
+        "{v}"
+    );
+    assert!(
+        v.contains("<Piece NumberOfPoints=\"20\" NumberOfCells=\"12\">"),
+        "{v}"
+    );
+    assert!(v.contains("<DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n0 0 0\n1 0 0\n"), "{v}");
+    assert!(
+        v.contains("Name=\"connectivity\" format=\"ascii\">\n0 1 6 5\n1 2 7 6\n"),
+        "{v}"
+    );
+    assert!(
+        v.contains("Name=\"offsets\" format=\"ascii\">\n4\n8\n"),
+        "{v}"
+    );
+    assert!(
+        v.contains("Name=\"types\" format=\"ascii\">\n9\n9\n"),
+        "{v}"
+    );
+    assert!(v.contains("<CellData>\n<DataArray type=\"Float64\" Name=\"q\" NumberOfComponents=\"4\" format=\"ascii\">\n0 0 0 2.5e-1\n"), "{v}");
+    assert!(v.contains("<PointData>\n<DataArray type=\"Int32\" Name=\"flag\" NumberOfComponents=\"1\" format=\"ascii\">\n0\n1\n2\n0\n"), "{v}");
+    assert!(
+        v.ends_with("</PointData>\n</Piece>\n</UnstructuredGrid>\n</VTKFile>\n"),
+        "{v}"
+    );
+    let out = d.path().join("p.vtu");
+    let o = run_line(
+        "partition {m} --ranks 2 --cells pcell --coords x -o {o}",
+        &p,
+        &out,
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v = read(&out);
+    assert!(v.contains("<CellData>\n<DataArray type=\"Int32\" Name=\"rank\" NumberOfComponents=\"1\" format=\"ascii\">\n0\n0\n1\n1\n"), "{v}");
 }
