@@ -144,3 +144,21 @@ pub fn run(file: &str, sets: &SetArgs) -> Result<bool, String> {
     );
     Ok(false)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::num;
+
+    #[test]
+    fn numbers_print_short() {
+        assert_eq!(num(3.0), "3");
+        assert_eq!(num(-11.0), "-11");
+        assert_eq!(num(1.4), "1.4");
+        assert_eq!(num(0.25), "0.25");
+        assert_eq!(num(0.052_359_877_559_8), "0.05235988");
+        assert_eq!(num(123_456.7), "123456.7");
+        assert_eq!(num(1e-300), "1.000000e-300");
+        assert_eq!(num(2.5e20), "2.500000e20");
+        assert_eq!(num(f64::NAN), "NaN");
+    }
+}

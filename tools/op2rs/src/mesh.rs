@@ -660,3 +660,46 @@ pub fn range_problem(m: &Map, set: &str, size: u64) -> Option<String> {
         m.name
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bindings_parse() {
+        let b = parse_bindings(&[
+            "q=cells".into(),
+            "pecell=edges:cells".into(),
+            "m=:nodes".into(),
+        ])
+        .unwrap();
+        assert_eq!(b["q"], ("cells".to_string(), None));
+        assert_eq!(
+            b["pecell"],
+            ("edges".to_string(), Some("cells".to_string()))
+        );
+        assert_eq!(b["m"], (String::new(), Some("nodes".to_string())));
+        for bad in ["q", "=cells", "q=", "q=:"] {
+            assert!(parse_bindings(&[bad.to_string()]).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn first_entry_out_of_range() {
+        let m = Map {
+            name: "pcell".into(),
+            rows: 3,
+            dim: 2,
+            wide: false,
+            values: vec![0, 1, 1, 7, -1, 2],
+            from: Binding::Unknown,
+            to: Binding::Unknown,
+        };
+        assert_eq!(m.out_of_range(3), Some((1, 1, 7, 2)));
+        assert_eq!(m.out_of_range(8), Some((2, 0, -1, 1)));
+        assert_eq!(
+            range_problem(&m, "nodes", 3).unwrap(),
+            "map 'pcell': entry 1 of element 1 is 7, outside set 'nodes' (size 3) (2 entries out of range)"
+        );
+    }
+}

@@ -7,6 +7,9 @@ use crate::{GridArgs, SetArgs};
 use op2_core::graph::{dual_graph, GlobalMap};
 use op2_core::partition::{block, imbalance, inertial, part_sizes, random, rcb};
 
+/// The most simulated ranks (each costs a few counters per rank).
+const MAX_RANKS: usize = 1 << 20;
+
 /// The centroid of every cell (`cdim` values each).
 fn centroids(g: &Grid<'_>) -> Vec<f64> {
     let cdim = g.coords.dim;
@@ -103,8 +106,10 @@ pub fn run(
     args: &GridArgs,
     sets: &SetArgs,
 ) -> Result<bool, String> {
-    if ranks == 0 {
-        return Err("--ranks must be at least 1".to_string());
+    if ranks == 0 || ranks > MAX_RANKS {
+        return Err(format!(
+            "--ranks must be between 1 and {MAX_RANKS}, not {ranks}"
+        ));
     }
     check_output(&args.output)?;
     let mesh = load(file, sets)?;
@@ -142,4 +147,20 @@ pub fn run(
     write(&args.output, &title, &g, &extra)?;
     println!("wrote {}", args.output);
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::halo_sizes;
+
+    #[test]
+    fn halo_of_a_strip() {
+        // four cells in a row, each between points c and c + 1; ranks 0 0 1 1
+        let values = [0, 1, 1, 2, 2, 3, 3, 4];
+        let part = [0, 0, 1, 1];
+        assert_eq!(halo_sizes(&values, 2, 5, &part, 2), [1, 1]);
+        // a rank holding nothing has no halo; three ranks 0 1 0 2
+        let part = [0, 1, 0, 2];
+        assert_eq!(halo_sizes(&values, 2, 5, &part, 4), [2, 2, 1, 0]);
+    }
 }

@@ -290,7 +290,10 @@ fn partition_other_partitioners_and_errors() {
         "op2rs partition: --partitioner 'metis' is not one of rcb, inertial, block, random",
     );
     let o = part("--ranks 0");
-    fails_with(&o, "op2rs partition: --ranks must be at least 1");
+    fails_with(
+        &o,
+        "op2rs partition: --ranks must be between 1 and 1048576, not 0",
+    );
     let o = part("--ranks 2 --dats bound");
     fails_with(
         &o,
