@@ -7,14 +7,20 @@
 # checking points, cells and data against what h5py reads from the same
 # HDF5 file (scripts/op2rs_check.py). Exit status 1 on any mismatch.
 #
-# Run from anywhere: scripts/op2rs_check.sh. Needs HDF5 (scripts/install_prereqs.sh)
-# and python3; python3-venv is installed through apt-get when missing.
+# Run from anywhere: scripts/op2rs_check.sh. Needs python3 and HDF5: Debian's
+# libhdf5-dev (scripts/install_prereqs.sh) and python3-venv are installed
+# through apt-get when missing.
 # CARGO_TARGET_DIR is honoured; OP2RS_CHECK_VENV overrides the venv's place.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 venv="${OP2RS_CHECK_VENV:-$target/op2rs_venv}"
 
+# op2rs reads HDF5 through op2-hdf5-io: Debian's serial HDF5 (HDF5_DIR in
+# .cargo/config.toml) unless the environment names another one.
+if [ -z "${HDF5_DIR:-}" ] && ! ls /usr/lib/*/hdf5/serial/libhdf5.so >/dev/null 2>&1; then
+    scripts/install_prereqs.sh libhdf5-dev
+fi
 echo "op2rs_check: cargo build --release -p op2rs"
 cargo build --release -p op2rs
 bin="$target/release/op2rs"
