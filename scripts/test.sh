@@ -31,4 +31,7 @@ scripts/codegen_check.sh
 step "GPU check bundle (scripts/gpu_bundle.sh without OP2-Common): built under its size limit with every program linked; its check.sh, run here, stops each program at the no-driver line and ends with 'no GPU'; an over-size bundle is refused"
 scripts/gpu_bundle_test.sh
 
+step "op2rs tool (tools/op2rs): every VTK file it writes read back by meshio (PyPI, in target/op2rs_venv) against h5py's reading of the same HDF5 mesh"
+scripts/op2rs_check.sh
+
 step "all tests passed"
