@@ -51,11 +51,7 @@ pub fn write_cells(
     per_cell: usize,
     vtk_type: u8,
 ) -> std::io::Result<()> {
-    let n = if per_cell == 0 {
-        0
-    } else {
-        conn.len() / per_cell
-    };
+    let n = conn.len().checked_div(per_cell).unwrap_or(0);
     writeln!(w, "CELLS {n} {}", n * (per_cell + 1))?;
     for row in conn.chunks(per_cell.max(1)).take(n) {
         write!(w, "{per_cell}")?;

@@ -10,9 +10,11 @@
  * argv[1]: "cells" (op_partition(GEOM, cells, pcell, p_x): the picture's
  * cells are pcell's rows) or "points" (no map: the nodes are the picture's
  * points).  Prints "sum <value>" (the sum over the nodes of the cells that
- * touch them: 4 * NC) and exits 0.
+ * touch them: 4 * NC) and exits 0.  PICTURES_DIAGS in the environment is
+ * op_init's diagnostics level (0 without it).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifdef PICTURES_MPI
@@ -48,8 +50,9 @@ static void block(int n, int size, int r, int *first, int *count) {
 int main(int argc, char **argv) {
   int rank = 0, size = 1, n0, nn, c0, nc, i, j;
   const int with_map = argc < 2 || strcmp(argv[1], "points") != 0;
+  const char *diags = getenv("PICTURES_DIAGS");
   double sum = 0.0;
-  op_init(argc, argv, 0);
+  op_init(argc, argv, diags ? atoi(diags) : 0);
 #ifdef PICTURES_MPI
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

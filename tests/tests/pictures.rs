@@ -258,6 +258,50 @@ fn unwritable_paths_are_one_line_each_and_the_run_goes_on() {
     assert!(plan_lines[0].contains(bad), "{}", plan_lines[0]);
 }
 
+/// Progress lines: shown on a terminal at `OP_diags >= 2` (a pseudo
+/// terminal from util-linux's `script`), never on a pipe, never below 2.
+#[test]
+fn progress_lines_only_on_a_terminal_at_diags_two() {
+    let exe = program("op2_seq");
+    let piped = run_in(
+        &exe,
+        &["cells"],
+        &scratch("progress-pipe"),
+        &[("PICTURES_DIAGS", "2")],
+    );
+    ok(&piped);
+    assert!(
+        !piped.stderr.contains("op2-rs: partitioning"),
+        "{}",
+        piped.stderr
+    );
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped the terminal half: no `script`");
+        return;
+    }
+    let on_tty = |diags: &str, tag: &str| {
+        let cmd = format!("'{}' cells", exe.display());
+        let r = run_in(
+            Path::new("script"),
+            &["-qec", &cmd, "/dev/null"],
+            &scratch(tag),
+            &[("PICTURES_DIAGS", diags)],
+        );
+        assert_eq!(r.status, Some(0), "{}{}", r.stdout, r.stderr);
+        r.stdout.replace('\r', "")
+    };
+    let text = on_tty("2", "progress-tty");
+    let start = "op2-rs: partitioning cells (600 elements) ...";
+    assert!(text.lines().any(|l| l == start), "{text}");
+    let end = text
+        .lines()
+        .find(|l| l.starts_with(start) && l.ends_with(" s") && l.len() > start.len())
+        .unwrap_or_else(|| panic!("no end line in {text}"));
+    let secs = &end[start.len()..end.len() - 2].trim();
+    assert!(secs.parse::<f64>().is_ok(), "elapsed time in {end}");
+    assert!(!on_tty("1", "progress-tty-1").contains("op2-rs: partitioning"));
+}
+
 fn mpi_program() -> Option<PathBuf> {
     let archive = lib_dir().join("libop2_mpi.a");
     if !archive.exists() || Command::new("mpicc").arg("--version").output().is_err() {
@@ -302,6 +346,7 @@ fn partition_picture_on_two_ranks() {
             .current_dir(&dir)
             .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
             .env("OP2_RS_PARTITION_VTK", "part.vtk")
+            .env("OP2_RS_PLAN_VTK", ".")
             .output()
             .expect("run mpirun");
         let r = Run {
@@ -318,6 +363,12 @@ fn partition_picture_on_two_ranks() {
             per_rank[k as usize] += 1;
         }
         let n = v.rank.len();
+        // each rank's plan of its local cells (owned, then halo), element
+        // numbers local: every cell is somebody's
+        let local: Vec<usize> = (0..2)
+            .map(|r| read_csv(&dir.join(format!("spread.rank{r}.csv"))).len())
+            .collect();
+        assert!(local.iter().sum::<usize>() >= NC, "{local:?}");
         assert!(
             per_rank.iter().all(|&k| k * 3 > n),
             "both ranks hold a fair share: {per_rank:?}"

@@ -443,6 +443,7 @@ impl Runtime {
             .map(|s| self.dom.set(s));
         let nranks = self.dist.nranks();
         crate::progress::Progress::start(diags, || match set {
+            Some(s) if nranks == 1 => format!("partitioning {} ({} elements)", s.name, s.size),
             Some(s) => format!(
                 "partitioning {} ({} elements on rank 0) over {nranks} processes",
                 s.name, s.size
