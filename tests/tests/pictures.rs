@@ -4,7 +4,9 @@
 //! `op_partition` made as a legacy VTK grid with cell data `rank`. The
 //! files are read back here independently (plain text parsing) and checked
 //! against the mesh the program declares; a path that cannot be written is
-//! one line on stderr and the run finishes normally.
+//! one line on stderr and the run finishes normally. Generated OpenMP code
+//! (airfoil's stubs in tests/c/generated) shows the thread colours of full
+//! plans; progress lines are checked on a pseudo terminal (`script`).
 
 use op2_tests::{build_once, lib_dir, out_dir, root, run_in, Lang, Program, Run};
 use std::collections::BTreeMap;
@@ -123,6 +125,52 @@ fn plan_colourings_are_complete_consistent_and_stable() {
     }
     assert!(files[0] == files[1], "the thread count changed the plan");
     assert!(files[1] == files[2], "a rerun changed the plan");
+}
+
+/// Generated OpenMP code (tests/c/generated: airfoil's stubs, which call
+/// `op_plan_get_stage_upload`) builds full plans: every element of
+/// res_calc (edges) has a thread colour, below its block's count, and the
+/// file is the same for 2 and 3 threads.
+#[test]
+fn generated_code_plans_carry_thread_colours() {
+    let exe = build_once(
+        &Program::new(
+            "pictures_gen_airfoil_openmp",
+            Lang::Cxx17,
+            &[
+                "tests/c/generated/airfoil_gen_main.cpp",
+                "tests/c/generated/airfoil_openmp_kernels.cpp",
+                "c-examples/common/naca_mesh.c",
+            ],
+        )
+        .include("c-examples/common")
+        .include("c-examples/airfoil")
+        .lib("op2_openmp")
+        .flag("-fopenmp"),
+    );
+    let mut files = Vec::new();
+    for threads in ["2", "3"] {
+        let dir = scratch(&format!("gen-{threads}"));
+        let r = run_in(
+            &exe,
+            &["--cells=3000", "--iters=2", "--out=q.bin"],
+            &dir,
+            &[("OP2_RS_PLAN_VTK", "."), ("OMP_NUM_THREADS", threads)],
+        );
+        assert_eq!(r.status, Some(0), "{}{}", r.stdout, r.stderr);
+        let rows = read_csv(&dir.join("res_calc.csv"));
+        assert!(rows.len() > 3000, "every edge: {}", rows.len());
+        let mut colours: BTreeMap<i64, i64> = BTreeMap::new();
+        for (e, r) in rows.iter().enumerate() {
+            assert_eq!(r[0], e as i64);
+            assert!(r[1] >= 0 && r[2] >= 0 && r[3] >= 0, "{r:?}");
+            let top = colours.entry(r[1]).or_insert(0);
+            *top = (*top).max(r[3]);
+        }
+        assert!(colours.values().any(|&c| c > 0), "several thread colours");
+        files.push(std::fs::read(dir.join("res_calc.csv")).unwrap());
+    }
+    assert!(files[0] == files[1], "the thread count changed the plan");
 }
 
 /// What a legacy ASCII VTK unstructured grid holds.
