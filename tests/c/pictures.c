@@ -8,7 +8,9 @@
  * the nodes and cells (global indices in the map).
  *
  * argv[1]: "cells" (op_partition(GEOM, cells, pcell, p_x): the picture's
- * cells are pcell's rows) or "points" (no map: the nodes are the picture's
+ * cells are pcell's rows), "search" (op_partition(GEOM, cells, NULL, p_x):
+ * the library finds pcell, cells -> nodes, itself) or "points"
+ * (op_partition(GEOM, nodes, NULL, p_x): the nodes are the picture's
  * points).  Prints "sum <value>" (the sum over the nodes of the cells that
  * touch them: 4 * NC) and exits 0.  PICTURES_DIAGS in the environment is
  * op_init's diagnostics level (0 without it).
@@ -49,7 +51,8 @@ static void block(int n, int size, int r, int *first, int *count) {
 
 int main(int argc, char **argv) {
   int rank = 0, size = 1, n0, nn, c0, nc, i, j;
-  const int with_map = argc < 2 || strcmp(argv[1], "points") != 0;
+  const int with_map = argc < 2 || strcmp(argv[1], "cells") == 0;
+  const int no_map = argc > 1 && strcmp(argv[1], "search") == 0;
   const char *diags = getenv("PICTURES_DIAGS");
   double sum = 0.0;
   op_init(argc, argv, diags ? atoi(diags) : 0);
@@ -86,6 +89,8 @@ int main(int argc, char **argv) {
     op_dat p_w = op_decl_dat(nodes, 1, "double", w, "p_w");
     if (with_map)
       op_partition("PARMETIS", "GEOM", cells, pcell, p_x);
+    else if (no_map)
+      op_partition("PARMETIS", "GEOM", cells, NULL, p_x);
     else
       op_partition("PARMETIS", "GEOM", nodes, NULL, p_x);
     op_par_loop(spread, "spread", cells, op_arg_dat(p_w, 0, pcell, 1, "double", OP_INC),

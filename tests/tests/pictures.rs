@@ -259,7 +259,11 @@ fn check_grid(v: &Vtk, cells: bool) {
 
 #[test]
 fn partition_picture_on_one_process() {
-    for (lib, what) in [("op2_seq", "cells"), ("op2_openmp", "points")] {
+    for (lib, what) in [
+        ("op2_seq", "cells"),
+        ("op2_openmp", "points"),
+        ("op2_seq", "search"),
+    ] {
         let dir = scratch(&format!("part-{lib}-{what}"));
         let r = run_in(
             &program(lib),
@@ -269,7 +273,7 @@ fn partition_picture_on_one_process() {
         );
         ok(&r);
         let v = read_vtk(&dir.join("part.vtk"));
-        check_grid(&v, what == "cells");
+        check_grid(&v, what != "points");
         assert!(v.rank.iter().all(|&r| r == 0), "one process: rank 0");
     }
 }
@@ -377,7 +381,7 @@ fn mpi_program() -> Option<PathBuf> {
 #[test]
 fn partition_picture_on_two_ranks() {
     let Some(exe) = mpi_program() else { return };
-    for what in ["cells", "points"] {
+    for what in ["cells", "points", "search"] {
         let dir = scratch(&format!("mpi-{what}"));
         let out = Command::new("timeout")
             .args([
@@ -404,7 +408,7 @@ fn partition_picture_on_two_ranks() {
         };
         ok(&r);
         let v = read_vtk(&dir.join("part.vtk"));
-        check_grid(&v, what == "cells");
+        check_grid(&v, what != "points");
         let mut per_rank = [0usize; 2];
         for &k in &v.rank {
             assert!((0..2).contains(&k), "rank {k}");

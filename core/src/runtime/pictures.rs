@@ -8,14 +8,15 @@
 //! arrays are the declared mesh, never more than one copy of it.
 //!
 //! Cells are the map's rows when the coordinates are on its to-set (the
-//! ranks of its from-set), otherwise the coordinates' elements are vertex
-//! cells (the ranks of their set). A failure to write is one line on stderr
+//! ranks of its from-set), or the rows of the first declared map from
+//! `op_partition`'s set to the coordinates' set; otherwise the coordinates'
+//! elements are vertex cells (the ranks of their set). A failure to write is one line on stderr
 //! naming the variable and the file; the run goes on.
 
 use super::Runtime;
 use crate::dist::collective::{from_bytes, to_bytes};
 use crate::dist::PartitionRequest;
-use crate::domain::SetId;
+use crate::domain::{MapId, SetId};
 use crate::error::Result;
 use crate::types::ScalarType;
 
@@ -49,6 +50,22 @@ impl Runtime {
         if self.dist.rank() == 0 {
             eprintln!("op2-rs: {PARTITION_PICTURE}: {what} (the run goes on)");
         }
+    }
+
+    /// The map whose rows are the picture's cells: `op_partition`'s map
+    /// when the coordinates are on its to-set, else the first declared map
+    /// from `op_partition`'s set to the coordinates' set (airfoil passes
+    /// edges -> cells and nodes' coordinates: its cells -> nodes map).
+    fn picture_map(&self, req: &PartitionRequest, coords_set: SetId) -> Option<MapId> {
+        let given = req.map.filter(|&m| self.dom.map(m).to == coords_set);
+        given.or_else(|| {
+            let set = req.set?;
+            let maps = self.dom.maps();
+            let at = maps
+                .iter()
+                .position(|m| m.from == set && m.to == coords_set && m.dim > 0)?;
+            Some(MapId(at))
+        })
     }
 
     /// Before `op_partition`: gather what the picture needs, when asked for.
@@ -87,7 +104,7 @@ impl Runtime {
         let mut set = cset;
         let mut cells = None;
         let mut title = format!("op2-rs partition: coordinates '{}'", d.name);
-        if let Some(mid) = req.map.filter(|&m| self.dom.map(m).to == cset) {
+        if let Some(mid) = self.picture_map(req, cset) {
             let m = self.dom.map(mid);
             let rows = self.dom.set(m.from).size * m.dim;
             let mine: Vec<i64> = m.values[..rows].iter().map(|&v| i64::from(v)).collect();
