@@ -47,11 +47,13 @@ pub mod partition;
 pub mod permute;
 pub mod plan;
 pub mod profile;
+pub mod progress;
 pub mod reduce;
 pub mod renumber;
 pub mod runtime;
 pub mod timing;
 pub mod types;
+pub mod vtk;
 
 pub use aligned::AlignedBuf;
 pub use arg::{Access, ArgKind, ArgSpec};

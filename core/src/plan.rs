@@ -726,6 +726,35 @@ fn add_lines(t: &mut f64, list: &[i32], bytes: usize, line: usize, fac: f64) {
 }
 
 impl Plan {
+    /// The plan's colouring as CSV, one line per executed element in
+    /// element order (`element,block,block_colour,thread_colour`; thread
+    /// colour -1 when the plan has no element colours): what
+    /// `OP2_RS_PLAN_VTK` writes so a mesh can be coloured by it.
+    pub fn colouring_csv(&self) -> String {
+        use std::fmt::Write;
+        let n = self.exec_length;
+        let mut thread = vec![-1i32; n];
+        let mut block = vec![(-1i32, -1i32); n];
+        for b in 0..self.nblocks {
+            let s = self.offset[b] as usize;
+            for pos in s..s + self.nelems[b] as usize {
+                let el = match self.col_reord.get(pos) {
+                    Some(&r) => s + r as usize,
+                    None => pos,
+                };
+                if el < n {
+                    block[el] = (b as i32, self.blk_col[b]);
+                    thread[el] = self.thrcol.get(pos).copied().unwrap_or(-1);
+                }
+            }
+        }
+        let mut out = String::from("element,block,block_colour,thread_colour\n");
+        for (el, ((b, bc), t)) in block.iter().zip(&thread).enumerate() {
+            let _ = writeln!(out, "{el},{b},{bc},{t}");
+        }
+        out
+    }
+
     /// Build a plan. `input.args[m].map` must hold valid rows for every
     /// element `< exec_length` with entries `< to_size` (checked by the caller).
     pub fn build(input: &PlanInput<'_>) -> Plan {
@@ -1403,6 +1432,34 @@ mod tests {
         assert_eq!(p.ncolblk, vec![5, 5]);
         assert!(p.nthrcol.iter().all(|&c| c == 2));
         p.check(&inp).unwrap();
+    }
+
+    #[test]
+    fn colouring_csv_lists_every_element_once() {
+        let m = chain(20);
+        for full in [true, false] {
+            let p = Plan::build(&input(&m, 20, 5, full));
+            let csv = p.colouring_csv();
+            let mut lines = csv.lines();
+            assert_eq!(
+                lines.next(),
+                Some("element,block,block_colour,thread_colour")
+            );
+            let rows: Vec<Vec<i32>> = lines
+                .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
+                .collect();
+            assert_eq!(rows.len(), 20);
+            for (e, r) in rows.iter().enumerate() {
+                let b = e / 5;
+                assert_eq!(r[..3], [e as i32, b as i32, (b % 2) as i32]);
+                if full {
+                    // a chain: neighbours in a block differ in colour
+                    assert!((0..2).contains(&r[3]), "{r:?}");
+                } else {
+                    assert_eq!(r[3], -1);
+                }
+            }
+        }
     }
 
     #[test]

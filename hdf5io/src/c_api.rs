@@ -9,7 +9,9 @@
 //! error under the OP2 call's name.
 
 use crate::c_guard::{arg, fail, Res};
-use crate::c_util::{c_string, dat_list, dat_type, decl_set, io, name_of, non_negative, set_size};
+use crate::c_util::{
+    c_string, dat_list, dat_type, decl_set, io, name_of, non_negative, reading, set_size,
+};
 use crate::layout::elem_of;
 use crate::op2_c::{self as ffi, op_dat, op_map, op_set};
 use crate::{ElemType, H5File, MapData, Mode, RowDist};
@@ -134,7 +136,10 @@ pub unsafe fn decl_map_hdf5<C: Ctx>(
     let c = C::new(&object)?;
     let f = c.open(&file, Mode::Read, &object)?;
     let cname = c_string(&name, &object)?;
-    match f.read_map(&name, d, local, c.dist()).map_err(io(&object))? {
+    let progress = reading(&object, &file);
+    let read = f.read_map(&name, d, local, c.dist()).map_err(io(&object))?;
+    progress.done();
+    match read {
         None => {
             c.notice(&format!(
                 "op_decl_map_hdf5: map \"{name}\" not found in file \"{file}\" (no dataset \"{name}\"): returning NULL"
@@ -178,9 +183,11 @@ pub unsafe fn decl_dat_hdf5<C: Ctx>(
     let c = C::new(&object)?;
     let f = c.open(&file, Mode::Read, &object)?;
     let mut warn = |m: String| c.notice(&format!("op_decl_dat_hdf5: {m}"));
+    let progress = reading(&object, &file);
     let data = f
         .read_dat(&name, d, &ty, local, c.dist(), &mut warn)
         .map_err(io(&object))?;
+    progress.done();
     let Some(mut data) = data else {
         c.notice(&format!(
             "op_decl_dat_hdf5: dat \"{name}\" not found in file \"{file}\" (no dataset \"{name}\"): returning NULL"

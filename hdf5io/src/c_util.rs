@@ -9,6 +9,15 @@ use crate::types::ElemType;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 
 /// An op2-hdf5-io error as a failure concerning `object`.
+/// The progress lines of reading `what` from `file` (`OP_diags >= 2`,
+/// stderr a terminal).
+pub fn reading(what: &str, file: &str) -> op2_core::progress::Progress {
+    // SAFETY: OP_diags is an int every OP2 library defines, written only
+    // by op_init before any file is read; a plain read of it is sound.
+    let diags = unsafe { std::ptr::addr_of!(ffi::OP_diags).read_volatile() };
+    op2_core::progress::Progress::start(diags, || format!("reading {what} from {file}"))
+}
+
 pub fn io(object: &str) -> impl Fn(crate::Error) -> op2_core::Op2Error + '_ {
     move |e| fail(object, e.msg)
 }

@@ -102,6 +102,8 @@ extern "C" {
     /// Bring the host copy up to date when the device copy is newer
     /// (every OP2 library defines it; a no-op without a device).
     pub fn op_cuda_get_data(dat: op_dat);
+    /// OP2's diagnostics level (`op_init`'s argument).
+    pub static OP_diags: c_int;
     pub static OP_set_index: c_int;
     pub static OP_map_index: c_int;
     pub static OP_set_list: *mut op_set;

@@ -410,6 +410,8 @@ impl Runtime {
             DistKind::SingleNode => 0,
             DistKind::Mpi => usize::MAX,
         };
+        let snapshot = self.partition_snapshot(req)?;
+        let progress = self.partition_progress(req);
         let exec = self.exec.clone();
         let mut outcome = None;
         exec.install(work, &mut || {
@@ -417,10 +419,37 @@ impl Runtime {
         });
         let outcome =
             outcome.ok_or_else(|| Op2Error::internal(call, "the executor did not partition"))??;
+        progress.done();
+        if let Some(s) = snapshot {
+            self.partition_picture(s)?;
+        }
         for msg in outcome.messages {
             self.say(&format!("\n {msg}\n"));
         }
         self.mesh_moved(m, call, true)
+    }
+
+    /// The progress lines of partitioning (rank 0, `OP_diags >= 2`, stderr
+    /// a terminal).
+    fn partition_progress(&self, req: &PartitionRequest) -> crate::progress::Progress {
+        let diags = if self.dist.rank() == 0 {
+            self.config.diags
+        } else {
+            0
+        };
+        let set = req
+            .set
+            .or_else(|| req.coords.map(|d| self.dom.dat(d).set))
+            .map(|s| self.dom.set(s));
+        let nranks = self.dist.nranks();
+        crate::progress::Progress::start(diags, || match set {
+            Some(s) if nranks == 1 => format!("partitioning {} ({} elements)", s.name, s.size),
+            Some(s) => format!(
+                "partitioning {} ({} elements on rank 0) over {nranks} processes",
+                s.name, s.size
+            ),
+            None => format!("partitioning over {nranks} processes"),
+        })
     }
 
     /// `op_renumber`: reorder the sets connected to `map` for locality

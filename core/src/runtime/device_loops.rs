@@ -354,7 +354,12 @@ impl Runtime {
             copies,
             consts: &d.consts,
         };
-        match d.compiler.compile(&req) {
+        let progress = crate::progress::Progress::start(self.config.diags, || {
+            format!("compiling loop {} for the device", lp.name)
+        });
+        let compiled = d.compiler.compile(&req);
+        progress.done();
+        match compiled {
             Ok(k) => Ok(Some(k)),
             Err(why) => {
                 d.entries

@@ -17,6 +17,7 @@ pub mod data;
 pub mod device_loops;
 pub mod fallback;
 pub mod lifecycle;
+pub mod pictures;
 pub mod plans;
 pub mod prepared;
 mod residency;
@@ -91,6 +92,9 @@ pub struct Runtime {
     loops: CallCache<Arc<PreparedLoop>>,
     /// Plans of the loops the runtime runs, per key.
     plans: HashMap<PlanKey, Arc<Plan>>,
+    /// Loops whose plan colouring `OP2_RS_PLAN_VTK` wrote; `None` after a
+    /// failure (reported once, nothing more is tried).
+    plan_pictures: Option<std::collections::HashSet<String>>,
     /// Halo exchanges generated code started, finished before anything
     /// moves dat storage.
     in_flight: Vec<Box<dyn InFlight>>,
@@ -111,6 +115,7 @@ impl Runtime {
             say,
             loops: CallCache::default(),
             plans: HashMap::new(),
+            plan_pictures: Some(Default::default()),
             in_flight: Vec::new(),
             generation: 0,
         }

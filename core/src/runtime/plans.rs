@@ -338,7 +338,33 @@ impl Runtime {
             self.say(&describe(&plan));
         }
         m.plan_built(&key.name, secs);
+        self.picture_plan(&key.name, &plan);
         Ok(plan)
+    }
+
+    /// `OP2_RS_PLAN_VTK=DIR`: the first plan of each loop is written as
+    /// `DIR/<loop>.csv` (`<loop>.rank<r>.csv` on several processes); a
+    /// failure is one line on stderr, nothing more is tried, and the run
+    /// goes on.
+    fn picture_plan(&mut self, name: &str, plan: &Plan) {
+        let Some(dir) = std::env::var_os(PLAN_PICTURES).filter(|d| !d.is_empty()) else {
+            return;
+        };
+        let Some(written) = self.plan_pictures.as_mut() else {
+            return;
+        };
+        if !written.insert(name.to_string()) {
+            return;
+        }
+        let rank = (self.dist.nranks() > 1).then(|| self.dist.rank());
+        let path = std::path::Path::new(&dir).join(plan_csv_name(name, rank));
+        if let Err(e) = std::fs::write(&path, plan.colouring_csv()) {
+            self.plan_pictures = None;
+            eprintln!(
+                "op2-rs: {PLAN_PICTURES}: cannot write '{}': {e} (the run goes on)",
+                path.display()
+            );
+        }
     }
 
     /// OP2's `op_plan_check`: no two blocks (or elements of a block) of one
@@ -346,6 +372,28 @@ impl Runtime {
     pub fn check_plan(&self, key: &PlanKey, plan: &Plan) -> std::result::Result<(), String> {
         let line = self.config.cache_line_size.max(1) as usize;
         plan.check(&key.input(&self.dom, line, true))
+    }
+}
+
+/// The variable naming the directory of plan colourings.
+pub const PLAN_PICTURES: &str = "OP2_RS_PLAN_VTK";
+
+/// The file name of a loop's plan colouring (characters other than
+/// letters, digits, `-` and `_` become `_`).
+pub fn plan_csv_name(name: &str, rank: Option<usize>) -> String {
+    let stem: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    match rank {
+        Some(r) => format!("{stem}.rank{r}.csv"),
+        None => format!("{stem}.csv"),
     }
 }
 

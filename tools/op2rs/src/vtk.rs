@@ -3,6 +3,7 @@
 use crate::cells::{resolve, Grid};
 use crate::mesh::{parse_bindings, Mesh};
 use crate::{GridArgs, SetArgs};
+use op2_core::vtk::{token, write_cells as write_conn, write_header, write_int_array};
 use op2_hdf5_io::ElemType;
 use std::io::{BufWriter, Write};
 
@@ -27,21 +28,8 @@ pub fn value(e: ElemType, v: f64) -> String {
     match e {
         ElemType::Int | ElemType::Long | ElemType::LongLong => format!("{}", v as i64),
         ElemType::Float => format!("{:e}", v as f32),
-        ElemType::Double => {
-            if v.fract() == 0.0 && v.abs() < 1e15 {
-                format!("{}", v as i64)
-            } else {
-                format!("{v:e}")
-            }
-        }
+        ElemType::Double => op2_core::vtk::double(v),
     }
-}
-
-/// An array name VTK reads as one token.
-fn token(name: &str) -> String {
-    name.chars()
-        .map(|c| if c.is_whitespace() { '_' } else { c })
-        .collect()
 }
 
 pub fn io(path: &str) -> impl Fn(std::io::Error) -> String + '_ {
@@ -65,20 +53,7 @@ fn write_points(w: &mut impl Write, g: &Grid<'_>) -> std::io::Result<()> {
 }
 
 fn write_cells(w: &mut impl Write, g: &Grid<'_>) -> std::io::Result<()> {
-    let (n, dim) = (g.ncells(), g.map.dim);
-    writeln!(w, "CELLS {n} {}", n * (dim + 1))?;
-    for row in g.map.values.chunks(dim.max(1)) {
-        write!(w, "{dim}")?;
-        for v in row {
-            write!(w, " {v}")?;
-        }
-        writeln!(w)?;
-    }
-    writeln!(w, "CELL_TYPES {n}")?;
-    for _ in 0..n {
-        writeln!(w, "{}", g.cell_type.vtk)?;
-    }
-    Ok(())
+    write_conn(w, &g.map.values, g.map.dim, g.cell_type.vtk)
 }
 
 fn write_fields(
@@ -114,10 +89,7 @@ fn write_fields(
         }
     }
     for e in extra {
-        writeln!(w, "{} 1 {n} int", token(e.name))?;
-        for v in e.values {
-            writeln!(w, "{v}")?;
-        }
+        write_int_array(w, e.name, e.values)?;
     }
     Ok(())
 }
@@ -131,11 +103,7 @@ pub fn write(path: &str, title: &str, g: &Grid<'_>, extra: &[IntField<'_>]) -> R
     let file = std::fs::File::create(path).map_err(io(path))?;
     let mut w = BufWriter::new(file);
     let body = |w: &mut BufWriter<std::fs::File>| -> std::io::Result<()> {
-        writeln!(w, "# vtk DataFile Version 3.0")?;
-        let title: String = title.chars().filter(|&c| c != '\n').take(255).collect();
-        writeln!(w, "{title}")?;
-        writeln!(w, "ASCII")?;
-        writeln!(w, "DATASET UNSTRUCTURED_GRID")?;
+        write_header(w, title)?;
         write_points(w, g)?;
         write_cells(w, g)?;
         write_fields(w, g, true, extra)?;
