@@ -1,6 +1,6 @@
 /*
  * pictures.c -- a program that knows nothing of OP2_RS_PARTITION_VTK or
- * OP2_RS_PLAN_VTK: a NX x NY quad grid (nodes with 2-D coordinates, cells
+ * OP2_RS_PLAN_CSV: a NX x NY quad grid (nodes with 2-D coordinates, cells
  * with a cell -> node map), op_partition, then an indirect increment loop
  * ("spread", cells -> nodes through pcell: a coloured plan) and a direct
  * loop ("scale", nodes).  Built against libop2_seq/libop2_openmp, and with

@@ -1,5 +1,5 @@
 //! Pictures of a running, unchanged program (tests/c/pictures.c, a 30 x 20
-//! quad grid): `OP2_RS_PLAN_VTK=DIR` writes each loop's plan colouring as
+//! quad grid): `OP2_RS_PLAN_CSV=DIR` writes each loop's plan colouring as
 //! `DIR/<loop>.csv`, `OP2_RS_PARTITION_VTK=FILE.vtk` the partition
 //! `op_partition` made as a legacy VTK grid with cell data `rank`. The
 //! files are read back here independently (plain text parsing) and checked
@@ -116,7 +116,7 @@ fn plan_colourings_are_complete_consistent_and_stable() {
             &exe,
             &["cells", "OP_PART_SIZE=32"],
             &dir,
-            &[("OP2_RS_PLAN_VTK", "."), ("OMP_NUM_THREADS", threads)],
+            &[("OP2_RS_PLAN_CSV", "."), ("OMP_NUM_THREADS", threads)],
         );
         ok(&r);
         let rows = read_csv(&dir.join("spread.csv"));
@@ -155,7 +155,7 @@ fn generated_code_plans_carry_thread_colours() {
             &exe,
             &["--cells=3000", "--iters=2", "--out=q.bin"],
             &dir,
-            &[("OP2_RS_PLAN_VTK", "."), ("OMP_NUM_THREADS", threads)],
+            &[("OP2_RS_PLAN_CSV", "."), ("OMP_NUM_THREADS", threads)],
         );
         assert_eq!(r.status, Some(0), "{}{}", r.stdout, r.stderr);
         let rows = read_csv(&dir.join("res_calc.csv"));
@@ -287,7 +287,7 @@ fn unwritable_paths_are_one_line_each_and_the_run_goes_on() {
         &program("op2_openmp"),
         &["cells"],
         &dir,
-        &[("OP2_RS_PARTITION_VTK", &part), ("OP2_RS_PLAN_VTK", bad)],
+        &[("OP2_RS_PARTITION_VTK", &part), ("OP2_RS_PLAN_CSV", bad)],
     );
     ok(&r);
     let lines: Vec<&str> = r.stderr.lines().collect();
@@ -299,7 +299,7 @@ fn unwritable_paths_are_one_line_each_and_the_run_goes_on() {
     assert!(part_lines[0].contains(&part), "{}", part_lines[0]);
     let plan_lines: Vec<_> = lines
         .iter()
-        .filter(|l| l.contains("OP2_RS_PLAN_VTK"))
+        .filter(|l| l.contains("OP2_RS_PLAN_CSV"))
         .collect();
     assert_eq!(
         plan_lines.len(),
@@ -398,7 +398,7 @@ fn partition_picture_on_two_ranks() {
             .current_dir(&dir)
             .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
             .env("OP2_RS_PARTITION_VTK", "part.vtk")
-            .env("OP2_RS_PLAN_VTK", ".")
+            .env("OP2_RS_PLAN_CSV", ".")
             .output()
             .expect("run mpirun");
         let r = Run {

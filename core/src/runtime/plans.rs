@@ -342,7 +342,7 @@ impl Runtime {
         Ok(plan)
     }
 
-    /// `OP2_RS_PLAN_VTK=DIR`: the first plan of each loop is written as
+    /// `OP2_RS_PLAN_CSV=DIR`: the first plan of each loop is written as
     /// `DIR/<loop>.csv` (`<loop>.rank<r>.csv` on several processes); a
     /// failure is one line on stderr, nothing more is tried, and the run
     /// goes on.
@@ -376,7 +376,7 @@ impl Runtime {
 }
 
 /// The variable naming the directory of plan colourings.
-pub const PLAN_PICTURES: &str = "OP2_RS_PLAN_VTK";
+pub const PLAN_PICTURES: &str = "OP2_RS_PLAN_CSV";
 
 /// The file name of a loop's plan colouring (characters other than
 /// letters, digits, `-` and `_` become `_`).
