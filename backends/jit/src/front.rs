@@ -300,6 +300,22 @@ pub fn used_consts(src: &str, consts: &[ConstDecl]) -> Result<Vec<cg::Const>, St
         .collect()
 }
 
+/// Whether a function defined in `file` can be one the kernel's
+/// translation unit calls: a header (the program includes it), or the
+/// call site's own source file. A function of the same name in another
+/// source file beside it (another program's) cannot.
+fn visible_to(file: &std::path::Path, call_site: Option<&str>) -> bool {
+    let header = file
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e, "h" | "hh" | "hpp" | "hxx" | "inc" | "inl" | "cuh"));
+    let same = |c: &str| {
+        let canon = |p: &std::path::Path| std::fs::canonicalize(p).ok();
+        canon(file).is_some() && canon(file) == canon(std::path::Path::new(c))
+    };
+    header || call_site.is_some_and(same)
+}
+
 /// The `f` of a compiler message "use of undeclared identifier 'f'"
 /// (clang, OpenCL compilers built on it) or `identifier "f" is undefined`
 /// (NVRTC).
@@ -347,7 +363,8 @@ impl Front {
                 })
                 .and_then(|n| {
                     let dirs = self.search_dirs(&n, r.kernel.file.as_deref());
-                    cg::find_kernel(&n, &dirs).ok().map(|h| (n, h))
+                    let h = cg::find_kernel(&n, &dirs).ok()?;
+                    visible_to(&h.file, r.kernel.file.as_deref()).then_some((n, h))
                 });
             let Some((name, h)) = helper else {
                 return Err(e);
@@ -441,4 +458,38 @@ pub fn inds_of(g: &Generated, maps: &[MapId], specs: &[op2_core::arg::ArgSpec]) 
             _ => -1,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn helpers_come_from_headers_or_the_call_site_only() {
+        let dir = std::env::temp_dir().join(format!("op2-jit-visible-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (main, other) = (dir.join("main.c"), dir.join("other.c"));
+        std::fs::write(&main, "").unwrap();
+        std::fs::write(&other, "").unwrap();
+        let m = main.to_str().unwrap();
+        assert!(visible_to(Path::new("/nowhere/kernels.h"), None));
+        assert!(visible_to(&main, Some(m)));
+        assert!(!visible_to(&other, Some(m)));
+        assert!(!visible_to(&other, None));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn undeclared_names_in_clang_and_nvrtc_wording() {
+        assert_eq!(
+            undeclared("error: use of undeclared identifier 'maxfun'").as_deref(),
+            Some("maxfun")
+        );
+        assert_eq!(
+            undeclared("error: identifier \"maxfun\" is undefined").as_deref(),
+            Some("maxfun")
+        );
+        assert_eq!(undeclared("error: expected ';'"), None);
+    }
 }
