@@ -309,11 +309,11 @@ fn visible_to(file: &std::path::Path, call_site: Option<&str>) -> bool {
         .extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| matches!(e, "h" | "hh" | "hpp" | "hxx" | "inc" | "inl" | "cuh"));
-    let same = |c: &str| {
-        let canon = |p: &std::path::Path| std::fs::canonicalize(p).ok();
-        canon(file).is_some() && canon(file) == canon(std::path::Path::new(c))
-    };
-    header || call_site.is_some_and(same)
+    header
+        || call_site.is_some_and(|c| {
+            let f = std::fs::canonicalize(file).ok();
+            f.is_some() && f == std::fs::canonicalize(c).ok()
+        })
 }
 
 /// The `f` of a compiler message "use of undeclared identifier 'f'"

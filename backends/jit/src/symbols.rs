@@ -40,12 +40,7 @@ fn names_in(data: &[u8], exe: &Path, maps: &str) -> Names {
             continue;
         }
         let Ok(name) = sym.name() else { continue };
-        let ident = name
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if ident {
+        if op2_codegen::desc::is_ident(name) {
             let at = (sym.address().wrapping_add(bias)) as usize;
             out.entry(at).or_insert_with(|| name.to_string());
         }

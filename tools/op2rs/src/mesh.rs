@@ -96,20 +96,32 @@ pub fn is_int(e: ElemType) -> bool {
     matches!(e, ElemType::Int | ElemType::Long | ElemType::LongLong)
 }
 
+/// The smallest and largest value of each of `dim` columns of `data`
+/// (rows of `dim` values), starting from `ext`.
+fn column_bounds<T: Copy>(
+    data: &[T],
+    dim: usize,
+    ext: (T, T),
+    lo: fn(T, T) -> T,
+    hi: fn(T, T) -> T,
+) -> Vec<(T, T)> {
+    let mut mm = vec![ext; dim];
+    for row in data.chunks(dim) {
+        for (m, &v) in mm.iter_mut().zip(row) {
+            *m = (lo(m.0, v), hi(m.1, v));
+        }
+    }
+    mm
+}
+
 impl Dat {
     /// Minimum and maximum of each component of an integer dat, exact.
     pub fn int_min_max(&self) -> Option<Vec<(i64, i64)>> {
         if self.ints.is_empty() || self.dim == 0 {
             return None;
         }
-        let mut mm = vec![(i64::MAX, i64::MIN); self.dim];
-        for row in self.ints.chunks(self.dim) {
-            for (m, &v) in mm.iter_mut().zip(row) {
-                m.0 = m.0.min(v);
-                m.1 = m.1.max(v);
-            }
-        }
-        Some(mm)
+        let ext = (i64::MAX, i64::MIN);
+        Some(column_bounds(&self.ints, self.dim, ext, i64::min, i64::max))
     }
 
     /// Minimum and maximum of each component (`None` for an empty dat).
@@ -117,14 +129,14 @@ impl Dat {
         if self.rows == 0 || self.dim == 0 {
             return None;
         }
-        let mut mm = vec![(f64::INFINITY, f64::NEG_INFINITY); self.dim];
-        for row in self.values.chunks(self.dim) {
-            for (m, &v) in mm.iter_mut().zip(row) {
-                m.0 = m.0.min(v);
-                m.1 = m.1.max(v);
-            }
-        }
-        Some(mm)
+        let ext = (f64::INFINITY, f64::NEG_INFINITY);
+        Some(column_bounds(
+            &self.values,
+            self.dim,
+            ext,
+            f64::min,
+            f64::max,
+        ))
     }
 }
 
