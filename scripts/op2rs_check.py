@@ -8,7 +8,14 @@ size = bytes per element, dim, type; constants: [dim] with dim/type), runs
 reads every VTK file back with meshio and checks points, cells and data against the arrays h5py reads from
 the same HDF5 file. Exits 1 on any mismatch.
 
+A second mode reads back what the library itself writes from a running
+program (tests/c/pictures.c, a 30 x 20 quad grid with nodes at (i, j/2),
+run by op2rs_check.sh with OP2_RS_PLAN_VTK, OP2_RS_PLAN_CSV and
+OP2_RS_PARTITION_VTK): every VTK file opens in meshio with the program's
+nodes and cells, and the plan's cell data equal the CSV's columns.
+
 usage: python op2rs_check.py OP2RS_BINARY WORK_DIR
+       python op2rs_check.py --pictures DIR
 """
 
 import subprocess
@@ -194,7 +201,51 @@ def check_partition(binary, h5, work, ranks, partitioner, ext):
               f"{vtk}: rank = OP2's block distribution")
 
 
+def pictures_grid(nx=30, ny=20):
+    """The nodes and cells tests/c/pictures.c declares."""
+    nodes = np.array([[i % (nx + 1), 0.5 * (i // (nx + 1)), 0.0]
+                      for i in range((nx + 1) * (ny + 1))])
+    cells = []
+    for c in range(nx * ny):
+        a = (c // nx) * (nx + 1) + c % nx
+        cells.append([a, a + 1, a + nx + 2, a + nx + 1])
+    return nodes, np.array(cells)
+
+
+def check_pictures(d):
+    nodes, quads = pictures_grid()
+    print("library pictures (tests/c/pictures.c)")
+    for loop, kind, conn in (("spread", "quad", quads),
+                             ("scale", "vertex", np.arange(len(nodes)).reshape(-1, 1))):
+        m = meshio.read(f"{d}/{loop}.vtk")
+        check(np.array_equal(m.points, nodes), f"{loop}.vtk: points are the program's nodes")
+        check(len(m.cells) == 1 and m.cells[0].type == kind, f"{loop}.vtk: {kind} cells")
+        check(np.array_equal(m.cells[0].data, conn), f"{loop}.vtk: connectivity as declared")
+        csv = np.loadtxt(f"{d}/{loop}.csv", delimiter=",", skiprows=1, dtype=np.int64)
+        check(np.array_equal(csv[:, 0], np.arange(len(conn))), f"{loop}.csv: every element once")
+        for k, name in enumerate(("block", "block_colour", "thread_colour")):
+            got = m.cell_data[name][0]
+            check(np.array_equal(got, csv[:, k + 1]), f"{loop}.vtk: {name} as in {loop}.csv")
+    m = meshio.read(f"{d}/part.vtk")
+    check(np.array_equal(m.points, nodes) and np.array_equal(m.cells[0].data, quads),
+          "part.vtk: the program's quads")
+    check(np.all(m.cell_data["rank"][0] == 0), "part.vtk: one process, rank 0 everywhere")
+
+
+def finish():
+    if FAILURES:
+        print(f"op2rs_check: {len(FAILURES)} mismatch(es):")
+        for f in FAILURES:
+            print(f"  {f}")
+        sys.exit(1)
+
+
 def main():
+    if sys.argv[1] == "--pictures":
+        check_pictures(sys.argv[2])
+        finish()
+        print("op2rs_check: the library's VTK files read back as the program declared")
+        return
     binary, work = sys.argv[1], sys.argv[2]
     rng = np.random.default_rng(25)
     quad, hexa = f"{work}/quad.h5", f"{work}/hex.h5"
@@ -238,11 +289,7 @@ def main():
         check_partition(binary, quad, work, 3, name, "vtk")
     check_partition(binary, quad, work, 4, "block", "vtu")
 
-    if FAILURES:
-        print(f"op2rs_check: {len(FAILURES)} mismatch(es):")
-        for f in FAILURES:
-            print(f"  {f}")
-        sys.exit(1)
+    finish()
     print("op2rs_check: every VTK file reads back as the HDF5 file holds")
 
 

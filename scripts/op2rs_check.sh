@@ -5,7 +5,9 @@
 # it), writes OP2-layout HDF5 meshes with h5py, runs `op2rs vtk` and
 # `op2rs partition` on them and reads every VTK file back with meshio,
 # checking points, cells and data against what h5py reads from the same
-# HDF5 file (scripts/op2rs_check.py). Exit status 1 on any mismatch.
+# HDF5 file (scripts/op2rs_check.py); then runs tests/c/pictures.c on
+# libop2_openmp with OP2_RS_PLAN_VTK/OP2_RS_PLAN_CSV/OP2_RS_PARTITION_VTK and
+# reads the library's files back the same way. Exit status 1 on any mismatch.
 #
 # Run from anywhere: scripts/op2rs_check.sh. Needs python3 and HDF5: Debian's
 # libhdf5-dev (scripts/install_prereqs.sh) and python3-venv are installed
@@ -54,3 +56,14 @@ fi
 work="$(mktemp -d "${TMPDIR:-/tmp}/op2rs_check.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 "$venv/bin/python" scripts/op2rs_check.py "$bin" "$work"
+
+# What the library writes from a running program: tests/c/pictures.c on
+# libop2_openmp (it builds plans) with the plan and partition pictures asked for.
+echo "op2rs_check: cargo build --release -p libop2-openmp; tests/c/pictures.c"
+cargo build --release -p libop2-openmp
+cc -std=c99 -O2 -Wall -Iinclude tests/c/pictures.c "$target/release/libop2_openmp.a" \
+    -lpthread -ldl -lm -o "$work/pictures"
+mkdir "$work/pics"
+(cd "$work/pics" && OP2_RS_PLAN_VTK=. OP2_RS_PLAN_CSV=. OP2_RS_PARTITION_VTK=part.vtk \
+    "$work/pictures" cells >/dev/null)
+"$venv/bin/python" scripts/op2rs_check.py --pictures "$work/pics"

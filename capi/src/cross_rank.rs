@@ -126,7 +126,7 @@ pub unsafe extern "C" fn op_compute_moment_across_times(
 ) {
     c_api!("op_compute_moment_across_times", {
         // SAFETY: the caller passes `n` readable doubles at `times` (OP2's contract).
-        let ts = unsafe { crate::args::slice(n, times) };
+        let ts = unsafe { crate::state::slice(n, times) };
         let mut v = [0.0, 0.0, 0.0];
         for t in ts.iter().filter(|t| !ignore_zeros || **t != 0.0) {
             v[0] += t;

@@ -72,6 +72,7 @@ pub(crate) fn init(
         // SAFETY: plain int global on the API thread.
         unsafe { globals::set(addr_of_mut!(globals::OP_hybrid_gpu), 1) };
     }
+    crate::profile::at_init();
     *life = Life::Running(Box::new(State {
         rt,
         h: Default::default(),
@@ -172,6 +173,9 @@ pub extern "C" fn set_maps_base(base: c_int) {
 /// state is dropped (every set, map, dat and plan freed); the distribution
 /// releases its communicator (MPI is finalised if op_init initialised it).
 fn exit() -> Result<()> {
+    if matches!(*lock_state(), Life::Running(_)) {
+        crate::profile::at_exit().map_err(|e| e.context("op_exit"))?;
+    }
     let mut life = lock_state();
     let st = match std::mem::replace(&mut *life, Life::Exited) {
         Life::Running(st) => st,

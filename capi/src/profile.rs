@@ -5,14 +5,77 @@
 //! collective: every rank sends its tree in the binary encoding of
 //! `op2_core::profile::wire` and the root prints or writes the merged tree
 //! (see `cross_rank::merged_profile`).
+//!
+//! With `OP_PROFILE_JSON_OUTPUT` set, a program that never calls the
+//! profiler still gets the file: `op_init` opens the root and records loops
+//! ([`at_init`]), `op_exit` writes the file unless `op_profile_output`
+//! already did ([`at_exit`]).
 
 use crate::boundary::{c_api, exports};
 use op2_core::profile::Profiler;
 use parking_lot::Mutex;
 use std::os::raw::c_char;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 static PROFILER: Mutex<Option<Profiler>> = Mutex::new(None);
+
+/// The variable naming the JSON profile file (OP2's).
+const JSON_OUTPUT: &str = "OP_PROFILE_JSON_OUTPUT";
+
+/// Whether `op_profile_output` wrote the file `OP_PROFILE_JSON_OUTPUT`
+/// names during this run (then `op_exit` does not write it again).
+static JSON_WRITTEN: AtomicBool = AtomicBool::new(false);
+
+fn json_output() -> Option<String> {
+    std::env::var(JSON_OUTPUT).ok().filter(|f| !f.is_empty())
+}
+
+/// At `op_init`: with `OP_PROFILE_JSON_OUTPUT` set, the profile's root is
+/// opened now (named after the program; a later `op_profile_start`
+/// replaces it with the program's own) and, unless `OP_PROFILE_LEVEL` is set, loops are recorded
+/// (level 2), so that a program that never calls the profiler still gets
+/// its loops in the file `op_exit` writes.
+pub(crate) fn at_init() {
+    if json_output().is_none() {
+        return;
+    }
+    JSON_WRITTEN.store(false, Ordering::Relaxed);
+    let program = std::env::args_os()
+        .next()
+        .and_then(|a| {
+            std::path::Path::new(&a)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "op2".to_string());
+    let keep_level = std::env::var_os("OP_PROFILE_LEVEL").is_some();
+    with(|p| p.start_implicit(&program, keep_level, Instant::now()));
+}
+
+/// At `op_exit` (collective under MPI): the file `OP_PROFILE_JSON_OUTPUT`
+/// names, unless `op_profile_output` already wrote it; the profile is
+/// ended first.
+pub(crate) fn at_exit() -> op2_core::Result<()> {
+    let Some(file) = json_output() else {
+        return Ok(());
+    };
+    if JSON_WRITTEN.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    let (local, level) = with(|p| {
+        if p.is_started() {
+            p.end(Instant::now());
+        }
+        (p.encode(), p.level())
+    });
+    if let Some(merged) = crate::cross_rank::merged_profile(local, level)? {
+        if let Some(j) = merged.output_json() {
+            write_json(&file, &j);
+        }
+    }
+    Ok(())
+}
 
 fn with<R>(f: impl FnOnce(&mut Profiler) -> R) -> R {
     let mut g = PROFILER.lock();
@@ -68,12 +131,12 @@ pub extern "C" fn op_profile_output() {
         let (local, level) = with(|p| (p.encode(), p.level()));
         if let Some(merged) = crate::cross_rank::merged_profile(local, level)? {
             crate::printf::cout(&merged.output());
-            if let (Ok(file), Some(j)) = (
-                std::env::var("OP_PROFILE_JSON_OUTPUT"),
-                merged.output_json(),
-            ) {
+            if let (Some(file), Some(j)) = (json_output(), merged.output_json()) {
                 write_json(&file, &j);
             }
+        }
+        if json_output().is_some() {
+            JSON_WRITTEN.store(true, Ordering::Relaxed);
         }
         Ok(())
     })

@@ -139,3 +139,16 @@ impl State {
         op2_core::error::obj("dat", &self.rt.dat(id).name)
     }
 }
+
+/// The `n` values at `p` as a slice (NULL or a non-positive count: empty).
+///
+/// # Safety
+/// `p` is NULL or holds `n` values that outlive the slice.
+pub(crate) unsafe fn slice<'a, T>(n: c_int, p: *const T) -> &'a [T] {
+    if n <= 0 || p.is_null() {
+        &[]
+    } else {
+        // SAFETY: the caller's contract.
+        unsafe { std::slice::from_raw_parts(p, n as usize) }
+    }
+}

@@ -729,12 +729,21 @@ impl Plan {
     /// The plan's colouring as CSV, one line per executed element in
     /// element order (`element,block,block_colour,thread_colour`; thread
     /// colour -1 when the plan has no element colours): what
-    /// `OP2_RS_PLAN_VTK` writes so a mesh can be coloured by it.
+    /// `OP2_RS_PLAN_CSV` writes so a mesh can be coloured by it.
     pub fn colouring_csv(&self) -> String {
         use std::fmt::Write;
+        let mut out = String::from("element,block,block_colour,thread_colour\n");
+        for (el, [b, bc, t]) in self.colouring().iter().enumerate() {
+            let _ = writeln!(out, "{el},{b},{bc},{t}");
+        }
+        out
+    }
+
+    /// Per element (`0..exec_length`): its block, the block's colour and
+    /// its thread colour (-1 where the plan has none).
+    pub fn colouring(&self) -> Vec<[i32; 3]> {
         let n = self.exec_length;
-        let mut thread = vec![-1i32; n];
-        let mut block = vec![(-1i32, -1i32); n];
+        let mut out = vec![[-1i32; 3]; n];
         for b in 0..self.nblocks {
             let s = self.offset[b] as usize;
             for pos in s..s + self.nelems[b] as usize {
@@ -743,14 +752,10 @@ impl Plan {
                     None => pos,
                 };
                 if el < n {
-                    block[el] = (b as i32, self.blk_col[b]);
-                    thread[el] = self.thrcol.get(pos).copied().unwrap_or(-1);
+                    let t = self.thrcol.get(pos).copied().unwrap_or(-1);
+                    out[el] = [b as i32, self.blk_col[b], t];
                 }
             }
-        }
-        let mut out = String::from("element,block,block_colour,thread_colour\n");
-        for (el, ((b, bc), t)) in block.iter().zip(&thread).enumerate() {
-            let _ = writeln!(out, "{el},{b},{bc},{t}");
         }
         out
     }

@@ -956,8 +956,19 @@ fn profile_csv_and_moments_combine_every_rank() {
         if np > 1 {
             let only1 = only1.expect("rank 1's own section in the merged tree");
             assert_eq!((only1.num_ranks, only1.clock.n), (1, 1));
+            // each rank's own total: only rank 1 has time in its section
+            let zero = std::time::Duration::ZERO;
+            let r = &only1.rank_totals;
+            assert!(
+                r.len() == np && r[0] == zero && r[1] > zero && r[2] == zero,
+                "{r:?}"
+            );
+            assert_eq!(everyone.rank_totals.len(), np);
+            let sum: std::time::Duration = everyone.rank_totals.iter().sum();
+            assert_eq!(sum, everyone.clock.total, "the ranks' totals add up");
         } else {
             assert!(only1.is_none());
+            assert!(tree.rank_totals.is_empty(), "one process: OP2's layout");
         }
         // the text report is printed once, by the root
         assert_eq!(stdout.matches("everyone").count(), 1, "np {np}:\n{stdout}");
@@ -995,6 +1006,14 @@ fn profile_node(value: &serde_json::Value) -> op2_core::profile::Node {
             max: nanos("max"),
         },
         num_ranks: int(&value["num_ranks"], "num_ranks"),
+        rank_totals: value["rank_totals"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|t| std::time::Duration::from_nanos(int(t, "rank_totals")))
+                    .collect()
+            })
+            .unwrap_or_default(),
         children: children.iter().map(profile_node).collect(),
     }
 }

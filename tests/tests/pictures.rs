@@ -1,7 +1,9 @@
 //! Pictures of a running, unchanged program (tests/c/pictures.c, a 30 x 20
 //! quad grid): `OP2_RS_PLAN_CSV=DIR` writes each loop's plan colouring as
-//! `DIR/<loop>.csv`, `OP2_RS_PARTITION_VTK=FILE.vtk` the partition
-//! `op_partition` made as a legacy VTK grid with cell data `rank`. The
+//! `DIR/<loop>.csv` (`OP2_RS_PLAN_VTK=DIR`: as `DIR/<loop>.vtk` on the
+//! program's coordinates), `OP2_RS_PARTITION_VTK=FILE.vtk` the partition
+//! `op_partition` made as a legacy VTK grid with cell data `rank`, and
+//! `OP_PROFILE_JSON_OUTPUT` alone the JSON profile at op_exit. The
 //! files are read back here independently (plain text parsing) and checked
 //! against the mesh the program declares; a path that cannot be written is
 //! one line on stderr and the run finishes normally. Generated OpenMP code
@@ -178,7 +180,16 @@ struct Vtk {
     points: Vec<[f64; 3]>,
     cells: Vec<Vec<usize>>,
     types: Vec<u8>,
-    rank: Vec<i32>,
+    /// The integer cell data arrays by name.
+    fields: BTreeMap<String, Vec<i32>>,
+}
+
+impl Vtk {
+    fn field(&self, name: &str) -> &[i32] {
+        self.fields
+            .get(name)
+            .unwrap_or_else(|| panic!("no cell data {name}: {:?}", self.fields.keys()))
+    }
 }
 
 fn read_vtk(path: &Path) -> Vtk {
@@ -221,17 +232,33 @@ fn read_vtk(path: &Path) -> Vtk {
         .collect();
     let d = at("CELL_DATA ");
     assert_eq!(count(d), cells.len());
-    let r = at("rank 1 ");
-    assert_eq!(lines[r], format!("rank 1 {} int", cells.len()));
-    let rank = lines[r + 1..r + 1 + cells.len()]
-        .iter()
-        .map(|l| l.parse().unwrap())
-        .collect();
+    let nfields: usize = lines[d + 1]
+        .strip_prefix("FIELD FieldData ")
+        .unwrap_or_else(|| panic!("no FIELD line after CELL_DATA: {}", lines[d + 1]))
+        .parse()
+        .unwrap();
+    let mut fields = BTreeMap::new();
+    let mut at_line = d + 2;
+    for _ in 0..nfields {
+        let head: Vec<&str> = lines[at_line].split_whitespace().collect();
+        assert_eq!(
+            head[1..],
+            ["1", &cells.len().to_string(), "int"],
+            "{}",
+            lines[at_line]
+        );
+        let values = lines[at_line + 1..at_line + 1 + cells.len()]
+            .iter()
+            .map(|l| l.parse().unwrap())
+            .collect();
+        fields.insert(head[0].to_string(), values);
+        at_line += 1 + cells.len();
+    }
     Vtk {
         points,
         cells,
         types,
-        rank,
+        fields,
     }
 }
 
@@ -274,7 +301,10 @@ fn partition_picture_on_one_process() {
         ok(&r);
         let v = read_vtk(&dir.join("part.vtk"));
         check_grid(&v, what != "points");
-        assert!(v.rank.iter().all(|&r| r == 0), "one process: rank 0");
+        assert!(
+            v.field("rank").iter().all(|&r| r == 0),
+            "one process: rank 0"
+        );
     }
 }
 
@@ -308,6 +338,161 @@ fn unwritable_paths_are_one_line_each_and_the_run_goes_on() {
         r.stderr
     );
     assert!(plan_lines[0].contains(bad), "{}", plan_lines[0]);
+}
+
+/// `OP2_RS_PLAN_VTK=DIR`: each loop's plan as a VTK grid on the program's
+/// own coordinates (p_x, found without being named): spread (cells) as
+/// quads of the declared nodes, scale (nodes) as vertices, the cell data
+/// `block`, `block_colour`, `thread_colour` equal to the CSV's columns.
+/// `OP2_RS_PLAN_COORDS` picks another dat; a name that is not declared is
+/// one line per loop and the run goes on.
+#[test]
+fn plan_vtk_pictures_sit_on_the_mesh_and_match_the_csv() {
+    let exe = program("op2_openmp");
+    let dir = scratch("plan-vtk");
+    let r = run_in(
+        &exe,
+        &["cells", "OP_PART_SIZE=32"],
+        &dir,
+        &[("OP2_RS_PLAN_CSV", "."), ("OP2_RS_PLAN_VTK", ".")],
+    );
+    ok(&r);
+    for (lp, cells) in [("spread", true), ("scale", false)] {
+        let v = read_vtk(&dir.join(format!("{lp}.vtk")));
+        check_grid(&v, cells);
+        let rows = read_csv(&dir.join(format!("{lp}.csv")));
+        for (k, name) in ["block", "block_colour", "thread_colour"]
+            .iter()
+            .enumerate()
+        {
+            let want: Vec<i32> = rows.iter().map(|r| r[k + 1] as i32).collect();
+            assert_eq!(v.field(name), want.as_slice(), "{lp}: {name}");
+        }
+    }
+    let title = std::fs::read_to_string(dir.join("spread.vtk")).unwrap();
+    assert!(
+        title
+            .lines()
+            .nth(1)
+            .unwrap()
+            .contains("coordinates 'p_x', cells: map 'pcell'"),
+        "{title}"
+    );
+
+    let dir = scratch("plan-vtk-coords");
+    let r = run_in(
+        &exe,
+        &["cells"],
+        &dir,
+        &[("OP2_RS_PLAN_VTK", "."), ("OP2_RS_PLAN_COORDS", "p_w")],
+    );
+    ok(&r);
+    let v = read_vtk(&dir.join("spread.vtk"));
+    assert_eq!((v.points.len(), v.cells.len()), (NN, NC));
+    let r = run_in(
+        &exe,
+        &["cells"],
+        &dir,
+        &[("OP2_RS_PLAN_VTK", "."), ("OP2_RS_PLAN_COORDS", "nope")],
+    );
+    ok(&r);
+    let lines: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.contains("OP2_RS_PLAN_VTK"))
+        .collect();
+    assert_eq!(lines.len(), 2, "one line per loop: {}", r.stderr);
+    assert!(
+        lines[0].starts_with("op2-rs: OP2_RS_PLAN_VTK: loop spread: OP2_RS_PLAN_COORDS names dat 'nope', which is not declared; './spread.vtk' not written (the run goes on)"),
+        "{}",
+        lines[0]
+    );
+}
+
+/// `OP_PROFILE_JSON_OUTPUT` alone: a program that never calls the profiler
+/// gets the file at op_exit, its root named after the program, its loops
+/// recorded (level 2 unless OP_PROFILE_LEVEL says otherwise).
+#[test]
+fn json_profile_at_exit_without_profiler_calls() {
+    let exe = program("op2_seq");
+    let dir = scratch("json-exit");
+    let r = run_in(
+        &exe,
+        &["cells"],
+        &dir,
+        &[("OP_PROFILE_JSON_OUTPUT", "p.json")],
+    );
+    ok(&r);
+    assert_eq!(
+        r.stdout.matches("Writing timing JSON to: p.json").count(),
+        1,
+        "{}",
+        r.stdout
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("p.json")).unwrap()).unwrap();
+    let exe_name = exe.file_name().unwrap().to_string_lossy().into_owned();
+    assert_eq!(json["name"], exe_name.as_str());
+    assert_eq!(json["num_ranks"], 1);
+    assert!(json.get("rank_totals").is_none(), "{json}");
+    let kernels: Vec<(String, u64)> = json["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["type"] == 1)
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap().to_string(),
+                c["clock"]["n"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let names: Vec<&str> = kernels
+        .iter()
+        .map(|k| k.0.split('/').next().unwrap())
+        .collect();
+    assert_eq!(names, ["spread", "scale"], "{json}");
+    assert!(kernels.iter().all(|k| k.1 == 1), "{kernels:?}");
+    let total = json["clock"]["total"].as_u64().unwrap();
+    let in_loops: u64 = json["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["clock"]["total"].as_u64().unwrap())
+        .sum();
+    assert!(total > 0 && in_loops <= total, "{json}");
+
+    let r = run_in(
+        &exe,
+        &["cells"],
+        &dir,
+        &[
+            ("OP_PROFILE_JSON_OUTPUT", "p1.json"),
+            ("OP_PROFILE_LEVEL", "1"),
+        ],
+    );
+    ok(&r);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("p1.json")).unwrap()).unwrap();
+    assert_eq!(
+        json["children"].as_array().unwrap().len(),
+        0,
+        "level 1: {json}"
+    );
+    let r = run_in(
+        &exe,
+        &["cells"],
+        &dir,
+        &[("OP_PROFILE_JSON_OUTPUT", "/nonexistent-op2rs/p.json")],
+    );
+    ok(&r);
+    assert!(
+        r.stderr.contains(
+            "OP2 warning in op_profile_output_json: cannot write \"/nonexistent-op2rs/p.json\""
+        ),
+        "{}",
+        r.stderr
+    );
 }
 
 /// Progress lines: shown on a terminal at `OP_diags >= 2` (a pseudo
@@ -399,6 +584,8 @@ fn partition_picture_on_two_ranks() {
             .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
             .env("OP2_RS_PARTITION_VTK", "part.vtk")
             .env("OP2_RS_PLAN_CSV", ".")
+            .env("OP2_RS_PLAN_VTK", ".")
+            .env("OP_PROFILE_JSON_OUTPUT", "p.json")
             .output()
             .expect("run mpirun");
         let r = Run {
@@ -410,17 +597,50 @@ fn partition_picture_on_two_ranks() {
         let v = read_vtk(&dir.join("part.vtk"));
         check_grid(&v, what != "points");
         let mut per_rank = [0usize; 2];
-        for &k in &v.rank {
+        for &k in v.field("rank") {
             assert!((0..2).contains(&k), "rank {k}");
             per_rank[k as usize] += 1;
         }
-        let n = v.rank.len();
+        let n = v.field("rank").len();
         // each rank's plan of its local cells (owned, then halo), element
         // numbers local: every cell is somebody's
         let local: Vec<usize> = (0..2)
             .map(|r| read_csv(&dir.join(format!("spread.rank{r}.csv"))).len())
             .collect();
         assert!(local.iter().sum::<usize>() >= NC, "{local:?}");
+        // each rank's plan picture: its local cells on its local nodes
+        for (r, &n) in local.iter().enumerate() {
+            let v = read_vtk(&dir.join(format!("spread.rank{r}.vtk")));
+            assert_eq!(v.cells.len(), n, "rank {r}");
+            assert!(v.cells.iter().flatten().all(|&p| p < v.points.len()));
+            assert!(
+                v.points.len() < NN + NN / 2,
+                "local nodes only: {}",
+                v.points.len()
+            );
+        }
+        // the root's JSON profile at op_exit: both ranks' totals per loop
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("p.json")).unwrap()).unwrap();
+        assert_eq!(json["num_ranks"], 2);
+        assert_eq!(
+            json["rank_totals"].as_array().map(Vec::len),
+            Some(2),
+            "{json}"
+        );
+        let spread = json["children"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"].as_str().unwrap().starts_with("spread/"))
+            .unwrap_or_else(|| panic!("no spread loop: {json}"));
+        assert_eq!(spread["clock"]["n"], 2, "once per rank: {spread}");
+        assert_eq!(spread["rank_totals"].as_array().map(Vec::len), Some(2));
+        assert_eq!(
+            r.stdout.matches("Writing timing JSON").count(),
+            1,
+            "root only"
+        );
         assert!(
             per_rank.iter().all(|&k| k * 3 > n),
             "both ranks hold a fair share: {per_rank:?}"

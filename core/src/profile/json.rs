@@ -16,7 +16,10 @@ impl Node {
     /// The node as compact JSON in the layout OP2 writes (nlohmann, keys in
     /// alphabetical order, durations as integer nanoseconds, kind as 0/1):
     /// `{"children":[..],"clock":{"max":..,"min":..,"n":..,"total":..},`
-    /// `"name":"..","num_ranks":..,"type":0}`.
+    /// `"name":"..","num_ranks":..,"type":0}`. A tree merged from several
+    /// MPI ranks adds, in alphabetical place, `"rank_totals":[..]` (each
+    /// rank's total in nanoseconds, [`Node::rank_totals`]); OP2 writes no
+    /// such key, and readers of its layout ignore it.
     pub fn to_json(&self) -> String {
         let mut out = String::new();
         self.write_json(&mut out);
@@ -44,7 +47,18 @@ impl Node {
             NodeKind::Standard => 0,
             NodeKind::Kernel => 1,
         };
-        let _ = write!(out, ",\"num_ranks\":{},\"type\":{}}}", self.num_ranks, kind);
+        let _ = write!(out, ",\"num_ranks\":{}", self.num_ranks);
+        if !self.rank_totals.is_empty() {
+            out.push_str(",\"rank_totals\":[");
+            for (i, t) in self.rank_totals.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                let _ = write!(out, "{}", duration_nanos(*t));
+            }
+            out.push(']');
+        }
+        let _ = write!(out, ",\"type\":{kind}}}");
     }
 }
 
@@ -149,6 +163,14 @@ mod tests {
                 max: nanos("max"),
             },
             num_ranks: value["num_ranks"].as_u64().unwrap(),
+            rank_totals: value["rank_totals"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|v| Duration::from_nanos(v.as_u64().unwrap()))
+                        .collect()
+                })
+                .unwrap_or_default(),
             children: value["children"]
                 .as_array()
                 .unwrap()

@@ -80,6 +80,11 @@ pub struct Node {
     pub clock: Clock,
     /// Number of MPI ranks whose trees were merged into this node.
     pub num_ranks: u64,
+    /// Each rank's total in this node, in rank order (zero where a rank has
+    /// no such node); filled by [`Profiler::merged`] from two or more ranks,
+    /// empty otherwise. Written to JSON as `rank_totals` only when filled,
+    /// so a one-process file keeps OP2's layout exactly.
+    pub rank_totals: Vec<Duration>,
     pub children: Vec<Node>,
 }
 
@@ -91,7 +96,29 @@ impl Node {
             kind: NodeKind::Standard,
             clock: Clock::default(),
             num_ranks: 1,
+            rank_totals: Vec::new(),
             children: Vec::new(),
+        }
+    }
+
+    /// Records `theirs` (rank `rank`'s own tree, already merged into this
+    /// one) as that rank's column of [`rank_totals`](Self::rank_totals),
+    /// every node sized for `nranks`; children are matched by name.
+    pub fn record_rank(&mut self, theirs: &Node, rank: usize, nranks: usize) {
+        self.size_rank_totals(nranks);
+        if let Some(slot) = self.rank_totals.get_mut(rank) {
+            *slot = theirs.clock.total;
+        }
+        for child in &theirs.children {
+            if let Some(ours) = self.children.iter_mut().find(|c| c.name == child.name) {
+                ours.record_rank(child, rank, nranks);
+            }
+        }
+    }
+
+    fn size_rank_totals(&mut self, nranks: usize) {
+        if self.rank_totals.len() < nranks {
+            self.rank_totals.resize(nranks, Duration::ZERO);
         }
     }
 
@@ -167,6 +194,9 @@ pub struct Profiler {
     /// Number of currently open sections that are not recorded at this level.
     extra_depth: usize,
     started: bool,
+    /// The root was opened by the library ([`start_implicit`](Self::start_implicit)),
+    /// not by the program; holds the level before that start raised it.
+    implicit: Option<u32>,
     finished: bool,
     /// Latest instant passed to a timing call while running.
     latest: Option<Instant>,
@@ -202,6 +232,7 @@ impl Profiler {
             open: Vec::new(),
             extra_depth: 0,
             started: false,
+            implicit: None,
             finished: false,
             name_buf: String::new(),
             latest: None,
@@ -259,7 +290,16 @@ impl Profiler {
 
     /// `op_profile_start(name)`: opens the root section called `name`.
     /// Ignored at level 0 and if already started.
+    /// A program's `start` after the library's [`start_implicit`](Self::start_implicit)
+    /// discards the implicit tree and starts afresh at the level from
+    /// before it: a program that uses the profiler gets exactly what it
+    /// asked for.
     pub fn start(&mut self, name: &str, now: Instant) {
+        if let Some(level) = self.implicit.take() {
+            if !self.finished {
+                *self = Profiler::new(level);
+            }
+        }
         if self.level == LEVEL_DISABLED || self.started {
             return;
         }
@@ -271,6 +311,24 @@ impl Profiler {
         }];
         self.extra_depth = 0;
         self.observe(now);
+    }
+
+    /// The library's own `start`, for a program that never calls
+    /// `op_profile_start` but asked for a profile file: opens the root
+    /// `name` and, unless `keep_level`, raises the level to
+    /// [`LEVEL_KERNEL`] so that loops are recorded. A later
+    /// [`start`](Self::start) replaces all of it. Ignored when already
+    /// started or at level 0.
+    pub fn start_implicit(&mut self, name: &str, keep_level: bool, now: Instant) {
+        if self.level == LEVEL_DISABLED || self.started {
+            return;
+        }
+        let before = self.level;
+        if !keep_level {
+            self.level = self.level.max(LEVEL_KERNEL);
+        }
+        self.start(name, now);
+        self.implicit = Some(before);
     }
 
     /// `op_profile_end()`: closes every open section (innermost first, all at
@@ -435,6 +493,20 @@ impl Profiler {
             }
         }
     }
+
+    /// Fills [`Node::rank_totals`] of the merged tree from every rank's own
+    /// tree (`trees[r]` is rank `r`'s; `None` for a rank without a profile).
+    pub fn record_ranks(&mut self, trees: &[Option<Node>]) {
+        let Some(root) = self.root.as_mut() else {
+            return;
+        };
+        for (rank, tree) in trees.iter().enumerate() {
+            match tree {
+                Some(t) => root.record_rank(t, rank, trees.len()),
+                None => root.size_rank_totals(trees.len()),
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -447,6 +519,51 @@ mod tests {
         assert_eq!(Profiler::new(7).level(), 3);
         assert_eq!(Profiler::default().level(), DEFAULT_LEVEL);
         assert_eq!(DEFAULT_LEVEL, 1);
+    }
+
+    /// The library's implicit start records loops from level 1 up (unless
+    /// the level was asked for); a program's own start replaces it with
+    /// exactly what OP2 would record (its level, its root, from then on).
+    #[test]
+    fn implicit_start_records_loops_and_a_programs_start_replaces_it() {
+        let t = Instant::now();
+        let mut p = Profiler::new(1);
+        p.start_implicit("prog", false, at(t, 0));
+        assert_eq!(p.level(), LEVEL_KERNEL);
+        p.enter_kernel("k", "seq", "Direct", at(t, 1));
+        p.exit(at(t, 3));
+        let implicit = p.snapshot().unwrap();
+        assert_eq!(implicit.name, "prog");
+        assert_eq!(implicit.child("k/seq/Direct").unwrap().clock.total, ms(2));
+        p.start("App", at(t, 4));
+        assert_eq!(p.level(), 1);
+        p.enter("user", at(t, 4));
+        p.exit(at(t, 6));
+        p.enter_kernel("k", "seq", "Direct", at(t, 6));
+        p.exit(at(t, 7));
+        p.start("Again", at(t, 7));
+        p.end(at(t, 10));
+        let root = p.snapshot().unwrap();
+        assert_eq!(root.name, "App");
+        assert_eq!(root.clock.total, ms(6));
+        assert_eq!(root.children.len(), 1, "{root:?}");
+        assert_eq!(root.child("user").unwrap().clock.total, ms(2));
+
+        let mut kept = Profiler::new(1);
+        kept.start_implicit("prog", true, at(t, 0));
+        assert_eq!(kept.level(), 1);
+        kept.enter_kernel("k", "seq", "Direct", at(t, 1));
+        kept.exit(at(t, 3));
+        kept.end(at(t, 4));
+        assert!(kept.snapshot().unwrap().children.is_empty());
+
+        let mut off = Profiler::new(0);
+        off.start_implicit("prog", false, at(t, 0));
+        assert!(off.snapshot().is_none());
+        let mut started = Profiler::new(3);
+        started.start("Mine", at(t, 0));
+        started.start_implicit("prog", false, at(t, 1));
+        assert_eq!(started.snapshot().unwrap().name, "Mine");
     }
 
     #[test]

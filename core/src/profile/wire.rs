@@ -212,13 +212,22 @@ pub fn decode_figures(message: &[u8]) -> Result<Vec<KernelFigures>, WireError> {
 
 impl Profiler {
     /// Every rank's encoded profile (in rank order) merged into a fresh
-    /// profiler at `level`, or which rank's message does not decode.
+    /// profiler at `level`, or which rank's message does not decode. From
+    /// two or more ranks every node also gets each rank's total
+    /// ([`Node::rank_totals`]).
     pub fn merged(messages: &[Vec<u8>], level: u32) -> Result<Profiler, String> {
         let mut merged = Profiler::new(level);
+        let mut trees = Vec::with_capacity(messages.len());
         for (rank, message) in messages.iter().enumerate() {
-            merged
-                .merge_encoded(message)
+            let tree = decode_profile(message)
                 .map_err(|e| format!("rank {rank}'s profile does not decode: {e}"))?;
+            if let Some(tree) = &tree {
+                merged.merge_tree(tree);
+            }
+            trees.push(tree);
+        }
+        if messages.len() > 1 {
+            merged.record_ranks(&trees);
         }
         Ok(merged)
     }
@@ -476,6 +485,7 @@ impl<'a> Reader<'a> {
             kind,
             clock,
             num_ranks,
+            rank_totals: Vec::new(),
             children,
         })
     }
@@ -519,6 +529,46 @@ mod tests {
     use crate::profile::test_util::{at, ms, ns, rank_profile, seq_loop};
     use proptest::prelude::*;
     use std::time::Instant;
+
+    /// Two or more ranks: every node of the merged tree holds each rank's
+    /// own total (zero where the rank has no such node), written to JSON as
+    /// `rank_totals`; from one rank nothing is added and the JSON keeps
+    /// OP2's layout.
+    #[test]
+    fn merged_trees_keep_each_ranks_total() {
+        let t = Instant::now();
+        let a = rank_profile(t, 1, false).encode();
+        let b = rank_profile(t, 2, true).encode();
+        let merged = Profiler::merged(&[a.clone(), b], 2).unwrap();
+        let root = merged.snapshot().unwrap();
+        assert_eq!(root.rank_totals, vec![ms(5), ms(10)]);
+        let kernel = root.child("k/seq/Direct").unwrap();
+        assert_eq!(kernel.clock.total, ms(3) + ms(6));
+        assert_eq!(kernel.rank_totals, vec![ms(3), ms(6)]);
+        let only = root.child("Only here").unwrap();
+        assert_eq!(only.rank_totals, vec![ms(0), ms(2)]);
+        let json = merged.output_json().unwrap();
+        assert!(
+            json.contains("\"num_ranks\":2,\"rank_totals\":[3000000,6000000],\"type\":1"),
+            "{json}"
+        );
+        let one = Profiler::merged(&[a], 2).unwrap();
+        assert!(one.snapshot().unwrap().rank_totals.is_empty());
+        assert!(!one.output_json().unwrap().contains("rank_totals"));
+    }
+
+    /// A rank without a profile (level 0 there) is a column of zeros.
+    #[test]
+    fn a_rank_without_profile_is_zero() {
+        let t = Instant::now();
+        let a = rank_profile(t, 1, false).encode();
+        let none = Profiler::new(0).encode();
+        let merged = Profiler::merged(&[none, a], 2).unwrap();
+        let root = merged.snapshot().unwrap();
+        assert_eq!(root.rank_totals, vec![ms(0), ms(5)]);
+        let kernel = root.child("k/seq/Direct").unwrap();
+        assert_eq!(kernel.rank_totals, vec![ms(0), ms(3)]);
+    }
 
     /// A level-3 profile with user sections, kernels and the sections inside
     /// them, names with quotes, tabs, newlines, control characters and
@@ -943,6 +993,7 @@ mod tests {
                 },
                 clock: Clock { n, total, min, max },
                 num_ranks,
+                rank_totals: Vec::new(),
                 children: Vec::new(),
             });
         leaf.prop_recursive(4, 32, 4, |inner| {

@@ -92,9 +92,11 @@ pub struct Runtime {
     loops: CallCache<Arc<PreparedLoop>>,
     /// Plans of the loops the runtime runs, per key.
     plans: HashMap<PlanKey, Arc<Plan>>,
-    /// Loops whose plan colouring `OP2_RS_PLAN_VTK` wrote; `None` after a
-    /// failure (reported once, nothing more is tried).
-    plan_pictures: Option<std::collections::HashSet<String>>,
+    /// Loops whose plan colouring was pictured (`OP2_RS_PLAN_CSV`,
+    /// `OP2_RS_PLAN_VTK`), and which of the two directories could not be
+    /// written (reported once, nothing more is tried there).
+    plan_pictures: std::collections::HashSet<String>,
+    plan_pictures_failed: [bool; 2],
     /// Halo exchanges generated code started, finished before anything
     /// moves dat storage.
     in_flight: Vec<Box<dyn InFlight>>,
@@ -115,7 +117,8 @@ impl Runtime {
             say,
             loops: CallCache::default(),
             plans: HashMap::new(),
-            plan_pictures: Some(Default::default()),
+            plan_pictures: Default::default(),
+            plan_pictures_failed: [false; 2],
             in_flight: Vec::new(),
             generation: 0,
         }

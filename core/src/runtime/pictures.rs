@@ -16,7 +16,7 @@
 use super::Runtime;
 use crate::dist::collective::{from_bytes, to_bytes};
 use crate::dist::PartitionRequest;
-use crate::domain::{MapId, SetId};
+use crate::domain::{DatId, MapId, SetId};
 use crate::error::Result;
 use crate::types::ScalarType;
 
@@ -158,5 +158,124 @@ impl Runtime {
             self.picture_note(&format!("cannot write '{}': {e}", s.path.display()));
         }
         Ok(())
+    }
+}
+
+/// The variable naming the directory of plan colourings as VTK files.
+pub const PLAN_VTK: &str = "OP2_RS_PLAN_VTK";
+
+/// The variable naming the coordinates dat of the plan pictures.
+pub const PLAN_COORDS: &str = "OP2_RS_PLAN_COORDS";
+
+/// Whether `d` can be a picture's coordinates: 1 to 3 doubles or floats.
+fn coordinates_like(d: &crate::domain::Dat, dims: std::ops::RangeInclusive<usize>) -> bool {
+    matches!(d.scalar, ScalarType::F64 | ScalarType::F32) && dims.contains(&d.dim)
+}
+
+impl Runtime {
+    /// The first declared map from `from` to `to`.
+    fn first_map(&self, from: SetId, to: SetId) -> Option<MapId> {
+        let maps = self.dom.maps();
+        let at = maps
+            .iter()
+            .position(|m| m.from == from && m.to == to && m.dim > 0)?;
+        Some(MapId(at))
+    }
+
+    /// The coordinates of a loop over `set`'s plan picture and the map
+    /// whose rows are its cells (`None`: the coordinates are on `set`, one
+    /// vertex per element). The dat `OP2_RS_PLAN_COORDS` names, else the
+    /// first declared dat of 2 or 3 doubles or floats on `set` or on the
+    /// to-set of a map from `set`.
+    fn plan_coords(&self, set: SetId) -> std::result::Result<(DatId, Option<MapId>), String> {
+        let reach = |c: SetId| {
+            if c == set {
+                Some(None)
+            } else {
+                self.first_map(set, c).map(Some)
+            }
+        };
+        let set_name = &self.dom.set(set).name;
+        if let Some(want) = std::env::var(PLAN_COORDS).ok().filter(|w| !w.is_empty()) {
+            let (id, d) = self
+                .dom
+                .dats()
+                .find(|(_, d)| d.name == want)
+                .ok_or_else(|| {
+                    format!("{PLAN_COORDS} names dat '{want}', which is not declared")
+                })?;
+            if !coordinates_like(d, 1..=3) {
+                return Err(format!(
+                    "{PLAN_COORDS}: dat '{want}' is not 1 to 3 doubles or floats"
+                ));
+            }
+            let on = &self.dom.set(d.set).name;
+            return reach(d.set).map(|m| (id, m)).ok_or_else(|| {
+                format!("{PLAN_COORDS}: dat '{want}' is on set '{on}' and no map leads from set '{set_name}' to it")
+            });
+        }
+        self.dom
+            .dats()
+            .filter(|(_, d)| coordinates_like(d, 2..=3))
+            .find_map(|(id, d)| reach(d.set).map(|m| (id, m)))
+            .ok_or_else(|| {
+                format!("no coordinates: no dat of 2 or 3 doubles or floats on set '{set_name}' or on a set a map from it leads to (name one with {PLAN_COORDS})")
+            })
+    }
+
+    /// A loop's plan colouring as a legacy VTK grid: cell data `block`,
+    /// `block_colour` and `thread_colour` per element the plan executes
+    /// (this process's owned elements, then its exec halo), cells from a
+    /// map's rows or vertices, points every local element of the
+    /// coordinates' set. Err: why there is no picture.
+    pub(super) fn plan_vtk(
+        &self,
+        name: &str,
+        set: SetId,
+        plan: &crate::plan::Plan,
+    ) -> std::result::Result<String, String> {
+        let (coords, map) = self.plan_coords(set)?;
+        let d = self.dom.dat(coords);
+        let stored = d.data.as_slice().len() / d.elem_bytes.max(1);
+        let local = self.dom.set(d.set).total_size().min(stored);
+        let xyz = values_f64(&d.data.as_slice()[..local * d.elem_bytes], d.scalar);
+        let colouring = plan.colouring();
+        let mut n = colouring.len();
+        let (conn, per_cell, how) = match map {
+            Some(mid) => {
+                let m = self.dom.map(mid);
+                n = n.min(m.values.len() / m.dim);
+                let conn: Vec<i64> = m.values[..n * m.dim]
+                    .iter()
+                    .map(|&v| i64::from(v))
+                    .collect();
+                (conn, m.dim, format!("cells: map '{}'", m.name))
+            }
+            None => ((0..n as i64).collect(), 1, "vertices".to_string()),
+        };
+        if conn.iter().any(|&v| v < 0 || v as usize >= local) {
+            return Err(format!(
+                "a row of the cells' map points outside the {local} local elements of dat '{}'",
+                d.name
+            ));
+        }
+        let column = |k: usize| colouring[..n].iter().map(|c| c[k]).collect::<Vec<i32>>();
+        let (block, bcol, tcol) = (column(0), column(1), column(2));
+        let title = format!(
+            "op2-rs plan of loop '{name}' over set '{}': coordinates '{}', {how}",
+            self.dom.set(set).name,
+            d.name
+        );
+        Ok(crate::vtk::legacy_grid(&crate::vtk::LegacyGrid {
+            title: &title,
+            coords: &xyz,
+            dim: d.dim,
+            cells: Some((&conn, per_cell)),
+            cell_data: &[
+                ("block", &block),
+                ("block_colour", &bcol),
+                ("thread_colour", &tcol),
+            ],
+        }))
     }
 }

@@ -338,32 +338,53 @@ impl Runtime {
             self.say(&describe(&plan));
         }
         m.plan_built(&key.name, secs);
-        self.picture_plan(&key.name, &plan);
+        self.picture_plan(&key.name, key.set, &plan);
         Ok(plan)
     }
 
-    /// `OP2_RS_PLAN_CSV=DIR`: the first plan of each loop is written as
-    /// `DIR/<loop>.csv` (`<loop>.rank<r>.csv` on several processes); a
-    /// failure is one line on stderr, nothing more is tried, and the run
-    /// goes on.
-    fn picture_plan(&mut self, name: &str, plan: &Plan) {
-        let Some(dir) = std::env::var_os(PLAN_PICTURES).filter(|d| !d.is_empty()) else {
-            return;
-        };
-        let Some(written) = self.plan_pictures.as_mut() else {
-            return;
-        };
-        if !written.insert(name.to_string()) {
+    /// `OP2_RS_PLAN_CSV=DIR` and `OP2_RS_PLAN_VTK=DIR`: the first plan of
+    /// each loop is written as `DIR/<loop>.csv` / `DIR/<loop>.vtk`
+    /// (`<loop>.rank<r>.csv|vtk` on several processes); a directory that
+    /// cannot be written is one line on stderr, nothing more is tried
+    /// there, and the run goes on.
+    fn picture_plan(&mut self, name: &str, set: SetId, plan: &Plan) {
+        if !self.plan_pictures.insert(name.to_string()) {
             return;
         }
         let rank = (self.dist.nranks() > 1).then(|| self.dist.rank());
-        let path = std::path::Path::new(&dir).join(plan_csv_name(name, rank));
-        if let Err(e) = std::fs::write(&path, plan.colouring_csv()) {
-            self.plan_pictures = None;
-            eprintln!(
-                "op2-rs: {PLAN_PICTURES}: cannot write '{}': {e} (the run goes on)",
-                path.display()
-            );
+        for (i, var) in [PLAN_PICTURES, super::pictures::PLAN_VTK]
+            .into_iter()
+            .enumerate()
+        {
+            let Some(dir) = std::env::var_os(var).filter(|d| !d.is_empty()) else {
+                continue;
+            };
+            if self.plan_pictures_failed[i] {
+                continue;
+            }
+            let ext = if i == 0 { "csv" } else { "vtk" };
+            let path = std::path::Path::new(&dir).join(plan_file_name(name, rank, ext));
+            let text = if i == 0 {
+                plan.colouring_csv()
+            } else {
+                match self.plan_vtk(name, set, plan) {
+                    Ok(t) => t,
+                    Err(why) => {
+                        eprintln!(
+                            "op2-rs: {var}: loop {name}: {why}; '{}' not written (the run goes on)",
+                            path.display()
+                        );
+                        continue;
+                    }
+                }
+            };
+            if let Err(e) = std::fs::write(&path, text) {
+                self.plan_pictures_failed[i] = true;
+                eprintln!(
+                    "op2-rs: {var}: cannot write '{}': {e} (the run goes on)",
+                    path.display()
+                );
+            }
         }
     }
 
@@ -378,9 +399,9 @@ impl Runtime {
 /// The variable naming the directory of plan colourings.
 pub const PLAN_PICTURES: &str = "OP2_RS_PLAN_CSV";
 
-/// The file name of a loop's plan colouring (characters other than
-/// letters, digits, `-` and `_` become `_`).
-pub fn plan_csv_name(name: &str, rank: Option<usize>) -> String {
+/// The file name of a loop's plan colouring with extension `ext`
+/// (characters other than letters, digits, `-` and `_` become `_`).
+pub fn plan_file_name(name: &str, rank: Option<usize>, ext: &str) -> String {
     let stem: String = name
         .chars()
         .map(|c| {
@@ -392,8 +413,8 @@ pub fn plan_csv_name(name: &str, rank: Option<usize>) -> String {
         })
         .collect();
     match rank {
-        Some(r) => format!("{stem}.rank{r}.csv"),
-        None => format!("{stem}.csv"),
+        Some(r) => format!("{stem}.rank{r}.{ext}"),
+        None => format!("{stem}.{ext}"),
     }
 }
 

@@ -183,3 +183,78 @@ fn report_without_timings_and_bad_input() {
         o.stderr
     );
 }
+
+/// A profile merged from 3 ranks (as the root writes it under MPI): times
+/// are the mean per rank, each loop gets an imbalance and one bar per rank.
+#[test]
+fn report_of_three_ranks_has_a_bar_per_rank() {
+    let t = Instant::now();
+    let rank = |scale: u64| {
+        let mut p = Profiler::new(2);
+        p.start("airfoil_mpi", at(t, 0));
+        p.enter_kernel("res_calc", "seq", "Indirect", at(t, 0));
+        p.exit(at(t, 1_000 * scale));
+        p.enter_kernel("update", "seq", "Direct", at(t, 1_000 * scale));
+        p.exit(at(t, 1_500 * scale));
+        p.end(at(t, 2_000 * scale));
+        p.encode()
+    };
+    let merged = Profiler::merged(&[rank(1), rank(2), rank(3)], 2).unwrap();
+    let json = merged.output_json().unwrap();
+    assert!(
+        json.contains("\"rank_totals\":[1000000,2000000,3000000]"),
+        "{json}"
+    );
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join("mpi.json");
+    std::fs::write(&path, json).unwrap();
+    let out = d.path().join("r.html");
+    let o = op2rs(&["report", s(&path), "-o", s(&out)]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("2 loops, total 4.000 ms"), "{}", o.stdout);
+    let html = std::fs::read_to_string(&out).unwrap();
+    let tags = well_formed(&html);
+    assert!(
+        html.contains("3 MPI ranks: times and calls are the mean over ranks"),
+        "{html}"
+    );
+    assert_eq!(cells(&html, "time"), ["2.000 ms", "1.000 ms"]);
+    assert_eq!(cells(&html, "share"), ["50.0%", "25.0%"]);
+    assert_eq!(cells(&html, "imbalance"), ["1.50", "1.50"]);
+    assert_eq!(cells(&html, "calls"), ["1", "1"], "per rank");
+    assert_eq!(
+        tags.iter().filter(|t| *t == "tr class=\"ranks\"").count(),
+        2
+    );
+    let bars: Vec<&String> = tags
+        .iter()
+        .filter(|t| t.starts_with("rect class=\"rank\""))
+        .collect();
+    assert_eq!(bars.len(), 6);
+    // the slowest rank's res_calc (3 ms) is the longest bar of the page
+    assert!(bars[2].contains("width=\"300.0\""), "{bars:?}");
+    assert!(bars[0].contains("width=\"100.0\""), "{bars:?}");
+    assert!(html.contains("<title>rank 2: 3.000 ms</title>"), "{html}");
+    assert_eq!(
+        cells(&html, "rank-range\" colspan=\"3"),
+        [
+            "3 ranks: 1.000 ms to 3.000 ms",
+            "3 ranks: 500.000 µs to 1.500 ms"
+        ]
+    );
+
+    let bad = json_with_bad_ranks();
+    std::fs::write(&path, bad).unwrap();
+    let o = op2rs(&["report", s(&path), "-o", s(&out)]);
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr
+            .contains("node 'k/seq/Direct' has a malformed rank_totals"),
+        "{}",
+        o.stderr
+    );
+}
+
+fn json_with_bad_ranks() -> &'static str {
+    "{\"children\":[{\"children\":[],\"clock\":{\"max\":1,\"min\":1,\"n\":1,\"total\":1},\"name\":\"k/seq/Direct\",\"num_ranks\":2,\"rank_totals\":[1,\"x\"],\"type\":1}],\"clock\":{\"max\":1,\"min\":1,\"n\":1,\"total\":2},\"name\":\"x\",\"num_ranks\":2,\"type\":0}"
+}
