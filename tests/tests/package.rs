@@ -205,6 +205,13 @@ fn install_layout() {
     for f in files {
         assert!(p.join(f).exists(), "{f} not installed in {}", p.display());
     }
+    // with the serial HDF5 (libop2_hdf5 built) the op2rs tool is installed
+    if p.join("lib/libop2_hdf5.a").exists() {
+        let help = run(Command::new(p.join("bin/op2rs")).arg("--help"));
+        for cmd in ["info", "vtk", "partition", "report"] {
+            assert!(help.contains(cmd), "bin/op2rs --help lacks {cmd}:\n{help}");
+        }
+    }
     let version = std::fs::read_to_string(p.join("lib/cmake/OP2/OP2ConfigVersion.cmake")).unwrap();
     assert!(
         version.contains(&format!("\"{}\"", workspace_version())),
