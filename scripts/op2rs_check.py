@@ -285,7 +285,7 @@ def main():
           "op2rs vtk refuses a dat on neither set")
 
     print("op2rs partition")
-    for name in ("rcb", "inertial", "block", "random"):
+    for name in ("kway", "rcb", "inertial", "block", "random"):
         check_partition(binary, quad, work, 3, name, "vtk")
     check_partition(binary, quad, work, 4, "block", "vtu")
 

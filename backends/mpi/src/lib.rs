@@ -430,20 +430,8 @@ impl Collectives for MpiComm {
     }
 }
 
-/// Graph k-way partition (METIS `PartGraphKway`) of a CSR graph into
-/// `nparts` parts. Deterministic: every rank computes the same partition.
-pub fn kway(xadj: &[i32], adjncy: &[i32], nparts: usize) -> std::result::Result<Vec<i32>, String> {
-    let n = xadj.len().saturating_sub(1);
-    if nparts <= 1 || n == 0 {
-        return Ok(vec![0; n]);
-    }
-    // metis::Idx is METIS's 32-bit idx_t, the same type as our CSR entries.
-    let mut part: Vec<metis::Idx> = vec![0; n];
-    let g =
-        metis::Graph::new(1, nparts as metis::Idx, xadj, adjncy).map_err(|e| format!("{e:?}"))?;
-    g.part_kway(&mut part).map_err(|e| format!("{e:?}"))?;
-    Ok(part)
-}
+/// Graph k-way partition (METIS `PartGraphKway`, [`op2_metis::kway`]).
+pub use op2_metis::kway;
 
 /// The distribution of `libop2_mpi`: OP2's MPI semantics over a duplicate
 /// of `MPI_COMM_WORLD` (or of the application's communicator, a Fortran

@@ -123,7 +123,8 @@ enum Command {
         /// Number of simulated ranks.
         #[arg(long, value_name = "N")]
         ranks: usize,
-        /// rcb, inertial, block or random.
+        /// kway (METIS on the cells' face graph: what libop2_mpi runs for
+        /// OP2's KWAY names without PT-Scotch), rcb, inertial, block or random.
         #[arg(long, value_name = "NAME", default_value = "rcb")]
         partitioner: String,
         /// Seed of the random partitioner.

@@ -34,9 +34,13 @@ fn parts(g: &Grid<'_>, ranks: usize, name: &str, seed: u64) -> Result<Vec<i32>, 
         "random" => Ok(random(n, ranks, seed)),
         "rcb" | "inertial" if n == 0 => Ok(Vec::new()),
         "rcb" => Ok(rcb(&centroids(g), g.coords.dim, ranks)),
+        "kway" => {
+            let graph = cell_graph(g)?;
+            op2_metis::kway(&graph.xadj, &graph.adjncy, ranks)
+        }
         "inertial" => Ok(inertial(&centroids(g), g.coords.dim, ranks)),
         other => Err(format!(
-            "--partitioner '{other}' is not one of rcb, inertial, block, random"
+            "--partitioner '{other}' is not one of kway, rcb, inertial, block, random"
         )),
     }
 }
@@ -75,8 +79,9 @@ pub fn halo_sizes(
     halo
 }
 
-/// Edge cut and the number of face-neighbour pairs.
-fn edge_cut(g: &Grid<'_>, part: &[i32]) -> Result<(usize, usize), String> {
+/// The cells' graph: two cells adjacent when they share a face (at least
+/// the cell type's face points; op2-core's `dual_graph`).
+fn cell_graph(g: &Grid<'_>) -> Result<op2_core::graph::Csr, String> {
     let values: Vec<i32> = g
         .map
         .values
@@ -92,8 +97,13 @@ fn edge_cut(g: &Grid<'_>, part: &[i32]) -> Result<(usize, usize), String> {
         dim: g.map.dim,
         values: &values,
     };
-    let graph = dual_graph(&map, g.npoints(), g.cell_type.face_points)
-        .map_err(|e| format!("cannot build the cell graph of map '{}': {e}", g.map.name))?;
+    dual_graph(&map, g.npoints(), g.cell_type.face_points)
+        .map_err(|e| format!("cannot build the cell graph of map '{}': {e}", g.map.name))
+}
+
+/// Edge cut and the number of face-neighbour pairs.
+fn edge_cut(g: &Grid<'_>, part: &[i32]) -> Result<(usize, usize), String> {
+    let graph = cell_graph(g)?;
     Ok((graph.edge_cut(part), graph.nentries() / 2))
 }
 

@@ -284,10 +284,26 @@ fn partition_other_partitioners_and_errors() {
         let v = read(&out);
         assert!(v.contains("FIELD FieldData 2\nq 4 12 double"), "{name}");
     }
+    // METIS k-way on the 4 x 3 quads: two halves of 6, cut by a line of
+    // 3 or 4 faces, and the same answer on a rerun
+    let o = part("--ranks 2 --partitioner kway");
+    assert_eq!(o.code, 0, "kway: {}", o.stderr);
+    assert!(o.stdout.contains("imbalance 1.0000"), "{}", o.stdout);
+    let cut: usize = o
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("edge cut "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("no edge cut line: {}", o.stdout));
+    assert!((3..=4).contains(&cut), "{}", o.stdout);
+    let first = read(&out);
+    assert_eq!(part("--ranks 2 --partitioner kway").code, 0);
+    assert_eq!(first, read(&out), "deterministic");
     let o = part("--ranks 3 --partitioner metis");
     fails_with(
         &o,
-        "op2rs partition: --partitioner 'metis' is not one of rcb, inertial, block, random",
+        "op2rs partition: --partitioner 'metis' is not one of kway, rcb, inertial, block, random",
     );
     let o = part("--ranks 0");
     fails_with(
