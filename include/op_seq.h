@@ -211,10 +211,11 @@ static int op2_stride = 1;
 namespace op2_rs {
 inline std::atomic<long> path_count[3];
 }
-#define OP2_RS_COUNT(i) (void)::op2_rs::path_count[i].fetch_add(1, std::memory_order_relaxed)
+#define OP2_RS_COUNT_N(i, k) (void)::op2_rs::path_count[i].fetch_add(k, std::memory_order_relaxed)
 #else
-#define OP2_RS_COUNT(i) (void)0
+#define OP2_RS_COUNT_N(i, k) (void)0
 #endif
+#define OP2_RS_COUNT(i) OP2_RS_COUNT_N(i, 1)
 
 namespace op2_rs {
 
@@ -969,12 +970,76 @@ OP2_RS_NOINLINE void lanes(std::index_sequence<I...>, P *OP2_RS_RESTRICT... p) {
   (std::get<I>(g).store(p), ...);
 }
 
+/* Argument I's pointer for block b of a run of blocks with nothing staged: a
+   direct dat moves on by b blocks of values; a global (its local copy, or
+   its sums per lane) stays where it is. */
+template <class Info, std::size_t I, typename T, typename P>
+OP2_RS_INLINE P *block_at(P *p, long b) {
+  using R = lane_role<Info, I, T>;
+  if constexpr (R::d.kind == OP2_VIEW_KIND_DIRECT)
+    return p + b * (long)kLanes * R::d.dim;
+  else
+    return p;
+}
+
+/* The kernel over nb consecutive blocks, for loops with nothing to gather or
+   scatter (direct dats and globals): the same calls in the same order as nb
+   calls of lanes(), but in one function, so that a global's local copy (a
+   reduction's running value) stays in a register from block to block rather
+   than going through memory once per block, which put a store and a load on
+   the critical path of an in-order sum (aero's dotPV/dotR, issue 26), and so
+   that no call and return separates blocks of a streaming loop. */
+template <auto Kernel, class Info, typename... T, typename... P, std::size_t... I>
+OP2_RS_NOINLINE void lane_blocks(std::index_sequence<I...>, long nb, P *OP2_RS_RESTRICT... p) {
+  std::tuple<lane_local<Info, I, T, P>...> g{lane_local<Info, I, T, P>(p)...};
+  for (long b = 0; b < nb; ++b)
+    for (int l = 0; l < kLanes; ++l)
+      Kernel(lane_arg<Info, I, T>::param(
+          lane_arg<Info, I, T>::get(block_at<Info, I, T>(std::get<I>(g).ptr(p), b), l))...);
+  (std::get<I>(g).store(p), ...);
+}
+
+template <class Info, typename... T, std::size_t... I>
+constexpr bool stages_any(std::index_sequence<I...>) {
+  return (lane_role<Info, I, T>::staged || ...);
+}
+
 template <class Info, std::size_t... I>
 inline bool simd_views_ok(const op2_arg_view *v, std::index_sequence<I...>) {
   return ((!is_dat(desc_of<Info, I>::d.kind) || (v[I].flags & OP2_VIEW_EXCLUSIVE) != 0) && ...);
 }
 
 /* ---- ranges ------------------------------------------------------------------ */
+
+/* The SIMD blocks of elements [n, end) (at least one); returns where the
+   scalar remainder starts. */
+template <auto Kernel, class Info, typename... T, typename A, std::size_t... I>
+OP2_RS_INLINE long simd_blocks(cursors<sizeof...(I)> &c, A &a, long n, long end,
+                               std::index_sequence<I...> is) {
+  std::tuple<stage<Info, I, T>...> s;
+  (std::get<I>(s).start(), ...);
+  if constexpr (!stages_any<Info, T...>(is)) {
+    const long nb = (end - n) / kLanes;
+    OP2_RS_COUNT_N(2, nb);
+    lane_blocks<Kernel, Info, T...>(
+        is, nb, block_ptr<Info, I, T>(c, std::get<I>(a), std::get<I>(s), n)...);
+    n += nb * kLanes;
+    advance<Info>(c, nb * kLanes, is);
+  } else {
+    for (; n + kLanes <= end; n += kLanes) {
+      for (int l = 0; l < kLanes; ++l)
+        (std::get<I>(s).gather(c, l), ...);
+      (std::get<I>(s).zero(), ...);
+      OP2_RS_COUNT(2);
+      lanes<Kernel, Info, T...>(is, block_ptr<Info, I, T>(c, std::get<I>(a), std::get<I>(s), n)...);
+      for (int l = 0; l < kLanes; ++l)
+        (std::get<I>(s).scatter(c, l), ...);
+      advance<Info>(c, kLanes, is);
+    }
+  }
+  (std::get<I>(s).fold(std::get<I>(a)), ...);
+  return n;
+}
 
 template <auto Kernel, class Info, bool Simd, typename... T, std::size_t... I>
 OP2_RS_INLINE void run(const op2_arg_view *v, long start, long end, std::index_sequence<I...> is) {
@@ -983,23 +1048,9 @@ OP2_RS_INLINE void run(const op2_arg_view *v, long start, long end, std::index_s
   std::tuple<arg<Info, I, T>...> a;
   (std::get<I>(a).init(v, c, start), ...);
   long n = start;
-  if constexpr (Simd) {
-    if (end - start >= kLanes && simd_views_ok<Info>(v, is)) {
-      std::tuple<stage<Info, I, T>...> s;
-      (std::get<I>(s).start(), ...);
-      for (; n + kLanes <= end; n += kLanes) {
-        for (int l = 0; l < kLanes; ++l)
-          (std::get<I>(s).gather(c, l), ...);
-        (std::get<I>(s).zero(), ...);
-        OP2_RS_COUNT(2);
-        lanes<Kernel, Info, T...>(is, block_ptr<Info, I, T>(c, std::get<I>(a), std::get<I>(s), n)...);
-        for (int l = 0; l < kLanes; ++l)
-          (std::get<I>(s).scatter(c, l), ...);
-        advance<Info>(c, kLanes, is);
-      }
-      (std::get<I>(s).fold(std::get<I>(a)), ...);
-    }
-  }
+  if constexpr (Simd)
+    if (end - start >= kLanes && simd_views_ok<Info>(v, is))
+      n = simd_blocks<Kernel, Info, T...>(c, a, n, end, is);
   for (; n < end; ++n) {
     Kernel(as_param(std::get<I>(a).at(c, n))...);
     advance<Info>(c, 1, is);

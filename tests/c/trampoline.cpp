@@ -234,6 +234,20 @@ static void k_wide(const double **x, double *out) {
   out[0] = s;
 }
 
+// a conjugate-gradient step, loop by loop (aero's direct loops): direct dats
+// and globals only, so SIMD blocks run back to back in one call per range
+static void k_axpy(const double *r, double *p, const double *beta) { p[0] = r[0] + beta[0] * p[0]; }
+static void k_step(double *u, double *r, const double *p, double *v, const double *alpha) {
+  u[0] = u[0] + alpha[0] * p[0];
+  r[0] = r[0] - alpha[0] * v[0];
+  v[0] = 0.0;
+}
+static void k_dot(const double *a, const double *b, double *s) { s[0] = s[0] + a[0] * b[0]; }
+static void k_norm(const double *a, double *s, double *top) {
+  s[0] = s[0] + a[0] * a[0];
+  top[0] = a[0] > top[0] ? a[0] : top[0];
+}
+
 // ---- checks --------------------------------------------------------------------
 
 static void check_gather() {
@@ -395,6 +409,73 @@ static void check_update() {
   digest(&rms, sizeof rms);
 }
 
+// The loops of one conjugate-gradient step on a set of 20011 edges (more than
+// one plan block, with a remainder after the SIMD blocks), against the same
+// kernels in plain loops: dats bitwise, sums as close_sum says, the maximum
+// bitwise. Every loop takes SIMD blocks from level 1.
+static void check_direct_cg() {
+  std::vector<double> u0(NE), r0(NE), p0(NE), v0(NE);
+  for (int e = 0; e < NE; ++e) {
+    u0[e] = next_double();
+    r0[e] = next_double();
+    p0[e] = next_double();
+    v0[e] = next_double();
+  }
+  op_dat u = op_decl_dat(edges, 1, "double", u0.data(), "cg_u");
+  op_dat r = op_decl_dat(edges, 1, "double", r0.data(), "cg_r");
+  op_dat p = op_decl_dat(edges, 1, "double", p0.data(), "cg_p");
+  op_dat v = op_decl_dat(edges, 1, "double", v0.data(), "cg_v");
+  double pv = 0.125, rr = 0.0, top = -1e300;
+  const double alpha = 0.375, beta = -0.625;
+  take_paths();
+  op_par_loop(k_dot, "cg_dot", edges, op_arg_dat(p, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_dat(v, -1, OP_ID, 1, "double", OP_READ), op_arg_gbl(&pv, 1, "double", OP_INC));
+  report_paths("direct_cg_dot", take_paths(), false, OP2_RS_SIMD >= 1);
+  op_par_loop(k_step, "cg_step", edges, op_arg_dat(u, -1, OP_ID, 1, "double", OP_INC),
+              op_arg_dat(r, -1, OP_ID, 1, "double", OP_INC),
+              op_arg_dat(p, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_dat(v, -1, OP_ID, 1, "double", OP_RW),
+              op_arg_gbl(&alpha, 1, "double", OP_READ));
+  report_paths("direct_cg_step", take_paths(), false, OP2_RS_SIMD >= 1);
+  op_par_loop(k_norm, "cg_norm", edges, op_arg_dat(r, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_gbl(&rr, 1, "double", OP_INC), op_arg_gbl(&top, 1, "double", OP_MAX));
+  report_paths("direct_cg_norm", take_paths(), false, OP2_RS_SIMD >= 1);
+  op_par_loop(k_axpy, "cg_axpy", edges, op_arg_dat(r, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_dat(p, -1, OP_ID, 1, "double", OP_RW),
+              op_arg_gbl(&beta, 1, "double", OP_READ));
+  report_paths("direct_cg_axpy", take_paths(), false, OP2_RS_SIMD >= 1);
+
+  double w_pv = 0.125, w_rr = 0.0, w_top = -1e300;
+  for (int e = 0; e < NE; ++e)
+    w_pv = w_pv + p0[e] * v0[e];
+  for (int e = 0; e < NE; ++e) {
+    u0[e] = u0[e] + alpha * p0[e];
+    r0[e] = r0[e] - alpha * v0[e];
+    v0[e] = 0.0;
+  }
+  for (int e = 0; e < NE; ++e) {
+    w_rr = w_rr + r0[e] * r0[e];
+    w_top = r0[e] > w_top ? r0[e] : w_top;
+  }
+  for (int e = 0; e < NE; ++e)
+    p0[e] = r0[e] + beta * p0[e];
+  std::vector<double> gu(NE), gr(NE), gp(NE), gv(NE);
+  op_fetch_data(u, gu.data());
+  op_fetch_data(r, gr.data());
+  op_fetch_data(p, gp.data());
+  op_fetch_data(v, gv.data());
+  const bool dats = close(gu.data(), u0.data(), NE, true) && close(gr.data(), r0.data(), NE, true) &&
+                    close(gp.data(), p0.data(), NE, true) && close(gv.data(), v0.data(), NE, true);
+  report("direct_cg",
+         dats && close_sum(&pv, &w_pv) && close_sum(&rr, &w_rr) && close(&top, &w_top, 1, true));
+  digest(gu.data(), NE * sizeof(double));
+  digest(gr.data(), NE * sizeof(double));
+  digest(gp.data(), NE * sizeof(double));
+  digest(&pv, sizeof pv);
+  digest(&rr, sizeof rr);
+  digest(&top, sizeof top);
+}
+
 // -0.0 plus -0.0 is -0.0: staged increments and lane sums must start from
 // -0.0, not +0.0, to keep a total of -0.0 (and the scalar path's bits)
 static void check_signed_zero() {
@@ -516,6 +597,7 @@ int main(int argc, char **argv) {
   check_inc();
   check_vector();
   check_update();
+  check_direct_cg();
   check_signed_zero();
   check_idx();
   check_text_contradicted();

@@ -28,6 +28,11 @@ const CHECKS: &[&str] = &[
     "path_vector_args",
     "direct_update",
     "path_direct_update",
+    "direct_cg",
+    "path_direct_cg_dot",
+    "path_direct_cg_step",
+    "path_direct_cg_norm",
+    "path_direct_cg_axpy",
     "signed_zero",
     "path_signed_zero_map",
     "path_signed_zero_gbl",
@@ -179,7 +184,7 @@ fn threads_match_plain_loops_and_each_other() {
     for simd in LEVELS {
         same_digest_on_threads(
             level(simd, true),
-            &["1", "2", "3", "8"],
+            &["1", "2", "3", "4", "8"],
             &format!("tramp-thr-{simd}"),
         );
     }

@@ -1,7 +1,9 @@
 //! The threads backend (`libop2_openmp`): a loop runs colour by colour over
 //! its execution plan; the blocks of one colour run in parallel on a team of
 //! threads in the OpenMP style (`team`: the calling thread is member 0,
-//! blocks are handed out one at a time, a barrier separates colours). Blocks
+//! blocks are handed out one at a time, a barrier separates colours; a loop
+//! of one colour, such as every direct loop, hands them out in contiguous
+//! chunks, one per member, see `chunks`). Blocks
 //! of one colour touch disjoint indirectly-modified data, which is what the
 //! plan's block colouring guarantees and `Plan::check` verifies. Each block
 //! runs as one contiguous element range through the invoker. Running a loop
@@ -23,7 +25,9 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
+mod chunks;
 mod team;
+use chunks::Chunks;
 use team::Team;
 
 /// Loops with fewer elements than this run on the calling thread (same block
@@ -343,6 +347,9 @@ struct ColourSchedule<'a> {
     first_halo: usize,
     /// The next block (index into `blkmap`, which groups blocks by colour).
     next: AtomicUsize,
+    /// A plan of one colour: its blocks in a chunk per member, instead of
+    /// `next`.
+    chunks: Option<Chunks>,
     /// A block's kernel panicked: the others skip their remaining blocks.
     failed: AtomicBool,
     panic: Mutex<Option<Box<dyn std::any::Any + Send>>>,
@@ -378,6 +385,10 @@ impl ColourSchedule<'_> {
     /// # Safety
     /// As for [`run_block`]; every member of `team` runs this together.
     unsafe fn member(&self, team: &Team, me: usize) {
+        if let Some(chunks) = &self.chunks {
+            // SAFETY: the caller's contract.
+            return unsafe { self.member_chunked(team, me, chunks) };
+        }
         let plan = self.plan;
         let mut pending: Option<usize> = None;
         let mut end = 0usize;
@@ -401,6 +412,26 @@ impl ColourSchedule<'_> {
             team.barrier().wait();
         }
         if self.first_halo >= plan.ncolors {
+            self.halo_barrier(team, me);
+        }
+    }
+
+    /// Member `me`'s part of a plan of one colour: the blocks `chunks` gives
+    /// it, then the barrier; halos as [`ColourSchedule::member`] waits.
+    ///
+    /// # Safety
+    /// As for [`ColourSchedule::member`].
+    unsafe fn member_chunked(&self, team: &Team, me: usize, chunks: &Chunks) {
+        if self.first_halo == 0 {
+            self.halo_barrier(team, me);
+        }
+        while let Some(i) = chunks.next(me) {
+            // SAFETY: the caller's contract; `Chunks` gives each block
+            // index (below ncolblk[0]: the colour's blocks) to one member.
+            unsafe { self.block(self.plan.blkmap[i] as usize) };
+        }
+        team.barrier().wait();
+        if self.first_halo >= 1 {
             self.halo_barrier(team, me);
         }
     }
@@ -484,6 +515,9 @@ impl Threads {
             slots,
             first_halo,
             next: AtomicUsize::new(0),
+            chunks: (plan.ncolors == 1)
+                .then(|| Chunks::new(plan.ncolblk[0] as usize, team.size()))
+                .flatten(),
             failed: AtomicBool::new(false),
             panic: Mutex::new(None),
             halo: Mutex::new(Ok(())),

@@ -129,6 +129,11 @@ impl Team {
         Ok(Team { n, shared, workers })
     }
 
+    /// The number of members (the caller and the workers).
+    pub(crate) fn size(&self) -> usize {
+        self.n
+    }
+
     /// The barrier of the team's members (for use inside a job).
     pub(crate) fn barrier(&self) -> &Barrier {
         &self.shared.barrier
