@@ -87,6 +87,9 @@
 #   APP_CXXFLAGS flags for every application build [-O3 -std=c++17]
 #   MARCH_NATIVE 1: add -march=native to the applications and build OP2's
 #                libraries with it (its makefiles' default) [0]
+#   EXTRA_CFLAGS flags added to every application build and to OP2's
+#                libraries (its makefiles' EXTRA_CFLAGS and EXTRA_CXXFLAGS),
+#                e.g. -fno-math-errno [none]
 #   OP2_LIBDIR   the op2-rs libraries of the rs configurations [target/release
 #                of this checkout]; RS_INCLUDE  their headers [include/ next to
 #                OP2_LIBDIR's target/, i.e. OP2_LIBDIR/../../include]
@@ -94,7 +97,7 @@
 #                /path/to/older/checkout/target/release: adds the *_rsbase
 #                configurations [none]; RS_BASE_INCLUDE  their headers
 #                [RS_BASE/../../include].  A worktree at the older commit,
-#                built with `cargo build --release -p op2-seq -p op2-openmp`
+#                built with `cargo build --release -p libop2-seq -p libop2-openmp`
 #   CARGO_BUILD  0: do not run `cargo build --release` [1]; it builds this
 #                checkout only (not OP2_LIBDIR elsewhere, nor RS_BASE)
 #   OP2_BUILD    0: reuse OP2's libraries from an earlier build [1]
@@ -179,6 +182,7 @@ CHECK_RUN=${CHECK_RUN:-1}
 MPI_PART=${MPI_PART:-BLOCK}
 APP_CXXFLAGS=${APP_CXXFLAGS:--O3 -std=c++17}
 MARCH_NATIVE=${MARCH_NATIVE:-0}
+EXTRA_CFLAGS=${EXTRA_CFLAGS:-}
 CARGO_BUILD=${CARGO_BUILD:-1}
 OP2_BUILD=${OP2_BUILD:-1}
 BUILD=${BUILD:-1}
@@ -195,6 +199,7 @@ LOGS=$OUT/logs
 mkdir -p "$OUT/bin" "$OUT/mesh" "$LOGS"
 
 if [ "$MARCH_NATIVE" = 1 ]; then APP_CXXFLAGS="$APP_CXXFLAGS -march=native"; fi
+if [ -n "$EXTRA_CFLAGS" ]; then APP_CXXFLAGS="$APP_CXXFLAGS $EXTRA_CFLAGS"; fi
 RS_SYSLIBS="-lpthread -ldl -lm"
 # set in build_op2 (from OP2's configuration), read back by later modes
 OP2_MPI_LIBS=""
@@ -276,6 +281,7 @@ build_op2() {
   rm -rf "$OP2SRC/op2/lib" "$OP2SRC/op2/obj" "$OP2SRC/makefiles/.config.mk"
   local -a conf=(OP2_COMPILER=gnu)
   if [ "$MARCH_NATIVE" != 1 ]; then conf+=(TARGET_HOST=false); fi
+  if [ -n "$EXTRA_CFLAGS" ]; then conf+=("EXTRA_CFLAGS=$EXTRA_CFLAGS" "EXTRA_CXXFLAGS=$EXTRA_CFLAGS"); fi
   # Debian's parallel HDF5 and PT-Scotch live in subdirectories
   if [ -f /usr/include/hdf5/openmpi/hdf5.h ]; then
     conf+=(HDF5_PAR_INC_PATH=-I/usr/include/hdf5/openmpi
