@@ -64,9 +64,7 @@ pub(crate) fn at_exit() -> op2_core::Result<()> {
         return Ok(());
     }
     let (local, level) = with(|p| {
-        if p.is_started() {
-            p.end(Instant::now());
-        }
+        p.end(Instant::now());
         (p.encode(), p.level())
     });
     if let Some(merged) = crate::cross_rank::merged_profile(local, level)? {

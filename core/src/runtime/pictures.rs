@@ -58,14 +58,7 @@ impl Runtime {
     /// edges -> cells and nodes' coordinates: its cells -> nodes map).
     fn picture_map(&self, req: &PartitionRequest, coords_set: SetId) -> Option<MapId> {
         let given = req.map.filter(|&m| self.dom.map(m).to == coords_set);
-        given.or_else(|| {
-            let set = req.set?;
-            let maps = self.dom.maps();
-            let at = maps
-                .iter()
-                .position(|m| m.from == set && m.to == coords_set && m.dim > 0)?;
-            Some(MapId(at))
-        })
+        given.or_else(|| self.first_map(req.set?, coords_set))
     }
 
     /// Before `op_partition`: gather what the picture needs, when asked for.
@@ -88,7 +81,7 @@ impl Runtime {
             return Ok(None);
         };
         let d = self.dom.dat(coords);
-        if !matches!(d.scalar, ScalarType::F64 | ScalarType::F32) || !(1..=3).contains(&d.dim) {
+        if !coordinates_like(d, 1..=3) {
             let msg = format!(
                 "coordinates dat '{}' is not 1 to 3 doubles or floats: '{}' not written",
                 d.name,

@@ -348,15 +348,14 @@ impl Runtime {
     /// cannot be written is one line on stderr, nothing more is tried
     /// there, and the run goes on.
     fn picture_plan(&mut self, name: &str, set: SetId, plan: &Plan) {
-        if !self.plan_pictures.insert(name.to_string()) {
+        let vars = [PLAN_PICTURES, super::pictures::PLAN_VTK];
+        let dirs = vars.map(|v| std::env::var_os(v).filter(|d| !d.is_empty()));
+        if dirs.iter().all(Option::is_none) || !self.plan_pictures.insert(name.to_string()) {
             return;
         }
         let rank = (self.dist.nranks() > 1).then(|| self.dist.rank());
-        for (i, var) in [PLAN_PICTURES, super::pictures::PLAN_VTK]
-            .into_iter()
-            .enumerate()
-        {
-            let Some(dir) = std::env::var_os(var).filter(|d| !d.is_empty()) else {
+        for (i, (var, dir)) in vars.into_iter().zip(dirs).enumerate() {
+            let Some(dir) = dir else {
                 continue;
             };
             if self.plan_pictures_failed[i] {
