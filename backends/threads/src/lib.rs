@@ -13,7 +13,9 @@
 //!
 //! Global reductions go to per-block slots that are combined in block order
 //! after the loop, so every result — dats and globals — is bitwise the same for
-//! any number of threads, given the same plan.
+//! any number of threads, given the same plan. OP_WORK globals (scratch)
+//! get a private copy per block, started from the program's value, so no
+//! two threads share one.
 
 use op2_core::arg::{Access, ArgKind};
 use op2_core::invoke::{ArgView, Executor, Invoker, LoopRun, ViewKind};
@@ -140,7 +142,9 @@ pub fn threads_from_env(v: Option<&str>) -> usize {
     })
 }
 
-/// A global argument whose value the kernel combines (or a location info).
+/// A global argument with a private copy per block: a value the kernel
+/// combines, a location info, or OP_WORK scratch (started from the
+/// program's value in every block, never combined).
 #[derive(Clone, Copy)]
 struct Reduction {
     arg: usize,
@@ -184,7 +188,7 @@ impl Globals {
                 a.access
             };
             match (info_of, access) {
-                (None, Access::Read | Access::Work) => continue,
+                (None, Access::Read) => continue,
                 (None, Access::Write | Access::Rw) => {
                     self.serial = true;
                     continue;
@@ -207,7 +211,7 @@ impl Globals {
     }
 
     /// Phase 2: every block's slots start at the identity (INC) or the
-    /// current value (MIN/MAX).
+    /// current value (MIN/MAX, and OP_WORK scratch).
     ///
     /// # Safety
     /// The loop's global views point at their values (`Executor::execute`).
@@ -235,7 +239,8 @@ impl Globals {
     /// As for [`Globals::init_slots`]; no block of the loop runs.
     unsafe fn combine(&self, run: &LoopRun<'_>, plan: &Plan, slots: &[u8]) {
         let owned_blocks = (0..plan.nblocks).filter(|&b| plan.block_range(b).0 < run.owned);
-        for r in self.reds.iter().filter(|r| r.info_of.is_none()) {
+        let combined = |r: &&Reduction| r.info_of.is_none() && r.access != Access::Work;
+        for r in self.reds.iter().filter(combined) {
             // SAFETY: as in init_slots; no block runs now.
             let dst = unsafe { std::slice::from_raw_parts_mut(run.views[r.arg].data, r.bytes) };
             let has_info = self.reds.iter().any(|i| i.info_of == Some(r.arg));
@@ -728,5 +733,73 @@ mod tests {
         // And close to the sequential sum.
         let seq: f64 = 0.5 + w.iter().map(|x| x * x).sum::<f64>();
         assert!((results[0].1 - seq).abs() <= 1e-12 * seq.abs());
+    }
+
+    /// An OP_WORK global is scratch per block: threads never share it (a
+    /// kernel that writes it, waits and reads it back sees its own value),
+    /// every block starts from the program's value, and the program's
+    /// buffer is left as it was.
+    #[test]
+    fn work_globals_are_private_per_block() {
+        let ne = 40000usize;
+        let map: Vec<i32> = (0..ne).flat_map(|e| [e as i32, e as i32 + 1]).collect();
+        let plan = chain_plan(&map, ne);
+        let spec = |kind, access| ArgSpec {
+            kind,
+            dim: 1,
+            type_name: "double".into(),
+            access,
+            opt: true,
+        };
+        let args = [
+            spec(ArgKind::Gbl, Access::Work),
+            spec(
+                ArgKind::Dat {
+                    dat: op2_core::DatId(0),
+                    map: None,
+                    idx: -1,
+                },
+                Access::Write,
+            ),
+        ];
+        let scalars = [ScalarType::F64; 2];
+        let starts = AtomicUsize::new(0);
+        // SAFETY: the views point at `work` and `out`.
+        let inv = FnInvoker(|n, p: &[*mut u8]| unsafe {
+            let w = p[0] as *mut f64;
+            if *w == -7.5 {
+                starts.fetch_add(1, Ordering::Relaxed);
+            }
+            *w = n as f64;
+            for _ in 0..50 {
+                std::hint::spin_loop();
+            }
+            *(p[1] as *mut f64) = std::ptr::read_volatile(w);
+        });
+        for nt in [1, 2, 4] {
+            let mut work = -7.5f64;
+            let mut out = vec![-1.0f64; ne];
+            let views = [
+                view(&mut work as *mut f64 as *mut u8, &map, -1, ViewKind::Global),
+                view(out.as_mut_ptr() as *mut u8, &map, -1, ViewKind::Direct),
+            ];
+            let run = LoopRun {
+                name: "scratch",
+                exec_size: ne,
+                owned: ne,
+                core: ne,
+                wait: None,
+                views: &views,
+                args: &args,
+                scalars: &scalars,
+                plan: Some(&plan),
+            };
+            starts.store(0, Ordering::Relaxed);
+            // SAFETY: the views are live for every element.
+            unsafe { Threads::new(nt).execute(&run, &inv) }.unwrap();
+            assert!(out.iter().enumerate().all(|(i, &v)| v == i as f64), "{nt} threads");
+            assert_eq!(work, -7.5, "{nt} threads: the program's scratch was written");
+            assert_eq!(starts.load(Ordering::Relaxed), plan.nblocks, "{nt} threads");
+        }
     }
 }
