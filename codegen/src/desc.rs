@@ -54,6 +54,10 @@ pub enum Access {
     Inc,
     Min,
     Max,
+    /// `OP_WORK`, globals only: scratch the kernel may read and write; each
+    /// element gets a private copy started from the global's value, and
+    /// nothing goes back.
+    Work,
 }
 
 impl Access {
@@ -73,6 +77,7 @@ impl Access {
             Access::Inc => "OP_INC",
             Access::Min => "OP_MIN",
             Access::Max => "OP_MAX",
+            Access::Work => "OP_WORK",
         }
     }
 }
@@ -86,8 +91,8 @@ pub enum Arg {
     /// `idx >= 0` one entry, `idx < 0` all `-idx` entries (OP2's vector
     /// map argument: the kernel gets an array of pointers).
     Indirect { dat: DatArg, map: usize, idx: i32 },
-    /// `op_arg_gbl`: a value the kernel reads (`Read`) or a reduction
-    /// (`Inc`, `Min`, `Max`).
+    /// `op_arg_gbl`: a value the kernel reads (`Read`), a reduction (`Inc`,
+    /// `Min`, `Max`) or scratch (`Work`).
     Global { dim: usize, ty: Ty, access: Access },
     /// `op_arg_idx`: the element's index (an `int`).
     Idx,
@@ -207,7 +212,7 @@ impl LoopDesc {
             Arg::Direct(d) | Arg::Indirect { dat: d, .. } if d.dim == 0 => {
                 return Err(at("dim 0".into()))
             }
-            Arg::Direct(d) if matches!(d.access, Access::Min | Access::Max) => {
+            Arg::Direct(d) if matches!(d.access, Access::Min | Access::Max | Access::Work) => {
                 return Err(at(format!("{} is for globals only", d.access.name())))
             }
             Arg::Indirect { dat, map, idx } => {
@@ -220,7 +225,7 @@ impl LoopDesc {
                 if *idx >= m.dim as i32 || (*idx < 0 && (-*idx) as usize != m.dim) {
                     return Err(at(format!("idx {idx} with a map of dim {}", m.dim)));
                 }
-                if matches!(dat.access, Access::Min | Access::Max) {
+                if matches!(dat.access, Access::Min | Access::Max | Access::Work) {
                     return Err(at(format!("{} is for globals only", dat.access.name())));
                 }
             }
@@ -252,12 +257,13 @@ impl LoopDesc {
             }
             Arg::Global { dim: 0, .. } => return Err(at("dim 0".into())),
             Arg::Global {
-                access: Access::Write | Access::Rw,
+                access: a @ (Access::Write | Access::Rw),
                 ..
             } => {
-                return Err(at(
-                    "a global is read or reduced (OP_READ, OP_INC, OP_MIN, OP_MAX)".into(),
-                ))
+                return Err(at(format!(
+                    "a global written with {} (on the host the last element's write wins; the device has no such order)",
+                    a.name()
+                )))
             }
             _ => {}
         }
@@ -267,8 +273,9 @@ impl LoopDesc {
     /// Every argument is one the generator can write: dims above 0, maps
     /// that exist, an `idx` inside the map, a dat written through a map
     /// only by `OP_INC`, `OP_RW` or `OP_WRITE` and never by two access
-    /// modes, global reductions only `OP_INC`, `OP_MIN`, `OP_MAX` or
-    /// `OP_READ`, and a kernel name that is a C identifier.
+    /// modes, globals only `OP_READ`, `OP_INC`, `OP_MIN`, `OP_MAX` or
+    /// `OP_WORK` (dats never `OP_WORK`), and a kernel name that is a C
+    /// identifier.
     pub fn validate(&self) -> Result<(), GenError> {
         if !is_ident(&self.kernel) {
             return Err(self.err(format!(

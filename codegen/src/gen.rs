@@ -27,7 +27,10 @@
 //! work-group combines in a fixed tree (`block_size` a power of two), and
 //! work-group `w` (flat) or plan block `b` (staged) writes slot `w`/`b` of
 //! the reduction output; the host combines the slots in index order. No
-//! result depends on the device's scheduling.
+//! result depends on the device's scheduling. An `OP_WORK` global is a
+//! private array per element, started from the global's value (as OP2's
+//! changelog describes its CUDA backends: per-thread scratch initialised
+//! per element); nothing of it goes back.
 
 use crate::consts;
 use crate::desc::{Access, Arg, Conflicts, Const, DatArg, Dialect, GenError, LoopDesc, Ty};
@@ -427,7 +430,7 @@ impl Gen<'_> {
                         LaunchParam::GblIn(i),
                         format!("{g}const {} *gbl{i}", ty.c_name()),
                     );
-                    if *access != Access::Read {
+                    if !matches!(access, Access::Read | Access::Work) {
                         self.param(
                             LaunchParam::RedOut(i),
                             format!("{g}{} *red{i}", ty.c_name()),
@@ -457,7 +460,7 @@ impl Gen<'_> {
             };
             {
                 let t = ty.c_name();
-                if *access == Access::Read {
+                if matches!(access, Access::Read | Access::Work) {
                     continue;
                 }
                 let shared = match self.o.dialect {
@@ -493,7 +496,7 @@ impl Gen<'_> {
                     Access::Min => format!("MIN({x}, {y})"),
                     _ => format!("MAX({x}, {y})"),
                 };
-                if *access == Access::Read {
+                if matches!(access, Access::Read | Access::Work) {
                     continue;
                 }
                 self.line(
@@ -589,6 +592,19 @@ impl Gen<'_> {
                     access: Access::Read,
                     ..
                 } => format!("g{i}"),
+                Arg::Global {
+                    dim,
+                    ty,
+                    access: Access::Work,
+                } => {
+                    // scratch: every element starts from the global's value
+                    self.line(depth, &format!("{} w{i}[{dim}];", ty.c_name()));
+                    self.line(
+                        depth,
+                        &format!("for (int k = 0; k < {dim}; k++) w{i}[k] = gbl{i}[k];"),
+                    );
+                    format!("w{i}")
+                }
                 Arg::Global { .. } | Arg::Info { .. } => format!("r{i}"),
                 Arg::Idx => {
                     self.line(depth, &format!("int x{i} = {e};"));

@@ -218,6 +218,61 @@ fn x_through(map: usize, idx: i32) -> Arg {
     }
 }
 
+/// An OP_WORK global: a private array per element, filled from the
+/// global's value before every call, passed to the kernel, never reduced.
+#[test]
+fn work_globals_are_scratch_started_per_element() {
+    for c in [Conflicts::Colour2, Conflicts::Atomics] {
+        let s = samples::Sample {
+            desc: LoopDesc {
+                name: "flux".into(),
+                kernel: "flux".into(),
+                args: vec![
+                    x_through(0, -2),
+                    Arg::Global {
+                        dim: 3,
+                        ty: Ty::F64,
+                        access: Access::Work,
+                    },
+                    Arg::Indirect {
+                        dat: DatArg {
+                            dat: 1,
+                            dim: 1,
+                            ty: Ty::F64,
+                            soa: false,
+                            access: Access::Inc,
+                            optional: false,
+                        },
+                        map: 0,
+                        idx: 0,
+                    },
+                ],
+                maps: vec![MapDesc { dim: 2 }],
+                conflicts: c,
+            },
+            source: "void flux(const double **x, double *t, double *f) {\n  t[0] = x[0][0]; t[1] = x[1][0]; t[2] = t[0] - t[1];\n  *f += t[2];\n}\n".into(),
+            consts: vec![],
+        };
+        for d in [Dialect::OpenCl, Dialect::Cuda] {
+            let g = gen(&s, d).unwrap();
+            let init = g
+                .text
+                .find("for (int k = 0; k < 3; k++) w1[k] = gbl1[k];")
+                .unwrap();
+            let call = g.text.find("flux(a0, w1, ").unwrap();
+            // started right before the call, inside the per-element code
+            assert!(
+                init < call && !g.text[init..call].contains("for (int e"),
+                "{}",
+                g.text
+            );
+            assert!(g.params.contains(&LaunchParam::GblIn(1)));
+            assert!(!g.params.contains(&LaunchParam::RedOut(1)));
+            assert!(!g.text.contains("red1"));
+        }
+    }
+}
+
 #[test]
 fn descriptions_it_cannot_serve_are_named_errors() {
     let loops = airfoil(Conflicts::Atomics);
@@ -269,7 +324,13 @@ fn descriptions_it_cannot_serve_are_named_errors() {
             ty: Ty::F64,
             access: Access::Rw
         }),
-        "loop res_calc: argument 0: a global is read or reduced (OP_READ, OP_INC, OP_MIN, OP_MAX)"
+        "loop res_calc: argument 0: a global written with OP_RW (on the host the last element's write wins; the device has no such order)"
+    );
+    assert_eq!(
+        with(&|d| if let Arg::Indirect { dat, .. } = &mut d.args[0] {
+            dat.access = Access::Work
+        }),
+        "loop res_calc: argument 0: OP_WORK is for globals only"
     );
     assert_eq!(
         with(&|d| d.args[0] = x_through(9, 0)),

@@ -8,7 +8,11 @@
  *              not found in the source;
  *   "ends"     op_arg_idx through a map: runs on the device;
  *   "maxloc"   op_arg_info (the location of a maximum): runs on the device;
- *   "scratch"  an OP_WORK dat: the generator refuses it.
+ *   "scratch"  an OP_WORK dat (written as OP_RW): runs on the device;
+ *   "pair"     an OP_WORK global of 2 doubles (scratch per element): runs
+ *              on the device;
+ *   "lastx"    a global written with OP_WRITE (the last element's value
+ *              wins on the host): the generator refuses it.
  * Each loop runs twice; the results are checked against plain C loops and
  * the program prints PASSED or FAILED.
  */
@@ -34,6 +38,14 @@ static void scratch(const double *x, double *w, double *y) {
   *w = 2.0 * *x;
   *y = *w + 1.0;
 }
+
+static void pair(const double *x, double *t, double *y) {
+  t[0] = *x;
+  t[1] = 3.0 * t[0];
+  *y = t[0] + t[1];
+}
+
+static void lastx(const double *x, double *g) { *g = *x; }
 
 static void maxloc(const double *x, const int *i, double *m, int *loc) {
   if (*x > *m) {
@@ -92,6 +104,17 @@ int main(int argc, char **argv) {
     op_fetch_data(dy, y);
     for (int i = 0; i < N; i++)
       bad += y[i] != 2.0 * x[i] + 1.0;
+    double t[2] = {-7.5, -7.5};
+    op_par_loop(pair, "pair", cells, op_arg_dat(dx, -1, OP_ID, 1, "double", OP_READ),
+                op_arg_gbl(t, 2, "double", OP_WORK),
+                op_arg_dat(dy, -1, OP_ID, 1, "double", OP_WRITE));
+    op_fetch_data(dy, y);
+    for (int i = 0; i < N; i++)
+      bad += y[i] != 4.0 * x[i];
+    double g = -1.0;
+    op_par_loop(lastx, "lastx", cells, op_arg_dat(dx, -1, OP_ID, 1, "double", OP_READ),
+                op_arg_gbl(&g, 1, "double", OP_WRITE));
+    bad += g != x[N - 1];
   }
   op_timing_output();
   op_exit();

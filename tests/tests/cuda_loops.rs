@@ -6,7 +6,7 @@
 //! compiled by the real NVRTC (13.0 from PyPI, scripts/cuda_toolkit.sh) into
 //! a cubin in the disk cache, then runs on the host with one line saying
 //! so, and the answers are libop2_seq's; a cached cubin needs no NVRTC; the
-//! fallbacks name NVRTC's first error, a missing kernel and an OP_WORK
+//! fallbacks name NVRTC's first error, a missing kernel and a global
 //! argument. The cubins themselves run only on a GPU (the GPU bundle
 //! carries this cache: scripts/gpu_bundle.sh).
 
@@ -231,7 +231,7 @@ fn fallback_program() -> PathBuf {
 }
 
 #[test]
-fn nvrtc_errors_missing_kernels_and_op_work_fall_back_with_one_line_each() {
+fn nvrtc_errors_missing_kernels_and_written_globals_fall_back_with_one_line_each() {
     let exe = fallback_program();
     let cache = fresh_dir("fallback");
     let r = run_sim(&exe, &[], &cache, true, &[]);
@@ -258,13 +258,13 @@ fn nvrtc_errors_missing_kernels_and_op_work_fall_back_with_one_line_each() {
     assert!(text.contains("extern \"C\" __global__ void") && text.contains("/* build log:"));
     assert!(why("hidden").starts_with("kernel hidden: no definition found in "));
     assert_eq!(
-        why("scratch"),
-        "argument 1: OP_WORK is not generated for devices yet"
+        why("lastx"),
+        "loop lastx: argument 1: a global written with OP_WRITE (on the host the last element's write wins; the device has no such order)"
     );
-    for n in ["doubled", "ends", "maxloc"] {
+    for n in ["doubled", "ends", "maxloc", "scratch", "pair"] {
         assert_eq!(why(n), COMPILED);
     }
-    assert_eq!(f.len(), 6);
+    assert_eq!(f.len(), 8);
 }
 
 #[test]

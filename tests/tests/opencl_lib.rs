@@ -297,18 +297,18 @@ fn loops_without_device_code_run_on_the_host_with_one_line_each() {
         1
     );
     assert_eq!(
-        said("loop scratch runs on the host: argument 1: OP_WORK is not generated for devices yet"),
+        said("loop lastx runs on the host: loop lastx: argument 1: a global written with OP_WRITE (on the host the last element's write wins; the device has no such order)"),
         1
     );
     assert_eq!(said("runs on the host"), 3, "{}", r.stdout);
     let p = placements(&r.stdout);
     let place = |n: &str| p.iter().find(|(x, _)| x == n).map(|(_, w)| w.clone());
-    // op_arg_idx through a map (ends) and op_arg_info (maxloc) run on the
-    // device
-    for n in ["doubled", "ends", "maxloc"] {
+    // op_arg_idx through a map (ends), op_arg_info (maxloc) and OP_WORK
+    // (scratch: a dat, pair: a global) run on the device
+    for n in ["doubled", "ends", "maxloc", "scratch", "pair"] {
         assert_eq!(place(n).as_deref(), Some("device"), "{p:?}");
     }
-    for n in ["hidden", "scaled", "scratch"] {
+    for n in ["hidden", "scaled", "lastx"] {
         assert!(place(n).unwrap().starts_with("host ("), "{p:?}");
     }
 

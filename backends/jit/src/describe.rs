@@ -2,24 +2,29 @@
 //! checked arguments: maps numbered in order of first use, each dat's
 //! layout on the device (SoA or not) as the caller's copies have it, an
 //! optional argument switched off by its call as an optional argument
-//! (the launch then passes flag 0). What the generator does not write yet
-//! is refused with the argument's number and why, so the loop can run on
+//! (the launch then passes flag 0); an OP_WORK dat as OP_RW. What the
+//! generator does not write is refused with the argument's number and why, so the loop can run on
 //! the host instead.
 
 use op2_codegen as cg;
 use op2_core::arg::{Access, ArgKind, ArgSpec};
 use op2_core::domain::{DatId, Domain, MapId};
 
-fn access(a: Access) -> Option<cg::Access> {
-    Some(match a {
+/// The generator's access mode for an argument of kind `kind`: OP_WORK
+/// on a dat (scratch the kernel reads and writes on its elements, which
+/// the host runs as a write) is described as OP_RW, so the device leaves in
+/// the dat what the kernel left, as the host does.
+fn access(a: Access, kind: &ArgKind) -> cg::Access {
+    match a {
         Access::Read => cg::Access::Read,
         Access::Write => cg::Access::Write,
         Access::Rw => cg::Access::Rw,
         Access::Inc => cg::Access::Inc,
         Access::Min => cg::Access::Min,
         Access::Max => cg::Access::Max,
-        Access::Work => return None,
-    })
+        Access::Work if matches!(kind, ArgKind::Dat { .. }) => cg::Access::Rw,
+        Access::Work => cg::Access::Work,
+    }
 }
 
 /// The description of loop `name` (kernel `kernel`) with arguments `args`
@@ -42,7 +47,7 @@ pub fn describe(
     let mut out = Vec::new();
     for (i, a) in args.iter().enumerate() {
         let no = |w: &str| format!("argument {i}: {w}");
-        let acc = access(a.access).ok_or_else(|| no("OP_WORK is not generated for devices yet"))?;
+        let acc = access(a.access, &a.kind);
         let dim = usize::try_from(a.dim)
             .ok()
             .filter(|&d| d > 0)
@@ -213,11 +218,24 @@ mod tests {
             map: m,
             idx,
         };
-        let bad = [spec(dat(x, None, -1), 2, "double", Access::Work)];
-        assert_eq!(
-            describe("l", "k", &bad, &dom, &|_| false, cg::Conflicts::Colour2).unwrap_err(),
-            "argument 0: OP_WORK is not generated for devices yet"
+        // OP_WORK: a dat's is described as OP_RW, a global's as scratch
+        let work = [
+            spec(dat(x, Some(e2n), 0), 2, "double", Access::Work),
+            spec(ArgKind::Gbl, 3, "double", Access::Work),
+        ];
+        let d = describe("l", "k", &work, &dom, &|_| false, cg::Conflicts::Colour2).unwrap();
+        assert!(
+            matches!(&d.args[0], cg::Arg::Indirect { dat, .. } if dat.access == cg::Access::Rw)
         );
+        assert_eq!(
+            d.args[1],
+            cg::Arg::Global {
+                dim: 3,
+                ty: cg::Ty::F64,
+                access: cg::Access::Work
+            }
+        );
+        d.validate().unwrap();
         // op_arg_info goes with its OP_MIN/OP_MAX global
         let info = [
             spec(ArgKind::Gbl, 1, "double", Access::Max),

@@ -797,8 +797,14 @@ mod tests {
             starts.store(0, Ordering::Relaxed);
             // SAFETY: the views are live for every element.
             unsafe { Threads::new(nt).execute(&run, &inv) }.unwrap();
-            assert!(out.iter().enumerate().all(|(i, &v)| v == i as f64), "{nt} threads");
-            assert_eq!(work, -7.5, "{nt} threads: the program's scratch was written");
+            assert!(
+                out.iter().enumerate().all(|(i, &v)| v == i as f64),
+                "{nt} threads"
+            );
+            assert_eq!(
+                work, -7.5,
+                "{nt} threads: the program's scratch was written"
+            );
             assert_eq!(starts.load(Ordering::Relaxed), plan.nblocks, "{nt} threads");
         }
     }
