@@ -36,6 +36,11 @@ pub trait Ctx: Sized {
     fn dist(&self) -> &dyn RowDist;
     /// Print a notice line.
     fn notice(&self, line: &str);
+    /// Whether this process prints progress lines (under MPI: rank 0
+    /// only, as notices).
+    fn shows_progress(&self) -> bool {
+        true
+    }
     /// This process's rows of a set held as `local` rows per process in
     /// process order, and the total.
     fn my_rows(&self, local: u64, object: &str) -> Res<(Range<u64>, u64)>;
@@ -136,7 +141,7 @@ pub unsafe fn decl_map_hdf5<C: Ctx>(
     let c = C::new(&object)?;
     let f = c.open(&file, Mode::Read, &object)?;
     let cname = c_string(&name, &object)?;
-    let progress = reading(&object, &file);
+    let progress = reading(&object, &file, c.shows_progress());
     let read = f.read_map(&name, d, local, c.dist()).map_err(io(&object))?;
     progress.done();
     match read {
@@ -183,7 +188,7 @@ pub unsafe fn decl_dat_hdf5<C: Ctx>(
     let c = C::new(&object)?;
     let f = c.open(&file, Mode::Read, &object)?;
     let mut warn = |m: String| c.notice(&format!("op_decl_dat_hdf5: {m}"));
-    let progress = reading(&object, &file);
+    let progress = reading(&object, &file, c.shows_progress());
     let data = f
         .read_dat(&name, d, &ty, local, c.dist(), &mut warn)
         .map_err(io(&object))?;

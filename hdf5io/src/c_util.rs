@@ -10,11 +10,15 @@ use std::ffi::{c_char, c_int, c_void, CStr, CString};
 
 /// An op2-hdf5-io error as a failure concerning `object`.
 /// The progress lines of reading `what` from `file` (`OP_diags >= 2`,
-/// stderr a terminal).
-pub fn reading(what: &str, file: &str) -> op2_core::progress::Progress {
-    // SAFETY: OP_diags is an int every OP2 library defines, written only
-    // by op_init before any file is read; a plain read of it is sound.
-    let diags = unsafe { std::ptr::addr_of!(ffi::OP_diags).read_volatile() };
+/// stderr a terminal, and `here`: this process prints them).
+pub fn reading(what: &str, file: &str, here: bool) -> op2_core::progress::Progress {
+    let diags = if here {
+        // SAFETY: OP_diags is an int every OP2 library defines, written
+        // only by op_init before any file is read; a plain read is sound.
+        unsafe { std::ptr::addr_of!(ffi::OP_diags).read_volatile() }
+    } else {
+        0
+    };
     op2_core::progress::Progress::start(diags, || format!("reading {what} from {file}"))
 }
 

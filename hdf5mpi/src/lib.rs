@@ -78,6 +78,11 @@ impl Ctx for Mpi {
         notice(&self.comm, line);
     }
 
+    /// Rank 0 only (the same file is read by every rank).
+    fn shows_progress(&self) -> bool {
+        self.comm.rank == 0
+    }
+
     fn my_rows(&self, local: u64, object: &str) -> Res<(Range<u64>, u64)> {
         self.mpi(self.comm.my_rows(local), object)
     }

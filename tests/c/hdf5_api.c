@@ -242,7 +242,8 @@ static int mode_error(const char *mode) {
 
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
-    op_init(argc, argv, 1);
+    const char *diags = getenv("HDF5_API_DIAGS"); /* progress lines from 2 */
+    op_init(argc, argv, diags ? atoi(diags) : 1);
     if (strcmp(mode, "write") == 0) mode_write();
     else if (strcmp(mode, "read") == 0) mode_read();
     else if (strcmp(mode, "fixture") == 0 && argc > 2) mode_fixture(argv[2]);

@@ -83,6 +83,47 @@ fn round_trip_openmp() {
     round_trip("op2_openmp", Link::Shared, "hdf5-omp-shared");
 }
 
+/// Progress lines of HDF5 reads: on a terminal (util-linux's `script`) at
+/// `OP_diags >= 2`, a start and an end line with the elapsed time for each
+/// op_decl_map_hdf5/op_decl_dat_hdf5; none on a pipe.
+#[test]
+fn reads_show_progress_on_a_terminal() {
+    let exe = api("op2_seq", Link::Static);
+    let dir = written(&exe, "hdf5-progress");
+    let piped = run_in(&exe, &["read"], &dir, &[("HDF5_API_DIAGS", "2")]);
+    assert_all_pass(&piped, READ_CHECKS);
+    assert!(
+        !piped.stderr.contains("op2-rs: reading"),
+        "{}",
+        piped.stderr
+    );
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped the terminal half: no `script`");
+        return;
+    }
+    let cmd = format!("'{}' read", exe.display());
+    let r = run_in(
+        Path::new("script"),
+        &["-qec", &cmd, "/dev/null"],
+        &dir,
+        &[("HDF5_API_DIAGS", "2")],
+    );
+    assert_eq!(r.status, Some(0), "{}{}", r.stdout, r.stderr);
+    let text = r.stdout.replace('\r', "");
+    let start = "op2-rs: reading map \"pcell\" from dump.h5 ...";
+    assert!(text.lines().any(|l| l == start), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with(start) && l.ends_with(" s") && l.len() > start.len()),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l == "op2-rs: reading dat \"grp/sub/q\" from dump.h5 ..."),
+        "{text}"
+    );
+}
+
 /// A file written through libhdf5 in OP2's layout (junk after the map type
 /// string's NUL, a 64-bit map, a group, a constant) reads in op2-rs.
 #[test]
