@@ -219,6 +219,36 @@ fn jac_quadvec_reduction_loops_compile_in_both_schemes() {
     }
 }
 
+/// tests/c/device_args (every argument kind, checked by the program) on
+/// libop2_cuda: its three loops compiled by NVRTC in both schemes, into
+/// four cubins each (flux twice: with its optional argument on, and off;
+/// a constant declared again with a new value needs no new code: CUDA
+/// constants are filled after loading), answers as the host's.
+#[test]
+fn every_argument_kind_compiles_in_both_schemes() {
+    let exe = example(
+        "cul_device_args",
+        Lang::Cxx17,
+        &["tests/c/device_args/device_args.cpp"],
+        &["tests/c/device_args"],
+        "op2_cuda",
+    );
+    for scheme in ["colour2", "atomics"] {
+        let cache = fresh_dir(&format!("device-args-{scheme}"));
+        let r = run_sim(&exe, &[], &cache, true, &[("OP2_RS_CONFLICTS", scheme)]);
+        r.ok();
+        assert!(
+            r.stdout.contains("PASSED (0 wrong values)"),
+            "{scheme}:\n{}",
+            r.stdout
+        );
+        let f = fallbacks(&r.stdout);
+        assert_eq!(f.len(), 3, "{scheme}:\n{}", r.stdout);
+        assert!(f.iter().all(|(_, w)| w == COMPILED), "{scheme}: {f:?}");
+        assert_eq!(cubins(&cache), 4, "{scheme}");
+    }
+}
+
 /// tests/c/opencl_fallback.c on libop2_cuda.
 fn fallback_program() -> PathBuf {
     example(

@@ -1,0 +1,51 @@
+/*
+ * kernels.h -- the kernels of device_args.c, one argument kind or more
+ * each; a header, as OP2's applications keep theirs, so a device library
+ * finds their source beside the program (or through OP2_RS_KERNEL_PATH).
+ */
+#ifndef DEVICE_ARGS_KERNELS_H
+#define DEVICE_ARGS_KERNELS_H
+
+/* sums reads alpha, a constant the program defines before it includes this
+   header and declares with op_decl_const (as OP2's airfoil does gam) */
+
+/* direct: AoS double[2], float and int read; a double written; a global
+   read (3 doubles); reductions: double[2] sum, float min, int max, and a
+   double max with the element where it is (op_arg_info) */
+static inline void sums(const double *x, const float *s, const int *k, const double *c, double *y,
+                        double *sum, float *mn, int *mx, const int *i, double *big, int *where) {
+  y[0] = c[0] * x[0] + c[1] * x[1] + c[2] + alpha;
+  sum[0] += x[0];
+  sum[1] += x[1] * x[1];
+  if (s[0] < *mn) *mn = s[0];
+  if (k[0] > *mx) *mx = k[0];
+  if (x[1] > *big) {
+    *big = x[1];
+    *where = *i;
+  }
+}
+
+/* through a map: both ends' coordinates by a vector argument, increments of
+   an SoA double at both ends and of an optional float at the first, the
+   edge's index and its second node's (op_arg_idx, direct and through the
+   map) written to an int[2] on the edge */
+static inline void flux(const double **x, double *r0, double *r1, float *w, const int *e,
+                        const int *n1, int *ids) {
+  double d = x[1][0] - x[0][0] + 0.5 * (x[1][1] - x[0][1]);
+  *r0 += d;
+  *r1 -= d;
+  if (w) *w += 1.0f;
+  ids[0] = *e;
+  ids[1] = *n1;
+}
+
+/* OP_WORK: a global's scratch (3 doubles) and a dat's (1 double) */
+static inline void scratch(const double *x, double *t, double *u, double *y) {
+  t[0] = x[0];
+  t[1] = 2.0 * x[1];
+  t[2] = t[0] + t[1];
+  u[0] = t[2];
+  y[0] = u[0] + 1.0;
+}
+
+#endif
