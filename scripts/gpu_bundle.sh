@@ -15,7 +15,10 @@
 #             GPU machine, never carried); tests/cuda's generated-style
 #             programs t1..t4 on libop2_cuda and t5 (MPI) on libop2_mpi_cuda
 #             ex_airfoil_jit: c-examples' airfoil (op_seq.h, unchanged) on
-#             libop2_cuda, its loops written and compiled at run time
+#             libop2_cuda, its loops written and compiled at run time;
+#             device_args, device_args_atomics: tests/c/device_args (every
+#             argument kind, answers checked by the program) the same way,
+#             with two-level colouring and with atomics
 #   src/NAME/ the kernels' headers of each jit program (OP2_RS_KERNEL_PATH
 #             there: the library reads a kernel's source to write its loop)
 #   cache/    every jit program's loops compiled here for $CUDA_ARCH by
@@ -156,6 +159,7 @@ jit_program() {
   program "$name" jit "$app" $args
   # shellcheck disable=SC2086
   (cd "$d" && env OP2_RS_DEVICE=host OP2_RS_CUDA_ARCH="$CUDA_ARCH" OP2_RS_CACHE_DIR="$OUT/cache" \
+    ${JIT_CONFLICTS:+OP2_RS_CONFLICTS=$JIT_CONFLICTS} \
     OP2_RS_KERNEL_PATH="$OUT/src/$name" LD_LIBRARY_PATH="$CUDA_LIB" OP2CHECK_NITER=1 \
     "$OUT/bin/$name" $cargs > "$d/compile.out" 2>&1) || { tail -n 5 "$d/compile.out" >&2; die "$name: the compile run failed"; }
   local compiled host
@@ -199,6 +203,17 @@ say "c-examples airfoil (op_seq.h) on libop2_cuda, loops compiled by NVRTC ($("$
 gcc -std=c99 -O2 -Wall -Wextra -Werror -c -I c-examples/common c-examples/common/naca_mesh.c -o "$WORK/obj/naca_mesh.o"
 jit_program ex_airfoil_jit exairfoil c-examples/airfoil "$EX_ARGS" "--cells=2000 --iters=1" -I c-examples/common \
   c-examples/airfoil/airfoil.cpp "$WORK/obj/naca_mesh.o"
+# ---- tests/c/device_args: every argument kind, checking itself ---------------------
+DA_ARGS=${DA_ARGS:-200000}
+say "tests/c/device_args (op_seq.h, every argument kind) on libop2_cuda, colouring and atomics -> bin/device_args*, cache/"
+jit_program device_args selfcheck tests/c/device_args "$DA_ARGS" 3000 tests/c/device_args/device_args.cpp
+JIT_CONFLICTS=atomics jit_program device_args_atomics selfcheck tests/c/device_args "$DA_ARGS" 3000 \
+  tests/c/device_args/device_args.cpp
+g++ -std=c++17 -O2 -I "$INC" -I tests/c/device_args tests/c/device_args/device_args.cpp \
+  "$OP2_LIBDIR/libop2_seq.a" -lpthread -ldl -lm -o "$WORK/device_args_seq"
+# shellcheck disable=SC2086 # DA_ARGS are words
+"$WORK/device_args_seq" $DA_ARGS > "$WORK/device_args_seq.out" || die "device_args on libop2_seq failed"
+grep -E '^(PASSED|FAILED|wrong:) ' "$WORK/device_args_seq.out" > "$OUT/ref/selfcheck.out"
 echo "jit programs: the generated loops' cubins in cache/ ($CUDA_ARCH, NVRTC from PyPI)" >> "$MANIFEST"
 
 # ---- OP2-Common's applications ---------------------------------------------------

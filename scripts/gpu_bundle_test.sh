@@ -3,7 +3,8 @@
 # (called by scripts/test.sh):
 #  1. scripts/gpu_bundle.sh without OP2_DIR builds the bundle (tests/cuda
 #     programs, mesh generators, our CUDA libraries, c-examples' airfoil
-#     with its 5 loops compiled by NVRTC into the bundle's cache); it fails when a
+#     and tests/c/device_args with their loops compiled by NVRTC into the
+#     bundle's cache); it fails when a
 #     program does not link, does not find its libraries through its rpath,
 #     or the bundle is over the size limit;
 #  2. the bundle's check.sh runs here: every program must stop cleanly at the
@@ -22,8 +23,17 @@ mkdir -p "$T"
 
 OUT=$T/bundle WORK=$T/work CARGO_BUILD=${CARGO_BUILD:-0} scripts/gpu_bundle.sh
 cubins=$(grep -l $'\x7fELF' "$T/bundle/cache"/*.bin 2> /dev/null | wc -l)
-if ! grep -qx 'ex_airfoil_jit: 5 loops' "$T/bundle/cache.txt" || [ "$cubins" != 5 ]; then
-  echo "gpu_bundle_test: want 5 cubins for ex_airfoil_jit in the bundle's cache, found $cubins" >&2
+# ex_airfoil_jit 5; device_args 4 (flux with its optional argument on and
+# off); device_args_atomics 2 more (flux's two: its direct loops are the
+# same code in both schemes)
+for l in 'ex_airfoil_jit: 5 loops' 'device_args: 3 loops' 'device_args_atomics: 3 loops'; do
+  grep -qx "$l" "$T/bundle/cache.txt" || {
+    echo "gpu_bundle_test: cache.txt lacks '$l'" >&2
+    exit 1
+  }
+done
+if [ "$cubins" != 11 ]; then
+  echo "gpu_bundle_test: want 11 cubins in the bundle's cache, found $cubins" >&2
   exit 1
 fi
 

@@ -38,7 +38,10 @@
 #     the GPU (no "runs on the host" line, every loop "device" in the table
 #     after op_timing_output), transfers as predicted, memcheck, and time
 #     against OP2's translated code on OP2's library (target: within 1.2x of
-#     the faster of its configurations)
+#     the faster of its configurations). device_args and device_args_atomics
+#     (app selfcheck: tests/c/device_args, every argument kind, colouring
+#     and atomics) check their own answers against plain C++ loops: their
+#     PASSED line as the reference's, every loop on the GPU, memcheck
 # Order: 3, round 1 of 4 and 8 with 5, 6, rounds 2..3, 7: a spent time
 # budget cuts timing rounds first. A program that times out (RUN_TIMEOUT
 # [90] s; memcheck runs MEMCHECK_TIMEOUT [120] s) is not started again.
@@ -292,6 +295,7 @@ answers() { # APP FILE
   case $1 in
     airfoil) grep -E '^ *[0-9]+ +[-0-9.e+]+, max err:' "$2" ;;
     exairfoil) grep -E '^ *[0-9]+ +[-0-9.e+]+ *$' "$2" ;;
+    selfcheck) grep -E '^(PASSED|FAILED|wrong:) ' "$2" ;;
     aero) grep -E '^[0-9]+ [0-9]+ [-0-9.E+]+ *$' "$2" ;;
   esac
 }
@@ -305,7 +309,10 @@ compare() {
     FNR == NR { r[FNR] = $0; nr = FNR; next }
     { n = FNR; split(r[FNR], a, /[ ,]+/); split($0, b, /[ ,]+/)
       if ($0 == r[FNR]) same++
-      if (app == "exairfoil") {
+      if (app == "selfcheck") {
+        # a program that checks itself: the same verdict as the reference
+        if ($0 != r[FNR]) { bad++; why = why " " $0 }
+      } else if (app == "exairfoil") {
         # c-examples airfoil: "iter rms", identical
         if (a[2] != b[2] || a[3] != b[3]) { bad++; why = why " rms@" a[2] }
       } else if (app == "airfoil") {
@@ -448,15 +455,20 @@ app_round() { # ROUND
     done
     jit_round "$round" "$app" "$mesh"
   done
-  [ "$round" = 1 ] && jit_round 1 exairfoil ""
+  if [ "$round" = 1 ]; then
+    jit_round 1 exairfoil ""
+    jit_round 1 selfcheck ""
+  fi
 }
 
 # ---- op_seq.h programs, loops written at run time (kind jit) -----------------------------
 # the cache is copied: runs may add to it (compiled here when NVRTC is)
 JIT_CACHE=$W/cache
 [ -d "$B/cache" ] && cp -r "$B/cache" "$JIT_CACHE"
-jit_env() { # NAME: the environment of a jit program
-  echo "OP2_RS_CACHE_DIR=$JIT_CACHE OP2_RS_KERNEL_PATH=$B/src/$1 LD_LIBRARY_PATH=${NVRTC_DIR}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+jit_env() { # NAME: the environment of a jit program (NAME_atomics: atomics)
+  local conflicts=""
+  case $1 in *_atomics) conflicts=" OP2_RS_CONFLICTS=atomics" ;; esac
+  echo "OP2_RS_CACHE_DIR=$JIT_CACHE OP2_RS_KERNEL_PATH=$B/src/$1 LD_LIBRARY_PATH=${NVRTC_DIR}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}$conflicts"
 }
 # on_gpu LOG: every loop ran on the GPU (no fallback line, and the table
 # after op_timing_output lists each loop as "device")
@@ -479,7 +491,7 @@ jit_round() { # ROUND APP MESH
     log=$R/logs/$name.r$round
     [ "$round" = 1 ] || continue
     if v=$(on_gpu "$log.out"); then ok "$name: $v"; else fail "$name: $v"; fi
-    [ "$app" = exairfoil ] && continue
+    case $app in exairfoil | selfcheck) continue ;; esac
     if v=$(transfers "$log.out" "$app" "$mesh"); then
       ok "$name transfers: $v"
     else

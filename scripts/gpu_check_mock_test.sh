@@ -19,6 +19,9 @@
 #                     predicted, every loop "device" -> ok; 1.1 s against
 #                     OP2's best configuration's 1.0 s -> 1.100, within 1.2
 #   aero_jit          one loop fell back to the host -> FAIL
+#   device_args       (a program checking itself) PASSED, every loop on the
+#                     GPU -> ok; device_args_atomics prints a wrong value
+#                     and FAILED -> FAIL
 # and the timing table (ours / OP2's medians) must give 0.500 for aos.
 #
 #   scripts/gpu_check_mock_test.sh BUNDLE_WITH_MESHGEN
@@ -113,6 +116,20 @@ mock aero_soa_rs aero rs 0.2 '{ $3 = sprintf("%.15E", $3 * 1.05); print }' 0
 mock aero_soa_op2 aero op2 0.2 "$same" 0
 mock airfoil_jit airfoil jit 1.1 "$same" 1
 mock aero_jit aero jit 0.2 "$same" 0
+echo "PASSED (0 wrong values)" > "$B/ref/selfcheck.out"
+for v in device_args device_args_atomics; do
+  verdict='echo "PASSED (0 wrong values)"'
+  [ $v = device_args ] || verdict='echo "wrong: flux: increments (pass 0)"; echo "FAILED (1 wrong values)"'
+  cat > "$B/bin/$v" << EOF
+#!/usr/bin/env bash
+echo "  where each loop ran (CUDA: Mock GPU (sm_90)):"
+for l in flux scratch sums; do printf '  %-24s device\\n' "\$l"; done
+echo
+$verdict
+EOF
+  chmod +x "$B/bin/$v"
+  echo "$v jit selfcheck" >> "$B/programs.txt"
+done
 
 # mock driver tools
 cat > "$T/path/nvidia-smi" << 'EOF'
@@ -170,13 +187,18 @@ want 'ok   airfoil_jit: every loop on the GPU \(5 loops\)'
 want 'ok   airfoil_jit transfers: placed 6 dats .* 0 re-uploads, 1 downloads .*'
 want 'FAIL aero_jit: 1 loop\(s\) on the host, 2 on the GPU:  op2-rs: loop res_calc runs on the host: NVRTC not found \(mock\)'
 want 'ok   memcheck airfoil_jit: ERROR SUMMARY: 0 errors .*'
+want 'ok   device_args r1: status 0, .*answers: 1/1 lines identical, max rel diff 0.00e\+00'
+want 'ok   device_args: every loop on the GPU \(3 loops\)'
+want 'FAIL device_args_atomics r1: status 0, .*DIFFERENT: wrong: flux: increments \(pass 0\).*'
+want 'ok   device_args_atomics: every loop on the GPU \(3 loops\)'
 want 'airfoil_jit +1.100 +airfoil_(soa|color)_op2 +1.000 +1.100'
 want 'ok   airfoil_jit: op_seq.h on libop2_cuda / OP2.s translated code = 1.100 \(target <= 1.2\)'
 want '[0-9]+ failure\(s\); .*'
 n=$(grep -c '^FAIL' "$T/check.txt" || true)
-# soa transfers, color x 3 rounds, aero_soa, memcheck t1, aero_jit on the host
-[ "$n" = 7 ] || {
-  echo "gpu_check_mock_test: $n FAIL lines, want 7" >&2
+# soa transfers, color x 3 rounds, aero_soa, memcheck t1, aero_jit on the
+# host, device_args_atomics' answers
+[ "$n" = 8 ] || {
+  echo "gpu_check_mock_test: $n FAIL lines, want 8" >&2
   fails=$((fails + 1))
 }
 [ $rc != 0 ] || {
