@@ -3,8 +3,8 @@
 //! layout on the device (SoA or not) as the caller's copies have it, an
 //! optional argument switched off by its call as an optional argument
 //! (the launch then passes flag 0); an OP_WORK dat as OP_RW. What the
-//! generator does not write is refused with the argument's number and why, so the loop can run on
-//! the host instead.
+//! generator does not write is refused with the argument's number and
+//! why, so the loop can run on the host instead.
 
 use op2_codegen as cg;
 use op2_core::arg::{Access, ArgKind, ArgSpec};
