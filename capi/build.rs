@@ -86,7 +86,7 @@ fn main() {
     }
     println!("cargo:rerun-if-changed=../../build.rs");
     // The shared source names every library's feature; each crate defines only its own.
-    println!("cargo::rustc-check-cfg=cfg(feature, values(\"lib-seq\", \"lib-openmp\", \"lib-mpi\", \"lib-cuda\", \"lib-mpi-cuda\", \"lib-opencl\"))");
+    println!("cargo::rustc-check-cfg=cfg(feature, values(\"lib-seq\", \"lib-openmp\", \"lib-mpi\", \"lib-cuda\", \"lib-mpi-cuda\", \"lib-opencl\", \"lib-mpi-opencl\"))");
 }
 
 /// One line (a cargo warning, from libop2_seq's build only) saying which
@@ -172,7 +172,15 @@ fn is_libclang(name: &str) -> bool {
 /// Exactly one lib-* feature: the library this crate builds (cfg op2_device
 /// for the CUDA ones, the shared library's SONAME).
 fn select_library() {
-    let libs = ["SEQ", "OPENMP", "MPI", "CUDA", "MPI_CUDA", "OPENCL"];
+    let libs = [
+        "SEQ",
+        "OPENMP",
+        "MPI",
+        "CUDA",
+        "MPI_CUDA",
+        "OPENCL",
+        "MPI_OPENCL",
+    ];
     let chosen = libs
         .iter()
         .filter(|l| std::env::var_os(format!("CARGO_FEATURE_LIB_{l}")).is_some())

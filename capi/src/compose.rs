@@ -88,6 +88,27 @@ pub(crate) fn compose(_comm: Option<c_int>) -> op2_core::Result<Parts> {
     })
 }
 
+/// `libop2_mpi_opencl`: MPI ranks, each running its loops of unchanged
+/// op_seq.h programs on an OpenCL device (`OP2_RS_OPENCL_DEVICE`, as
+/// libop2_opencl; every rank opens the same choice) through code written
+/// at run time; halo rows travel through the host. A loop without device
+/// code runs on the rank's host threads.
+#[cfg(feature = "lib-mpi-opencl")]
+pub(crate) fn compose(comm: Option<c_int>) -> op2_core::Result<Parts> {
+    let fail = |w: String| op2_core::Op2Error::new("op_init", "", w);
+    let dist = op2_backend_mpi::distribution(comm)?;
+    let threads = op2_backend_threads::Threads::from_env_or(dist.default_threads())
+        .with_thread_init(crate::vector_ptrs::init_thread);
+    let cl = op2_backend_opencl::OpenCl::open_from_env().map_err(|e| fail(e.to_string()))?;
+    let engine = op2_backend_opencl::engine::engine_from_env(cl.clone()).map_err(fail)?;
+    Ok(Parts {
+        exec: Arc::new(threads),
+        dist,
+        device: Some(cl),
+        loops: Some(Arc::new(engine)),
+    })
+}
+
 /// `libop2_mpi_cuda`: MPI ranks, each on one device (rank modulo the number
 /// of devices on its node, as OP2).
 #[cfg(feature = "lib-mpi-cuda")]

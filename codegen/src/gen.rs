@@ -27,7 +27,9 @@
 //! work-group combines in a fixed tree (`block_size` a power of two), and
 //! work-group `w` (flat) or plan block `b` (staged) writes slot `w`/`b` of
 //! the reduction output; the host combines the slots in index order. No
-//! result depends on the device's scheduling. An `OP_WORK` global is a
+//! result depends on the device's scheduling. Elements from `owned` on
+//! (under MPI: another process's, run for their increments through maps)
+//! reduce into a discarded private copy. An `OP_WORK` global is a
 //! private array per element, started from the global's value (as OP2's
 //! changelog describes its CUDA backends: per-thread scratch initialised
 //! per element); nothing of it goes back.
@@ -87,6 +89,9 @@ pub enum LaunchParam {
     /// The number of elements (flat: run `[0, set_size)`; the staged code
     /// takes it too but reads its extent from the plan).
     SetSize,
+    /// Loops with reductions: elements at and past `owned` (another
+    /// process's, run for their increments) reduce into a discarded copy.
+    Owned,
     /// OpenCL staged: the `__local` block (size: [`Generated::local_bytes`]).
     Local,
 }
@@ -446,6 +451,24 @@ impl Gen<'_> {
             }
         }
         self.param(LaunchParam::SetSize, "int set_size".into());
+        if self.has_reductions() {
+            self.param(LaunchParam::Owned, "int owned".into());
+        }
+    }
+
+    /// Does any argument reduce (a global other than OP_READ/OP_WORK, or
+    /// an op_arg_info)?
+    fn has_reductions(&self) -> bool {
+        self.desc.args.iter().any(|a| {
+            matches!(
+                a,
+                Arg::Info { .. }
+                    | Arg::Global {
+                        access: Access::Inc | Access::Min | Access::Max,
+                        ..
+                    }
+            )
+        })
     }
 
     /// Declarations of the reduction accumulators and their local arrays.
@@ -605,7 +628,17 @@ impl Gen<'_> {
                     );
                     format!("w{i}")
                 }
-                Arg::Global { .. } | Arg::Info { .. } => format!("r{i}"),
+                Arg::Global { dim, ty, .. } | Arg::Info { dim, ty, .. } => {
+                    // an element another process owns reduces into a
+                    // discarded copy (started from the accumulator, so a
+                    // kernel that reads it sees a value)
+                    self.line(depth, &format!("{} d{i}[{dim}];", ty.c_name()));
+                    self.line(
+                        depth,
+                        &format!("for (int k = 0; k < {dim}; k++) d{i}[k] = r{i}[k];"),
+                    );
+                    format!("(({e}) < owned ? r{i} : d{i})")
+                }
                 Arg::Idx => {
                     self.line(depth, &format!("int x{i} = {e};"));
                     format!("&x{i}")

@@ -287,7 +287,7 @@ int main(int argc, char **argv) {
       else if (nm == "Nthrcol") set(k, a, dp->nthrcol);
       else if (nm == "Thrcol") set(k, a, dp->thrcol);
       else if (nm == "BlockOffset") block_offset_arg = a;
-      else if (nm == "SetSize") set(k, a, n);
+      else if (nm == "SetSize" || nm == "Owned") set(k, a, n);
       else if (nm == "Local") { if (clSetKernelArg(k, (cl_uint)a, dp->local_bytes ? dp->local_bytes : 8, nullptr) != CL_SUCCESS) die("local", 0); }
       else if (nm == "Dat" || nm == "IndDat") set(k, a, dd[l.args[ix].dat]);
       else if (nm == "Map") set(k, a, dm[ix]);

@@ -215,7 +215,7 @@ int main(int argc, char **argv) {
       else if (nm == "Dat") set(k, i, dt);
       else if (nm == "GblIn") set(k, i, gin[ix]);
       else if (nm == "RedOut") set(k, i, red[ix]);
-      else if (nm == "SetSize" || nm == "MapStride") set(k, i, E);
+      else if (nm == "SetSize" || nm == "MapStride" || nm == "Owned") set(k, i, E);
       else if (nm == "Map") set(k, i, dm);
       else if (nm == "Blkmap") set(k, i, pbm);
       else if (nm == "Offset") set(k, i, poff);

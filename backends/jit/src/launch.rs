@@ -159,6 +159,7 @@ fn bind(
                 Value::Int(0)
             }
             LaunchParam::SetSize => Value::Int(b.set_size as i32),
+            LaunchParam::Owned => Value::Int(b.owned as i32),
             LaunchParam::Dat(a) | LaunchParam::IndDat(a) => {
                 Value::Ptr(dev_dat(dat_of(b.specs, a)?)?.ptr)
             }

@@ -3,7 +3,9 @@
 //! with the generator's groups and uploaded by DeviceCopies, the generated
 //! code launched by `launch::launch`. Checked against the analytic answer:
 //! every edge adds its weight to both ends and to a global sum, so node i
-//! ends with w[i-1] + w[i] and the sum is the weights' sum.
+//! ends with w[i-1] + w[i] and the sum is the weights' sum; with the last
+//! edges marked as another process's (`owned` below the set size, as
+//! under MPI) they still increment their nodes but leave the sum.
 
 use op2_backend_jit::describe::describe;
 use op2_backend_jit::launch::{launch, Bindings};
@@ -19,7 +21,7 @@ use std::sync::Arc;
 
 const SRC: &str = "void scatter(const double *w, double *a, double *b, double *sum) {\n  *a += *w;\n  *b += *w;\n  *sum += *w;\n}\n";
 
-fn run(conflicts: Conflicts, n: usize) -> (Vec<f64>, f64, Scheme) {
+fn run(conflicts: Conflicts, n: usize, owned: usize) -> (Vec<f64>, f64, Scheme, Vec<f64>) {
     let cl = OpenCl::open(None).expect("an OpenCL device (pocl-opencl-icd)");
     let mem: Arc<dyn DeviceMemory> = cl.clone();
     let mut dom = Domain::new();
@@ -74,6 +76,7 @@ fn run(conflicts: Conflicts, n: usize) -> (Vec<f64>, f64, Scheme) {
         set: edges,
         specs: &args,
         set_size: n,
+        owned,
         plan: (g.scheme == Scheme::Staged).then_some((&plan, dev_plan)),
         globals: &globals,
     };
@@ -86,7 +89,7 @@ fn run(conflicts: Conflicts, n: usize) -> (Vec<f64>, f64, Scheme) {
         .map(|c| f64::from_ne_bytes(c.try_into().unwrap()))
         .collect();
     let sum = f64::from_ne_bytes(red[3].as_ref().unwrap()[..8].try_into().unwrap());
-    (got, sum, g.scheme)
+    (got, sum, g.scheme, w)
 }
 
 /// scatter's arguments: w directly, acc through both ends, a global sum.
@@ -162,7 +165,7 @@ fn plan_for(ends: &[i32], n: usize, ngroups: usize) -> Plan {
 
 fn check(conflicts: Conflicts, want_scheme: Scheme) {
     let n = 5000;
-    let (got, sum, scheme) = run(conflicts, n);
+    let (got, sum, scheme, _) = run(conflicts, n, n);
     assert_eq!(scheme, want_scheme);
     let w = |e: usize| 1.0 + e as f64 * 0.5;
     for (i, v) in got.iter().enumerate() {
@@ -182,4 +185,25 @@ fn staged_with_the_plan() {
 #[test]
 fn flat_with_atomics() {
     check(Conflicts::Atomics, Scheme::Flat);
+}
+
+/// Elements from `owned` on (another process's under MPI) increment their
+/// nodes but do not reduce, in both schemes.
+#[test]
+fn elements_past_owned_do_not_reduce() {
+    let (n, owned) = (5000, 4877);
+    for c in [Conflicts::Colour2, Conflicts::Atomics] {
+        let (got, sum, _, w) = run(c, n, owned);
+        let all: f64 = got.iter().sum();
+        assert_eq!(
+            all,
+            2.0 * w.iter().sum::<f64>(),
+            "{c:?}: every edge incremented"
+        );
+        assert_eq!(
+            sum,
+            w[..owned].iter().sum::<f64>(),
+            "{c:?}: owned edges' sum"
+        );
+    }
 }

@@ -12,14 +12,14 @@
 //! path), with one line naming the loop and the reason, or stops with an
 //! error when the program asked for that (`OP_FALLBACK_MODE=error`).
 
-use super::lifecycle::{LoopTiming, Side};
+use super::lifecycle::{GeneratedArgs, LoopTiming, Pick, Side};
 use super::plans::{loop_plan_args, PlanKey};
 use super::{Mirror, PreparedLoop, Runtime};
 use crate::arg::{ArgKind, ArgSpec};
 use crate::device::plan_upload::{PlanDeviceArrays, PlanHostArrays};
 use crate::device::DeviceCopies;
 use crate::dist::DistKind;
-use crate::domain::{Domain, SetId};
+use crate::domain::{DatId, Domain, SetId};
 use crate::error::{obj, Op2Error, Result};
 use crate::plan::{Plan, Staging};
 use std::collections::{BTreeMap, HashMap};
@@ -80,6 +80,10 @@ pub struct LaunchInput<'a> {
     pub specs: &'a [ArgSpec],
     /// Elements to run.
     pub set_size: usize,
+    /// Elements this process owns (the first `owned`; under MPI the rest,
+    /// up to `set_size`, are another's, run for their increments): only
+    /// they count in reductions.
+    pub owned: usize,
     /// The plan (when [`DeviceKernel::plan_shape`] asked for one) and its
     /// device arrays.
     pub plan: Option<(&'a Plan, PlanDeviceArrays)>,
@@ -255,7 +259,7 @@ impl Runtime {
     pub fn device_loop(
         &mut self,
         m: &mut dyn Mirror,
-        call: &str,
+        call: &'static str,
         lp: &Arc<PreparedLoop>,
         kernel: &dyn Fn() -> KernelRef,
         policy: &dyn Fn(&str) -> DevicePolicy,
@@ -268,9 +272,11 @@ impl Runtime {
         if let Some(d) = self.device_loops.as_mut() {
             d.prune(generation);
         }
-        if self.dist.kind() != DistKind::SingleNode {
-            let why = "device loops run on one process only (MPI: host threads)";
-            return self.on_host(call, lp, why.into(), policy, false);
+        if self.dist.kind() != DistKind::SingleNode && !self.dist.is_partitioned() {
+            // the host path partitions the mesh (a loop before
+            // op_partition); the loops after it come to the device
+            let why = "a loop before op_partition (MPI): the host partitions the mesh";
+            return self.on_host(call, lp, why.into(), policy, true);
         }
         if !policy.allowed {
             return self.on_host(call, lp, "not in OP_WHITELIST".into(), policy, true);
@@ -370,18 +376,32 @@ impl Runtime {
     }
 
     /// Device copies fresh, plan built and uploaded, kernel launched,
-    /// reductions written back, written dats fresh on the device.
+    /// reductions written back, written dats fresh on the device. Under
+    /// MPI the loop's halo exchanges complete before the launch (the rows
+    /// received go up to the device copies, as for generated code), the
+    /// launch runs the exec halo too when the loop writes through a map
+    /// (only owned elements reduce), and the reductions are combined
+    /// across processes after it.
     fn launch_device(
         &mut self,
         m: &mut dyn Mirror,
-        call: &str,
+        call: &'static str,
         lp: &PreparedLoop,
         kernel: &mut dyn DeviceKernel,
     ) -> Result<LoopTiming> {
         let t0 = Instant::now();
-        for &d in &lp.dats {
-            self.device_fresh(m, call, d)?;
-        }
+        let mpi = self.dist.kind() != DistKind::SingleNode;
+        let set_size = if mpi {
+            let n = self.begin_generated(m, call, lp.set, &Specs(&lp.specs), Side::Device)?;
+            self.finish_exchanges(m, call)?;
+            n
+        } else {
+            for &d in &lp.dats {
+                self.device_fresh(m, call, d)?;
+            }
+            self.dom.set(lp.set).size
+        };
+        let halo_secs = t0.elapsed().as_secs_f64();
         let globals = global_bytes(lp);
         let plan = match kernel.plan_shape() {
             Some(shape) => Some(self.device_loop_plan(m, call, lp, &shape)?),
@@ -407,12 +427,17 @@ impl Runtime {
             copies,
             set: lp.set,
             specs: &lp.specs,
-            set_size: self.dom.set(lp.set).size,
+            set_size,
+            owned: self.dom.set(lp.set).size,
             plan,
             globals: &globals,
         };
         let reduced = kernel.launch(&input).map_err(dev_err)?;
         write_back(lp, &reduced);
+        let t_reduce = Instant::now();
+        if mpi {
+            self.after_loop(lp)?;
+        }
         for &d in &lp.written {
             self.written_on(d, Side::Device);
         }
@@ -421,7 +446,11 @@ impl Runtime {
         Ok(LoopTiming {
             tag: lp.tag,
             secs: (t1 - t0).as_secs_f64(),
-            mpi_secs: 0.0,
+            mpi_secs: if mpi {
+                halo_secs + (t1 - t_reduce).as_secs_f64()
+            } else {
+                0.0
+            },
             transfer: lp.transfer,
             start: t0,
             end: t1,
@@ -468,6 +497,28 @@ impl Runtime {
             d.plans.insert(key, (plan.clone(), number));
         }
         Ok((plan, number))
+    }
+}
+
+/// A prepared loop's arguments as the generated-code path asks for them
+/// (the halo exchanges of a device loop under MPI).
+struct Specs<'a>(&'a [ArgSpec]);
+
+impl GeneratedArgs for Specs<'_> {
+    fn dats(&self, which: Pick) -> Result<Vec<DatId>> {
+        Ok(self
+            .0
+            .iter()
+            .filter(|s| s.opt && which.takes(s.access))
+            .filter_map(|s| match s.kind {
+                ArgKind::Dat { dat, .. } => Some(dat),
+                _ => None,
+            })
+            .collect())
+    }
+
+    fn specs(&self) -> Result<Vec<ArgSpec>> {
+        Ok(self.0.to_vec())
     }
 }
 

@@ -37,6 +37,9 @@ pub struct Ready {
     /// The mesh was partitioned before this loop (a loop ran before
     /// `op_partition`; the declared blocks were kept).
     pub partitioned: bool,
+    /// Dats with a device copy whose halo rows this loop's exchanges
+    /// refresh on the host: the rows go up to the device after the loop.
+    halo_up: Vec<DatId>,
 }
 
 /// What a front end records about one execution of a loop.
@@ -165,6 +168,10 @@ impl Runtime {
             self.host_fresh(m, call, d)?;
         }
         let t_halo = Instant::now();
+        let halo_up = match (&self.device, self.dist.kind()) {
+            (Some(_), DistKind::Mpi) => self.halo_read_dats(&lp.specs),
+            _ => Vec::new(),
+        };
         self.dist.set_partial_exchange(self.config.partial_exchange);
         let extent = self.dist.before_loop(&mut self.dom, lp.set, &lp.specs)?;
         if extent.auto_partitioned {
@@ -186,6 +193,7 @@ impl Runtime {
             exec: self.exec.clone(),
             ran: None,
             partitioned: extent.auto_partitioned,
+            halo_up,
         })
     }
 
@@ -197,29 +205,14 @@ impl Runtime {
         let now = Instant::now();
         let (t0, t1) = r.ran.unwrap_or((now, now));
         let mpi = self.dist.kind() == DistKind::Mpi;
-        if mpi && self.config.mpi_reductions {
-            let mut globals: Vec<GlobalArg<'_>> = lp
-                .globals
-                .iter()
-                .map(|&i| {
-                    let v = &lp.views[i];
-                    GlobalArg {
-                        access: lp.specs[i].access,
-                        scalar: lp.scalars[i],
-                        // SAFETY: a global view points at the program's
-                        // `dim` values (checked non-NULL), not otherwise
-                        // borrowed while the loop is not running.
-                        data: unsafe {
-                            std::slice::from_raw_parts_mut(v.data, v.elem_bytes.max(0) as usize)
-                        },
-                    }
-                })
-                .collect();
-            self.dist
-                .after_loop(&mut self.dom, &lp.specs, &mut globals)?;
-        } else {
-            self.dist.after_loop(&mut self.dom, &lp.specs, &mut [])?;
+        self.after_loop(lp)?;
+        // the halo rows the exchanges brought to the host copies: a device
+        // copy fresh in its owned rows gets them too (found by a device
+        // loop reading stale halo rows after a host loop's exchange)
+        for &d in &r.halo_up {
+            self.stage_halo_upload(d);
         }
+        self.flush_halo_uploads(m, "op_par_loop")?;
         for &d in &lp.written {
             self.written_on(d, Side::Host);
         }
@@ -236,6 +229,33 @@ impl Runtime {
             start: t0,
             end: t1,
         })
+    }
+
+    /// After a loop ran (on the host or on the device): the distribution
+    /// marks written halos stale and (several processes) combines the
+    /// loop's globals across them, into the program's memory.
+    pub(crate) fn after_loop(&mut self, lp: &PreparedLoop) -> Result<()> {
+        if self.dist.kind() != DistKind::Mpi || !self.config.mpi_reductions {
+            return self.dist.after_loop(&mut self.dom, &lp.specs, &mut []);
+        }
+        let mut globals: Vec<GlobalArg<'_>> = lp
+            .globals
+            .iter()
+            .map(|&i| {
+                let v = &lp.views[i];
+                GlobalArg {
+                    access: lp.specs[i].access,
+                    scalar: lp.scalars[i],
+                    // SAFETY: a global view points at the program's `dim`
+                    // values (checked non-NULL), not otherwise borrowed
+                    // while the loop is not running.
+                    data: unsafe {
+                        std::slice::from_raw_parts_mut(v.data, v.elem_bytes.max(0) as usize)
+                    },
+                }
+            })
+            .collect();
+        self.dist.after_loop(&mut self.dom, &lp.specs, &mut globals)
     }
 
     /// A whole loop through `inv` (Rust callers and tests): prepared the
@@ -321,10 +341,10 @@ impl Runtime {
         }
         self.in_flight.extend(extent.exchanges);
         self.show_dats(m, &dats);
+        // the rows received go up (a partial exchange refreshes some rows
+        // and leaves the dat's halo marked stale: those rows go up too)
         for d in staged {
-            if !self.dom.dat(d).halo_dirty {
-                self.stage_halo_upload(d);
-            }
+            self.stage_halo_upload(d);
         }
         Ok(extent.exec_size)
     }
@@ -355,11 +375,17 @@ impl Runtime {
         Ok(())
     }
 
-    /// Dats whose halo a loop's exchange may refresh: read through a map
-    /// with a stale halo.
+    /// Dats whose halo a loop's exchange may refresh (the distribution's
+    /// rule): read, with a stale halo, through a map, or directly when the
+    /// loop writes through a map (its exec halo runs and reads their halo
+    /// rows: found by a device loop under MPI, which read stale rows of a
+    /// direct dat on halo cells).
     fn halo_read_dats(&self, specs: &[ArgSpec]) -> Vec<DatId> {
+        let exec = specs
+            .iter()
+            .any(|s| s.opt && s.is_indirect() && s.access != Access::Read);
         dats_where(specs, |s| {
-            s.is_indirect()
+            (exec || s.is_indirect())
                 && matches!(s.access, Access::Read | Access::Rw)
                 && matches!(s.kind, crate::arg::ArgKind::Dat { dat, .. } if self.dom.dat(dat).halo_dirty)
         })

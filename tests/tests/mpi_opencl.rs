@@ -1,0 +1,205 @@
+//! libop2_mpi_opencl: unchanged op_seq.h MPI programs with every rank's
+//! loops on an OpenCL device (PoCL's CPU device here), each loop's code
+//! written at run time as on libop2_opencl; halo rows travel through the
+//! host. c-examples' MPI programs built exactly as for libop2_mpi:
+//! mpi_reduce (reductions of every type and access checked exactly,
+//! against values computed from the global mesh, including a loop whose
+//! exec halo runs: owned elements reduce once, halo elements never; the
+//! data changed between rounds by device loops, so halos must be
+//! refreshed), mpi_features (halo exchanges, increments, fetches) and
+//! airfoil_mpi (every iteration's rms against libop2_mpi's run on the same
+//! partition). Every loop must report that it ran on the device.
+
+use op2_tests::{lib_dir, out_dir, root, Run};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A C++ MPI program (sources relative to the workspace root) linked with
+/// the static library `lib` (`op2_mpi` or `op2_mpi_opencl`).
+fn build(name: &str, sources: &[&str], include_dirs: &[&str], lib: &str) -> PathBuf {
+    let exe = out_dir().join(format!("{name}-{lib}"));
+    let mut cmd = Command::new("mpicxx");
+    cmd.args([
+        "-DOMPI_SKIP_MPICXX",
+        "-std=c++17",
+        "-O2",
+        "-g",
+        "-Wall",
+        "-Wextra",
+        "-ffp-contract=off",
+    ])
+    .arg(format!("-I{}", root().join("include").display()));
+    for d in include_dirs {
+        cmd.arg(format!("-I{}", root().join(d).display()));
+    }
+    for s in sources {
+        cmd.arg(root().join(s));
+    }
+    cmd.arg(lib_dir().join(format!("lib{lib}.a")))
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(&exe);
+    let out = cmd.output().expect("run mpicxx");
+    assert!(
+        out.status.success(),
+        "{cmd:?}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}
+
+/// `mpirun -np N exe args` in a fresh directory `tag`, with the device's
+/// compiled-program cache shared by the tests and the placement table at
+/// op_exit (OP2_RS_DEVICE_STATS).
+fn mpirun(exe: &Path, np: usize, args: &[&str], tag: &str) -> (Run, PathBuf) {
+    let dir = out_dir().join("runs").join("mpi-opencl").join(tag);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let cache = out_dir().join("opencl-cache");
+    let out = Command::new("timeout")
+        .args(["-k", "5", "600", "mpirun"])
+        .args([
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "--bind-to",
+            "none",
+        ])
+        .args(["-np", &np.to_string()])
+        .arg(exe)
+        .args(args)
+        .current_dir(&dir)
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        .env("OP2_RS_CACHE_DIR", &cache)
+        .env("OP2_RS_DEVICE_STATS", "1")
+        .output()
+        .expect("run timeout/mpirun");
+    let r = Run {
+        status: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    (r, dir)
+}
+
+fn ctx(r: &Run) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        r.status, r.stdout, r.stderr
+    )
+}
+
+/// The placement table's rows (rank 0's, the first table printed).
+fn placements(stdout: &str) -> Vec<(String, String)> {
+    stdout
+        .lines()
+        .skip_while(|l| !l.contains("where each loop ran"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  ") && !l.trim().is_empty())
+        .filter_map(|l| {
+            let mut w = l.split_whitespace();
+            Some((w.next()?.to_string(), w.collect::<Vec<_>>().join(" ")))
+        })
+        .collect()
+}
+
+/// Every loop on the device, except those named in `host` (with the
+/// reason's start).
+fn on_device(r: &Run, loops: usize, host: &[(&str, &str)]) {
+    let p = placements(&r.stdout);
+    assert_eq!(p.len(), loops, "placement table:\n{}", ctx(r));
+    for (name, place) in &p {
+        match host.iter().find(|(n, _)| n == name) {
+            Some((_, why)) => assert!(place.starts_with(why), "{name}: {place}"),
+            None => assert_eq!(place, "device", "loop {name}:\n{}", ctx(r)),
+        }
+    }
+}
+
+/// mpi_reduce on 2 and 3 ranks: every check passes (exact values) with its
+/// loops on the device; `direct`/`indirect` (a struct type the device code
+/// does not know) and `bools` (bool globals) run on the host, beside
+/// device loops that write the same dats.
+#[test]
+fn reductions_and_exec_halos_on_the_device_over_ranks() {
+    let exe = build(
+        "mpi_reduce",
+        &["c-examples/mpi/mpi_reduce.cpp"],
+        &[],
+        "op2_mpi_opencl",
+    );
+    for np in [2, 3] {
+        let (r, _) = mpirun(&exe, np, &["--part=RANDOM"], &format!("reduce-np{np}"));
+        assert_eq!(r.status, Some(0), "{}", ctx(&r));
+        assert!(r.stdout.lines().any(|l| l == "PASSED"), "{}", ctx(&r));
+        assert!(!r.stdout.contains("FAIL"), "{}", ctx(&r));
+        on_device(
+            &r,
+            8,
+            &[
+                ("bools", "host (argument 2: type 'bool' has no device form"),
+                ("direct", "host (the OpenCL compiler rejected"),
+                ("indirect", "host (the OpenCL compiler rejected"),
+            ],
+        );
+    }
+}
+
+/// mpi_features on 3 ranks: every check passes, every loop on the device.
+#[test]
+fn halo_exchanges_increments_and_fetches_on_the_device_over_ranks() {
+    let exe = build(
+        "mpi_features",
+        &["c-examples/mpi/mpi_features.cpp"],
+        &[],
+        "op2_mpi_opencl",
+    );
+    let (r, _) = mpirun(&exe, 3, &["--part=RANDOM"], "features-np3");
+    assert_eq!(r.status, Some(0), "{}", ctx(&r));
+    assert!(!r.stdout.contains("FAIL"), "{}", ctx(&r));
+    assert!(r.stdout.contains("PASS "), "{}", ctx(&r));
+    on_device(&r, 10, &[]);
+}
+
+fn rms(dir: &Path) -> Vec<f64> {
+    std::fs::read_to_string(dir.join("rms.txt"))
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().nth(1).unwrap().parse().unwrap())
+        .collect()
+}
+
+/// airfoil_mpi on 2 ranks (RANDOM partition, 3,000 cells, 100 iterations):
+/// its own checks pass and every iteration's rms is libop2_mpi's to 1e-12
+/// relative (the device sums a loop's rms in another order), with all five
+/// loops on the device.
+#[test]
+fn airfoil_over_ranks_on_the_device_as_on_host_threads() {
+    let sources = &[
+        "c-examples/airfoil/airfoil_mpi.cpp",
+        "c-examples/common/naca_mesh.c",
+    ];
+    let inc = &["c-examples/common", "c-examples/airfoil"];
+    let dev = build("airfoil_mpi", sources, inc, "op2_mpi_opencl");
+    let host = build("airfoil_mpi", sources, inc, "op2_mpi");
+    let args = [
+        "--cells=3000",
+        "--iters=100",
+        "--part=RANDOM",
+        "--rms=rms.txt",
+    ];
+    let (rd, dd) = mpirun(&dev, 2, &args, "airfoil-dev");
+    let (rh, dh) = mpirun(&host, 2, &args, "airfoil-host");
+    assert_eq!(rd.status, Some(0), "{}", ctx(&rd));
+    assert_eq!(rh.status, Some(0), "{}", ctx(&rh));
+    assert!(rd.stdout.contains("checks: OK"), "{}", ctx(&rd));
+    on_device(&rd, 5, &[]);
+    let (a, b) = (rms(&dd), rms(&dh));
+    assert_eq!(a.len(), 100);
+    assert_eq!(a.len(), b.len());
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert!(
+            (x - y).abs() <= 1e-12 * y.abs(),
+            "iteration {}: {x:e} on the device, {y:e} on host threads",
+            i + 1
+        );
+    }
+}
