@@ -3,8 +3,6 @@
 //! distribution (where data lives); everything else in the C ABI works with
 //! them as trait objects.
 
-#[cfg(feature = "lib-mpi-cuda")]
-use op2_core::device::DeviceMemory;
 use op2_core::runtime::Parts;
 use std::os::raw::c_int;
 use std::sync::Arc;
@@ -110,24 +108,20 @@ pub(crate) fn compose(comm: Option<c_int>) -> op2_core::Result<Parts> {
 }
 
 /// `libop2_mpi_cuda`: MPI ranks, each on one device (rank modulo the number
-/// of devices on its node, as OP2).
+/// of devices on its node, as OP2): code generated for CUDA runs there, and
+/// so do the loops of unchanged op_seq.h programs (through NVRTC, as on
+/// libop2_cuda).
 #[cfg(feature = "lib-mpi-cuda")]
 pub(crate) fn compose(comm: Option<c_int>) -> op2_core::Result<Parts> {
     let dist = op2_backend_mpi::distribution(comm)?;
     let threads = op2_backend_threads::Threads::from_env_or(dist.default_threads())
         .with_thread_init(crate::vector_ptrs::init_thread);
-    let device = open_device(dist.rank())?;
+    let (device, loops) = op2_backend_cuda::device_and_loops(dist.rank())
+        .map_err(|e| op2_core::Op2Error::new("op_init", "", e))?;
     Ok(Parts {
         exec: Arc::new(threads),
         dist,
         device: Some(device),
-        loops: None,
+        loops,
     })
-}
-
-/// The device of `rank` (see `op2_backend_cuda::device_for_rank`).
-#[cfg(feature = "lib-mpi-cuda")]
-fn open_device(rank: usize) -> op2_core::Result<Arc<dyn DeviceMemory>> {
-    op2_backend_cuda::device_for_rank(rank)
-        .map_err(|e| op2_core::Op2Error::new("op_init", "", e.to_string()))
 }

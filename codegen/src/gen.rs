@@ -29,7 +29,7 @@
 //! the reduction output; the host combines the slots in index order. No
 //! result depends on the device's scheduling. Elements from `owned` on
 //! (under MPI: another process's, run for their increments through maps)
-//! reduce into a discarded private copy. An `OP_WORK` global is a
+//! leave the accumulators as they found them. An `OP_WORK` global is a
 //! private array per element, started from the global's value (as OP2's
 //! changelog describes its CUDA backends: per-thread scratch initialised
 //! per element); nothing of it goes back.
@@ -90,7 +90,8 @@ pub enum LaunchParam {
     /// takes it too but reads its extent from the plan).
     SetSize,
     /// Loops with reductions: elements at and past `owned` (another
-    /// process's, run for their increments) reduce into a discarded copy.
+    /// process's, run for their increments) leave the reductions as they
+    /// were.
     Owned,
     /// OpenCL staged: the `__local` block (size: [`Generated::local_bytes`]).
     Local,
@@ -598,6 +599,7 @@ impl Gen<'_> {
         indirect_src: &dyn Fn(usize, usize, &str) -> String,
     ) {
         let mut call = Vec::new();
+        let mut restore = Vec::new();
         let desc = self.desc;
         for (i, a) in desc.args.iter().enumerate() {
             let p = match a {
@@ -629,15 +631,19 @@ impl Gen<'_> {
                     format!("w{i}")
                 }
                 Arg::Global { dim, ty, .. } | Arg::Info { dim, ty, .. } => {
-                    // an element another process owns reduces into a
-                    // discarded copy (started from the accumulator, so a
-                    // kernel that reads it sees a value)
+                    // the accumulator is kept, to be put back after the
+                    // call for an element another process owns (a choice
+                    // of pointer between two private arrays crashed PoCL's
+                    // compiled kernel)
                     self.line(depth, &format!("{} d{i}[{dim}];", ty.c_name()));
                     self.line(
                         depth,
                         &format!("for (int k = 0; k < {dim}; k++) d{i}[k] = r{i}[k];"),
                     );
-                    format!("(({e}) < owned ? r{i} : d{i})")
+                    restore.push(format!(
+                        "if (({e}) >= owned) for (int k = 0; k < {dim}; k++) r{i}[k] = d{i}[k];"
+                    ));
+                    format!("r{i}")
                 }
                 Arg::Idx => {
                     self.line(depth, &format!("int x{i} = {e};"));
@@ -654,6 +660,9 @@ impl Gen<'_> {
             call.push(p);
         }
         self.line(depth, &format!("{}({});", desc.kernel, call.join(", ")));
+        for r in restore {
+            self.line(depth, &r);
+        }
         self.write_back_direct(depth, e);
     }
 

@@ -1,14 +1,16 @@
-//! libop2_mpi_opencl: unchanged op_seq.h MPI programs with every rank's
-//! loops on an OpenCL device (PoCL's CPU device here), each loop's code
-//! written at run time as on libop2_opencl; halo rows travel through the
-//! host. c-examples' MPI programs built exactly as for libop2_mpi:
-//! mpi_reduce (reductions of every type and access checked exactly,
-//! against values computed from the global mesh, including a loop whose
-//! exec halo runs: owned elements reduce once, halo elements never; the
-//! data changed between rounds by device loops, so halos must be
-//! refreshed), mpi_features (halo exchanges, increments, fetches) and
+//! Device loops of unchanged op_seq.h MPI programs. libop2_mpi_opencl:
+//! every rank's loops on an OpenCL device (PoCL's CPU device here), each
+//! loop's code written at run time as on libop2_opencl; halo rows travel
+//! through the host. c-examples' MPI programs built exactly as for
+//! libop2_mpi: mpi_reduce (reductions of every type and access checked
+//! exactly, against values computed from the global mesh, including a
+//! loop whose exec halo runs: owned elements reduce once, halo elements
+//! never; the data changed between rounds by device loops, so halos must
+//! be refreshed), mpi_features (halo exchanges, increments, fetches) and
 //! airfoil_mpi (every iteration's rms against libop2_mpi's run on the same
 //! partition). Every loop must report that it ran on the device.
+//! libop2_mpi_cuda: the same loops compiled by NVRTC on every rank (on the
+//! simulated device, where they then run on the host).
 
 use op2_tests::{lib_dir, out_dir, root, Run};
 use std::path::{Path, PathBuf};
@@ -51,10 +53,21 @@ fn build(name: &str, sources: &[&str], include_dirs: &[&str], lib: &str) -> Path
 /// compiled-program cache shared by the tests and the placement table at
 /// op_exit (OP2_RS_DEVICE_STATS).
 fn mpirun(exe: &Path, np: usize, args: &[&str], tag: &str) -> (Run, PathBuf) {
-    let dir = out_dir().join("runs").join("mpi-opencl").join(tag);
+    mpirun_env(exe, np, args, tag, &out_dir().join("opencl-cache"), &[])
+}
+
+/// [`mpirun`] with the cache `cache` and more variables.
+fn mpirun_env(
+    exe: &Path,
+    np: usize,
+    args: &[&str],
+    tag: &str,
+    cache: &Path,
+    env: &[(&str, &str)],
+) -> (Run, PathBuf) {
+    let dir = out_dir().join("runs").join("mpi-device").join(tag);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let cache = out_dir().join("opencl-cache");
     let out = Command::new("timeout")
         .args(["-k", "5", "600", "mpirun"])
         .args([
@@ -68,8 +81,9 @@ fn mpirun(exe: &Path, np: usize, args: &[&str], tag: &str) -> (Run, PathBuf) {
         .args(args)
         .current_dir(&dir)
         .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
-        .env("OP2_RS_CACHE_DIR", &cache)
+        .env("OP2_RS_CACHE_DIR", cache)
         .env("OP2_RS_DEVICE_STATS", "1")
+        .envs(env.iter().copied())
         .output()
         .expect("run timeout/mpirun");
     let r = Run {
@@ -202,4 +216,50 @@ fn airfoil_over_ranks_on_the_device_as_on_host_threads() {
             i + 1
         );
     }
+}
+
+/// mpi_reduce on libop2_mpi_cuda, 2 ranks, simulated device with
+/// OP2_RS_CUDA_ARCH=sm_90: each loop the generator can write is compiled by
+/// NVRTC (5 cubins), then runs on the host; every check passes.
+#[test]
+fn mpi_cuda_compiles_op_seq_loops_with_nvrtc_on_every_rank() {
+    let exe = build(
+        "mpi_reduce",
+        &["c-examples/mpi/mpi_reduce.cpp"],
+        &[],
+        "op2_mpi_cuda",
+    );
+    let out = Command::new(root().join("scripts/cuda_toolkit.sh"))
+        .output()
+        .expect("scripts/cuda_toolkit.sh");
+    assert!(out.status.success(), "{out:?}");
+    let nvrtc = format!("{}/lib", String::from_utf8(out.stdout).unwrap().trim());
+    let cache = out_dir().join("runs").join("mpi-device-cubins");
+    let _ = std::fs::remove_dir_all(&cache);
+    let (r, _) = mpirun_env(
+        &exe,
+        2,
+        &["--part=RANDOM"],
+        "reduce-cuda-np2",
+        &cache,
+        &[
+            ("OP2_RS_DEVICE", "host"),
+            ("OP2_RS_CUDA_ARCH", "sm_90"),
+            ("LD_LIBRARY_PATH", &nvrtc),
+        ],
+    );
+    assert_eq!(r.status, Some(0), "{}", ctx(&r));
+    assert!(r.stdout.lines().any(|l| l == "PASSED"), "{}", ctx(&r));
+    let compiled = r
+        .stdout
+        .lines()
+        .filter(|l| l.contains("runs on the host: compiled for sm_90 by NVRTC"))
+        .count();
+    assert_eq!(compiled, 5, "{}", ctx(&r));
+    let cubins = std::fs::read_dir(&cache)
+        .unwrap()
+        .flatten()
+        .filter(|e| std::fs::read(e.path()).is_ok_and(|b| b.windows(4).any(|w| w == b"\x7fELF")))
+        .count();
+    assert_eq!(cubins, 5);
 }
