@@ -249,6 +249,67 @@ pub fn run_in(exe: &Path, args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Ru
     }
 }
 
+/// `timeout -k 5 SECS mpirun -np N exe args` in `cwd` (created if needed)
+/// with extra variables for every rank (single node: they inherit
+/// mpirun's environment); a run that does not finish in time fails the
+/// test, naming the program.
+pub fn mpirun(
+    exe: &Path,
+    np: usize,
+    args: &[&str],
+    cwd: &Path,
+    secs: u32,
+    env: &[(&str, &str)],
+) -> Run {
+    std::fs::create_dir_all(cwd).unwrap();
+    let out = Command::new("timeout")
+        .args(["-k", "5", &secs.to_string(), "mpirun"])
+        .args([
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "--bind-to",
+            "none",
+        ])
+        .args(["-np", &np.to_string()])
+        .arg(exe)
+        .args(args)
+        .current_dir(cwd)
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        .envs(env.iter().copied())
+        .output()
+        .expect("run timeout/mpirun");
+    let r = Run {
+        status: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert!(
+        r.status != Some(124) && r.status != Some(137) && r.status.is_some(),
+        "mpirun -np {np} {} {args:?} did not finish within {secs} s (status {:?})\nstdout:\n{}\nstderr:\n{}",
+        exe.display(),
+        r.status,
+        r.stdout,
+        r.stderr
+    );
+    r
+}
+
+/// The rows of the table of where each loop ran (a device library prints
+/// it after op_timing_output, and at op_exit with OP2_RS_DEVICE_STATS):
+/// the loop's name and `device` or `host (why)`; the first table printed.
+pub fn placements(stdout: &str) -> Vec<(String, String)> {
+    stdout
+        .lines()
+        .skip_while(|l| !l.contains("where each loop ran"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  ") && !l.trim().is_empty())
+        .filter_map(|l| {
+            let mut w = l.split_whitespace();
+            Some((w.next()?.to_string(), w.collect::<Vec<_>>().join(" ")))
+        })
+        .collect()
+}
+
 /// Run `exe` in a fresh scratch directory named after `tag`.
 pub fn run(exe: &Path, args: &[&str], tag: &str) -> Run {
     let dir = out_dir().join("runs").join(tag);

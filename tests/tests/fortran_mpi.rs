@@ -224,34 +224,7 @@ fn ctx(r: &Run) -> String {
 
 /// `timeout T mpirun -np N exe args` in `cwd`.
 fn mpirun(exe: &Path, np: usize, args: &[&str], cwd: &Path) -> Run {
-    let out = Command::new("timeout")
-        .args(["-k", "5", &TIMEOUT_SECS.to_string(), "mpirun"])
-        .args([
-            "--allow-run-as-root",
-            "--oversubscribe",
-            "--bind-to",
-            "none",
-        ])
-        .args(["-np", &np.to_string()])
-        .arg(exe)
-        .args(args)
-        .current_dir(cwd)
-        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
-        .output()
-        .expect("run timeout/mpirun");
-    let r = Run {
-        status: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(
-        r.status != Some(124) && r.status != Some(137) && r.status.is_some(),
-        "mpirun -np {np} {} {args:?} did not finish within {TIMEOUT_SECS} s (status {:?})\n{}",
-        exe.display(),
-        r.status,
-        ctx(&r)
-    );
-    r
+    op2_tests::mpirun(exe, np, args, cwd, TIMEOUT_SECS, &[])
 }
 
 // ---------------------------------------------------------------------------

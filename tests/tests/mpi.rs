@@ -209,37 +209,7 @@ fn mpirun_env(
     timeout: u32,
     env: &[(&str, &str)],
 ) -> Run {
-    std::fs::create_dir_all(cwd).unwrap();
-    let out = Command::new("timeout")
-        .args(["-k", "5", &timeout.to_string(), "mpirun"])
-        .args([
-            "--allow-run-as-root",
-            "--oversubscribe",
-            "--bind-to",
-            "none",
-        ])
-        .args(["-np", &np.to_string()])
-        .arg(exe)
-        .args(args)
-        .current_dir(cwd)
-        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
-        .envs(env.iter().copied())
-        .output()
-        .expect("run timeout/mpirun");
-    let r = Run {
-        status: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(
-        r.status != Some(124) && r.status != Some(137) && r.status.is_some(),
-        "mpirun -np {np} {} {args:?} did not finish within {timeout} s (status {:?})\nstdout:\n{}\nstderr:\n{}",
-        exe.display(),
-        r.status,
-        r.stdout,
-        r.stderr
-    );
-    r
+    op2_tests::mpirun(exe, np, args, cwd, timeout, env)
 }
 
 /// Run in a fresh scratch directory.

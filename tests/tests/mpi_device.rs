@@ -12,7 +12,7 @@
 //! libop2_mpi_cuda: the same loops compiled by NVRTC on every rank (on the
 //! simulated device, where they then run on the host).
 
-use op2_tests::{lib_dir, out_dir, root, Run};
+use op2_tests::{lib_dir, mpirun, out_dir, placements, root, Run};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -52,7 +52,7 @@ fn build(name: &str, sources: &[&str], include_dirs: &[&str], lib: &str) -> Path
 /// `mpirun -np N exe args` in a fresh directory `tag`, with the device's
 /// compiled-program cache shared by the tests and the placement table at
 /// op_exit (OP2_RS_DEVICE_STATS).
-fn mpirun(exe: &Path, np: usize, args: &[&str], tag: &str) -> (Run, PathBuf) {
+fn run_np(exe: &Path, np: usize, args: &[&str], tag: &str) -> (Run, PathBuf) {
     mpirun_env(exe, np, args, tag, &out_dir().join("opencl-cache"), &[])
 }
 
@@ -67,31 +67,10 @@ fn mpirun_env(
 ) -> (Run, PathBuf) {
     let dir = out_dir().join("runs").join("mpi-device").join(tag);
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let out = Command::new("timeout")
-        .args(["-k", "5", "600", "mpirun"])
-        .args([
-            "--allow-run-as-root",
-            "--oversubscribe",
-            "--bind-to",
-            "none",
-        ])
-        .args(["-np", &np.to_string()])
-        .arg(exe)
-        .args(args)
-        .current_dir(&dir)
-        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
-        .env("OP2_RS_CACHE_DIR", cache)
-        .env("OP2_RS_DEVICE_STATS", "1")
-        .envs(env.iter().copied())
-        .output()
-        .expect("run timeout/mpirun");
-    let r = Run {
-        status: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    (r, dir)
+    let cache = cache.to_str().unwrap();
+    let mut all = vec![("OP2_RS_CACHE_DIR", cache), ("OP2_RS_DEVICE_STATS", "1")];
+    all.extend_from_slice(env);
+    (mpirun(exe, np, args, &dir, 600, &all), dir)
 }
 
 fn ctx(r: &Run) -> String {
@@ -99,20 +78,6 @@ fn ctx(r: &Run) -> String {
         "status {:?}\nstdout:\n{}\nstderr:\n{}",
         r.status, r.stdout, r.stderr
     )
-}
-
-/// The placement table's rows (rank 0's, the first table printed).
-fn placements(stdout: &str) -> Vec<(String, String)> {
-    stdout
-        .lines()
-        .skip_while(|l| !l.contains("where each loop ran"))
-        .skip(1)
-        .take_while(|l| l.starts_with("  ") && !l.trim().is_empty())
-        .filter_map(|l| {
-            let mut w = l.split_whitespace();
-            Some((w.next()?.to_string(), w.collect::<Vec<_>>().join(" ")))
-        })
-        .collect()
 }
 
 /// Every loop on the device, except those named in `host` (with the
@@ -141,7 +106,7 @@ fn reductions_and_exec_halos_on_the_device_over_ranks() {
         "op2_mpi_opencl",
     );
     for np in [2, 3] {
-        let (r, _) = mpirun(&exe, np, &["--part=RANDOM"], &format!("reduce-np{np}"));
+        let (r, _) = run_np(&exe, np, &["--part=RANDOM"], &format!("reduce-np{np}"));
         assert_eq!(r.status, Some(0), "{}", ctx(&r));
         assert!(r.stdout.lines().any(|l| l == "PASSED"), "{}", ctx(&r));
         assert!(!r.stdout.contains("FAIL"), "{}", ctx(&r));
@@ -166,7 +131,7 @@ fn halo_exchanges_increments_and_fetches_on_the_device_over_ranks() {
         &[],
         "op2_mpi_opencl",
     );
-    let (r, _) = mpirun(&exe, 3, &["--part=RANDOM"], "features-np3");
+    let (r, _) = run_np(&exe, 3, &["--part=RANDOM"], "features-np3");
     assert_eq!(r.status, Some(0), "{}", ctx(&r));
     assert!(!r.stdout.contains("FAIL"), "{}", ctx(&r));
     assert!(r.stdout.contains("PASS "), "{}", ctx(&r));
@@ -200,8 +165,8 @@ fn airfoil_over_ranks_on_the_device_as_on_host_threads() {
         "--part=RANDOM",
         "--rms=rms.txt",
     ];
-    let (rd, dd) = mpirun(&dev, 2, &args, "airfoil-dev");
-    let (rh, dh) = mpirun(&host, 2, &args, "airfoil-host");
+    let (rd, dd) = run_np(&dev, 2, &args, "airfoil-dev");
+    let (rh, dh) = run_np(&host, 2, &args, "airfoil-host");
     assert_eq!(rd.status, Some(0), "{}", ctx(&rd));
     assert_eq!(rh.status, Some(0), "{}", ctx(&rh));
     assert!(rd.stdout.contains("checks: OK"), "{}", ctx(&rd));

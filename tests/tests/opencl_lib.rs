@@ -10,7 +10,7 @@
 //! OpenCL compiler), OP_FALLBACK_MODE, no OpenCL platform, and a corrupt
 //! compiled-program cache.
 
-use op2_tests::{build_once, out_dir, root, run_in, Lang, Program, Run};
+use op2_tests::{build_once, out_dir, placements, root, run_in, Lang, Program, Run};
 use std::path::{Path, PathBuf};
 
 const MESH: &str = "c-examples/common/naca_mesh.c";
@@ -61,20 +61,6 @@ fn results(stdout: &str) -> Vec<&str> {
         }
     }
     out
-}
-
-/// Where each loop ran, from the table after op_timing_output.
-fn placements(stdout: &str) -> Vec<(String, String)> {
-    stdout
-        .lines()
-        .skip_while(|l| !l.contains("where each loop ran"))
-        .skip(1)
-        .take_while(|l| l.starts_with("  ") && !l.trim().is_empty())
-        .filter_map(|l| {
-            let mut w = l.split_whitespace();
-            Some((w.next()?.to_string(), w.collect::<Vec<_>>().join(" ")))
-        })
-        .collect()
 }
 
 fn all_on_device(r: &Run, loops: usize) {
