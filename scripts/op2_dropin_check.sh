@@ -43,6 +43,10 @@
 #                loop's CUDA C++ written at run time and compiled by NVRTC
 #                (PyPI, scripts/cuda_toolkit.sh), then run on host threads;
 #                OP2's on its seq library; FAIL unless every loop compiled
+#       mpiocl   the MPI source (-DUSE_MPI), ours on libop2_mpi_opencl (every
+#                rank's loops on the OpenCL device, code written at run
+#                time), OP2's on its mpi library, $RANKS ranks; the verdict
+#                says how many loops ran on the device (rank 0's table)
 #     HDF5 programs link the hdf5 library too (serial HDF5; parallel under MPI).
 #  5. Answers: the lines the program prints as results (airfoil's rms history
 #     and its final check, aero's residuals, jac's u max/rms, grid and edge
@@ -235,6 +239,8 @@ link_flags() {
     # ocl: the op_seq.h source on libop2_opencl against OP2's seq library
     if [ "$kind" = ocl ]; then
       printf '%s\n' "$OP2_LIBDIR/libop2_opencl.a" "${SYSLIBS[@]}"
+    elif [ "$kind" = mpiocl ]; then
+      printf '%s\n' "$OP2_LIBDIR/libop2_mpi_opencl.a" "${SYSLIBS[@]}"
     elif [ "$kind" = cujit ]; then
       printf '%s\n' "$OP2_LIBDIR/libop2_cuda.a" "${SYSLIBS[@]}"
     else
@@ -271,11 +277,11 @@ build_one() {
   if [ "$C_LANG" = c ]; then
     if [ "$side" = rs ]; then inc=(-I"$ROOT/include"); else inc=(-I"$OP2/op2/include"); fi
     case $C_KIND in
-      seq | omp | mpi | ocl | cujit) for s in $C_SRCS; do srcs+=("$C_DIR/$s"); done ;;
+      seq | omp | mpi | mpiocl | ocl | cujit) for s in $C_SRCS; do srcs+=("$C_DIR/$s"); done ;;
       *) for s in $C_SRCS; do srcs+=("$gen/$s"); done; srcs+=("$gen/$t/op2_kernels.cpp") ;;
     esac
     case $C_KIND in
-      mpi | genmpi) cmd=(mpicxx -DUSE_MPI) ;;
+      mpi | genmpi | mpiocl) cmd=(mpicxx -DUSE_MPI) ;;
       omp | genomp) cmd=(g++ -fopenmp) ;; # (omp: OP2's openmp library needs libgomp)
       *) cmd=(g++) ;;
     esac
@@ -313,6 +319,12 @@ run_one() { # run_one SIDE -> $OUT/run/CASE.SIDE/{out,rc}
       (cd "$d" && OMP_NUM_THREADS=1 timeout "$RUN_TIMEOUT" "${MPIRUN[@]}" -np "$RANKS" -x OMP_NUM_THREADS \
         "$OUT/bin/$C_ID.$side" > out 2>&1) || rc=$?
       ;;
+    mpiocl)
+      # libop2_mpi_opencl: its cache in $OUT, where each loop ran printed at op_exit
+      (cd "$d" && OMP_NUM_THREADS=1 OP2_RS_DEVICE_STATS=1 OP2_RS_CACHE_DIR="$OUT/opencl-cache" \
+        timeout "$RUN_TIMEOUT" "${MPIRUN[@]}" -np "$RANKS" -x OMP_NUM_THREADS -x OP2_RS_DEVICE_STATS \
+        -x OP2_RS_CACHE_DIR "$OUT/bin/$C_ID.$side" > out 2>&1) || rc=$?
+      ;;
     omp | genomp)
       (cd "$d" && OMP_NUM_THREADS=$THREADS timeout "$RUN_TIMEOUT" "$OUT/bin/$C_ID.$side" > out 2>&1) || rc=$?
       ;;
@@ -341,7 +353,7 @@ answers() {
   local sorted=0 solution_rows=""
   # under MPI the solution rows are compared as a multiset (below): a
   # pattern that matches nothing keeps them out of the line-by-line answers
-  case $C_KIND in mpi | genmpi) sorted=1; solution_rows="^never" ;; esac
+  case $C_KIND in mpi | genmpi | mpiocl) sorted=1; solution_rows="^never" ;; esac
   {
     grep -E -v '^edge [0-9]+, nodes' "$1" | grep -E \
       -e '^ *[0-9]+ +([-+]?[0-9.]+[eE][-+]?[0-9]+|-?nan)(, max err:.*| +max err:.*)? *$' \
@@ -445,8 +457,8 @@ judge() { # judge: the verdict of the current case from both sides' builds and r
   fi
   local n where=""
   n=$(wc -l < "$o/answers")
-  # ocl: how many loops ran on the device (the table printed at op_exit)
-  if [ "$C_KIND" = ocl ]; then
+  # ocl, mpiocl: how many loops ran on the device (the table printed at op_exit)
+  if [ "$C_KIND" = ocl ] || [ "$C_KIND" = mpiocl ]; then
     where=" [device: $(awk '/where each loop ran/{t=1;next} t&&/^  [^ ]/{n++; if($2=="device")d++} END{printf "%d of %d loops", d, n}' "$r/out")]"
   fi
   # cujit: how many loops NVRTC compiled (each then runs on the host)
@@ -465,13 +477,13 @@ judge() { # judge: the verdict of the current case from both sides' builds and r
     return
   fi
   local strict=1 aero=0 tol=$TOL note
-  case $C_KIND in omp | mpi | genmpi | ocl | cujit) strict=0 ;; esac
+  case $C_KIND in omp | mpi | genmpi | mpiocl | ocl | cujit) strict=0 ;; esac
   # ocl: the device sums CG's dot products per work-group in a tree; aero's
   # residuals drift further from the sequential ones than on host threads
   # (about 10% once they are 1e-7 of the first; each loop alone on the
   # device stays within 1%), as OP2's own CUDA build does
   local AERO_TOL=$AERO_TOL
-  [ "$C_KIND" = ocl ] && AERO_TOL=$OCL_AERO_TOL
+  case $C_KIND in ocl | mpiocl) AERO_TOL=$OCL_AERO_TOL ;; esac
   case $C_ID in *aero*) aero=1 ;; esac
   case $C_ID in *_sp.*) tol=$SP_TOL ;; esac
   if [ $strict = 0 ] && note=$(compare_tolerant "$o/answers" "$r/answers" "$aero" "$tol"); then
@@ -528,7 +540,7 @@ c_app() {
         fi ;;
     esac
     case $k in
-      mpi | genmpi) run_case "$name.$k" c "$S/$rel" "$([ "$msrc" = "-" ] && echo "$src" || echo "$msrc")" "$k" "$h5" "$mkey" ;;
+      mpi | genmpi | mpiocl) run_case "$name.$k" c "$S/$rel" "$([ "$msrc" = "-" ] && echo "$src" || echo "$msrc")" "$k" "$h5" "$mkey" ;;
       *) run_case "$name.$k" c "$S/$rel" "$src" "$k" "$h5" "$key" ;;
     esac
   done
@@ -555,9 +567,9 @@ f_app() {
 all_cases() {
   local FA=apps/c/airfoil T=tests/functional t
   # C/C++ applications
-  c_app airfoil_dp "$FA/airfoil_plain/dp" airfoil.cpp airfoil_mpi.cpp 0 "seq omp genseq genomp mpi genmpi ocl cujit"
-  c_app airfoil_sp "$FA/airfoil_plain/sp" airfoil.cpp airfoil_mpi.cpp 0 "seq omp genseq genomp mpi genmpi ocl cujit"
-  c_app airfoil_tempdats "$FA/airfoil_tempdats/dp" airfoil.cpp airfoil_mpi.cpp 0 "seq omp genseq genomp mpi genmpi ocl cujit"
+  c_app airfoil_dp "$FA/airfoil_plain/dp" airfoil.cpp airfoil_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit"
+  c_app airfoil_sp "$FA/airfoil_plain/sp" airfoil.cpp airfoil_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit"
+  c_app airfoil_tempdats "$FA/airfoil_tempdats/dp" airfoil.cpp airfoil_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit"
   c_app airfoil_hdf5_dp "$FA/airfoil_hdf5/dp" airfoil.cpp - 1 "seq omp genseq genomp mpi genmpi"
   c_app airfoil_hdf5_sp "$FA/airfoil_hdf5/sp" airfoil.cpp - 1 "seq genseq"
   for t in 1 2 3 4 5; do
@@ -566,18 +578,18 @@ all_cases() {
   c_app tutorial_step6 "$FA/airfoil_tutorial/step6" airfoil_step6.cpp "" 1 "seq"
   c_app tutorial_step7 "$FA/airfoil_tutorial/step7" airfoil_step7.cpp "" 1 "seq"
   c_app tutorial_final "$FA/airfoil_tutorial/final" airfoil.cpp - 1 "seq genseq genomp mpi"
-  c_app aero "apps/c/aero/aero_plain" aero.cpp aero_mpi.cpp 0 "seq omp genseq genomp mpi genmpi ocl cujit"
+  c_app aero "apps/c/aero/aero_plain" aero.cpp aero_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit"
   c_app aero_hdf5 "apps/c/aero/aero_hdf5" aero.cpp - 1 "seq omp genseq genomp mpi genmpi"
-  c_app jac1_dp apps/c/jac1/dp jac.cpp jac_mpi.cpp 0 "seq omp genseq genomp mpi genmpi ocl cujit"
+  c_app jac1_dp apps/c/jac1/dp jac.cpp jac_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit"
   c_app jac1_sp apps/c/jac1/sp jac.cpp jac_mpi.cpp 0 "seq genseq mpi"
   c_app jac1_longint apps/c/jac1/longint "" jac_mpi.cpp 0 "mpi genmpi"
-  c_app jac2 apps/c/jac2 jac.cpp jac_mpi.cpp 0 "seq omp genseq genomp mpi genmpi ocl cujit"
-  c_app reduction apps/c/reduction reduction.cpp reduction_mpi.cpp 0 "seq omp genseq genomp mpi genmpi ocl cujit"
+  c_app jac2 apps/c/jac2 jac.cpp jac_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit"
+  c_app reduction apps/c/reduction reduction.cpp reduction_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit"
   c_app min_direct apps/c/min min_direct.cpp "" 0 "seq genseq genomp ocl cujit"
   c_app min_indirect apps/c/min min_indirect.cpp "" 0 "seq genseq genomp ocl cujit"
   # C++ functional tests (MPI: the same source with -DUSE_MPI, as their makefiles)
   for t in const:const_tests dat_reductions:reduc_tests gbl:gbl_tests idx:idx_tests strides:stride_tests; do
-    c_app "func_${t%%:*}" "$T/${t%%:*}" "${t#*:}.cpp" - 0 "seq omp genseq genomp mpi genmpi ocl cujit"
+    c_app "func_${t%%:*}" "$T/${t%%:*}" "${t#*:}.cpp" - 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit"
   done
   # Fortran applications: reference build (seq) and translator output
   local FF=apps/fortran
