@@ -6,7 +6,8 @@
 //! exactly, against values computed from the global mesh, including a
 //! loop whose exec halo runs: owned elements reduce once, halo elements
 //! never; the data changed between rounds by device loops, so halos must
-//! be refreshed), mpi_features (halo exchanges, increments, fetches) and
+//! be refreshed), mpi_features (halo exchanges, increments, fetches),
+//! mpi_partial (OP_PARTIAL_EXCHANGE) and
 //! airfoil_mpi (every iteration's rms against libop2_mpi's run on the same
 //! partition). Every loop must report that it ran on the device.
 //! libop2_mpi_cuda: the same loops compiled by NVRTC on every rank (on the
@@ -136,6 +137,29 @@ fn halo_exchanges_increments_and_fetches_on_the_device_over_ranks() {
     assert!(!r.stdout.contains("FAIL"), "{}", ctx(&r));
     assert!(r.stdout.contains("PASS "), "{}", ctx(&r));
     on_device(&r, 10, &[]);
+}
+
+/// mpi_partial with and without OP_PARTIAL_EXCHANGE on 3 ranks (a dat read
+/// only through a sparse map; with the flag only the rows it reaches are
+/// exchanged, and those go up to the device): its check passes, both loops
+/// on the device.
+#[test]
+fn partial_halo_exchanges_reach_the_device() {
+    let exe = build(
+        "mpi_partial",
+        &["c-examples/mpi/mpi_partial.cpp"],
+        &[],
+        "op2_mpi_opencl",
+    );
+    for (flag, tag) in [
+        (None, "partial-off"),
+        (Some("OP_PARTIAL_EXCHANGE"), "partial-on"),
+    ] {
+        let (r, _) = run_np(&exe, 3, flag.as_slice(), tag);
+        assert_eq!(r.status, Some(0), "{}", ctx(&r));
+        assert!(r.stdout.lines().any(|l| l == "PASSED"), "{}", ctx(&r));
+        on_device(&r, 2, &[]);
+    }
 }
 
 fn rms(dir: &Path) -> Vec<f64> {
