@@ -107,7 +107,16 @@ fn direct_loops_are_flat_and_reductions_fixed_order() {
         use LaunchParam::*;
         assert_eq!(
             g.params,
-            [Dat(0), Dat(1), Dat(2), Dat(3), GblIn(4), RedOut(4), SetSize]
+            [
+                Dat(0),
+                Dat(1),
+                Dat(2),
+                Dat(3),
+                GblIn(4),
+                RedOut(4),
+                SetSize,
+                Owned
+            ]
         );
         // q written back (WRITE), res read and written back (RW), qold read only
         assert!(g
@@ -122,6 +131,17 @@ fn direct_loops_are_flat_and_reductions_fixed_order() {
         assert!(g.text.contains("for (int s = 64; s > 0; s >>= 1) {"));
         assert!(g.text.contains("red4[(wg) * 1 + k] = red4_s[k * 128];"));
         assert!(g.text.contains("update(a0, a1, a2, a3, r4);"));
+        // an element past `owned` (another process's) puts the sum back
+        let call = g.text.find("update(a0, a1, a2, a3, r4);").unwrap();
+        let keep = g
+            .text
+            .find("for (int k = 0; k < 1; k++) d4[k] = r4[k];")
+            .unwrap();
+        let back = g
+            .text
+            .find("if ((e) >= owned) for (int k = 0; k < 1; k++) r4[k] = d4[k];")
+            .unwrap();
+        assert!(keep < call && call < back, "{}", g.text);
     }
 }
 
