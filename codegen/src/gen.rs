@@ -89,9 +89,9 @@ pub enum LaunchParam {
     /// The number of elements (flat: run `[0, set_size)`; the staged code
     /// takes it too but reads its extent from the plan).
     SetSize,
-    /// Loops with reductions: elements at and past `owned` (another
-    /// process's, run for their increments) leave the reductions as they
-    /// were.
+    /// Loops with reductions that write through a map: elements at and
+    /// past `owned` (another process's, run for their increments) leave
+    /// the reductions as they were.
     Owned,
     /// OpenCL staged: the `__local` block (size: [`Generated::local_bytes`]).
     Local,
@@ -452,15 +452,18 @@ impl Gen<'_> {
             }
         }
         self.param(LaunchParam::SetSize, "int set_size".into());
-        if self.has_reductions() {
+        if self.guards_owned() {
             self.param(LaunchParam::Owned, "int owned".into());
         }
     }
 
-    /// Does any argument reduce (a global other than OP_READ/OP_WORK, or
-    /// an op_arg_info)?
-    fn has_reductions(&self) -> bool {
-        self.desc.args.iter().any(|a| {
+    /// Do elements past `owned` need their reductions undone? Only a loop
+    /// that reduces (a global other than OP_READ/OP_WORK, or an
+    /// op_arg_info) and writes through a map: only such a loop runs another
+    /// process's elements (the exec halo). Direct loops pay nothing per
+    /// element for it.
+    fn guards_owned(&self) -> bool {
+        let reduces = self.desc.args.iter().any(|a| {
             matches!(
                 a,
                 Arg::Info { .. }
@@ -469,7 +472,13 @@ impl Gen<'_> {
                         ..
                     }
             )
-        })
+        });
+        let writes_through_map = self
+            .desc
+            .args
+            .iter()
+            .any(|a| matches!(a, Arg::Indirect { dat, .. } if dat.access.writes()));
+        reduces && writes_through_map
     }
 
     /// Declarations of the reduction accumulators and their local arrays.
@@ -600,6 +609,7 @@ impl Gen<'_> {
     ) {
         let mut call = Vec::new();
         let mut restore = Vec::new();
+        let guard = self.guards_owned();
         let desc = self.desc;
         for (i, a) in desc.args.iter().enumerate() {
             let p = match a {
@@ -630,6 +640,7 @@ impl Gen<'_> {
                     );
                     format!("w{i}")
                 }
+                Arg::Global { .. } | Arg::Info { .. } if !guard => format!("r{i}"),
                 Arg::Global { dim, ty, .. } | Arg::Info { dim, ty, .. } => {
                     // the accumulator is kept, to be put back after the
                     // call for an element another process owns (a choice

@@ -115,7 +115,7 @@ fn a_generated_loop_runs_on_the_device() {
             LaunchParam::Dat(3) => k.set_ptr(i, d_adt),
             LaunchParam::GblIn(4) => k.set_ptr(i, gin),
             LaunchParam::RedOut(4) => k.set_ptr(i, red),
-            LaunchParam::SetSize | LaunchParam::Owned => k.set_i32(i, n as i32),
+            LaunchParam::SetSize => k.set_i32(i, n as i32),
             other => panic!("update takes no {other:?}"),
         }
         .unwrap();

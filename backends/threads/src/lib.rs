@@ -679,6 +679,34 @@ mod tests {
         plan
     }
 
+    /// Run every element of `plan` (all owned) on `nt` threads.
+    ///
+    /// # Safety
+    /// The views are live for every element of the plan.
+    unsafe fn run_plan(
+        nt: usize,
+        plan: &Plan,
+        views: &[ArgView],
+        args: &[ArgSpec],
+        scalars: &[ScalarType],
+        inv: &dyn Invoker,
+    ) {
+        let ne = plan.exec_length;
+        let run = LoopRun {
+            name: "test",
+            exec_size: ne,
+            owned: ne,
+            core: ne,
+            wait: None,
+            views,
+            args,
+            scalars,
+            plan: Some(plan),
+        };
+        // SAFETY: the caller's contract.
+        unsafe { Threads::new(nt).execute(&run, inv) }.unwrap();
+    }
+
     /// Edge loop on a chain incrementing both nodes and summing a global:
     /// results must be identical for 1, 2, 3 and 8 threads.
     #[test]
@@ -707,19 +735,8 @@ mod tests {
                 view(n, &map, 1, ViewKind::Indirect),
                 view(&mut sum as *mut f64 as *mut u8, &map, -1, ViewKind::Global),
             ];
-            let run = LoopRun {
-                name: "chain",
-                exec_size: ne,
-                owned: ne,
-                core: ne,
-                wait: None,
-                views: &views,
-                args: &args,
-                scalars: &scalars,
-                plan: Some(&plan),
-            };
-            // SAFETY: the views are live for every element.
-            unsafe { Threads::new(nt).execute(&run, &inv) }.unwrap();
+            // SAFETY: the views point at `w`, `node` and `sum`.
+            unsafe { run_plan(nt, &plan, &views, &args, &scalars, &inv) };
             results.push((node, sum));
         }
         for r in &results[1..] {
@@ -783,20 +800,9 @@ mod tests {
                 view(&mut work as *mut f64 as *mut u8, &map, -1, ViewKind::Global),
                 view(out.as_mut_ptr() as *mut u8, &map, -1, ViewKind::Direct),
             ];
-            let run = LoopRun {
-                name: "scratch",
-                exec_size: ne,
-                owned: ne,
-                core: ne,
-                wait: None,
-                views: &views,
-                args: &args,
-                scalars: &scalars,
-                plan: Some(&plan),
-            };
             starts.store(0, Ordering::Relaxed);
-            // SAFETY: the views are live for every element.
-            unsafe { Threads::new(nt).execute(&run, &inv) }.unwrap();
+            // SAFETY: the views point at `work` and `out`.
+            unsafe { run_plan(nt, &plan, &views, &args, &scalars, &inv) };
             assert!(
                 out.iter().enumerate().all(|(i, &v)| v == i as f64),
                 "{nt} threads"
