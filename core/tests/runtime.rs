@@ -5,7 +5,7 @@
 //! result is compared with a plain loop written here.
 
 use op2_core::arg::{Access, ArgKind, ArgSpec};
-use op2_core::device::{DevPtr, HostMemory};
+use op2_core::device::{DevPtr, DeviceMemory, HostMemory};
 use op2_core::dist::sim::{run_ranks, SimGrid};
 use op2_core::dist::{Collectives, Distributed, SingleNode};
 use op2_core::domain::MapCheck;
@@ -420,6 +420,222 @@ fn host_and_device_copies_move_only_when_stale() {
     let want: Vec<f64> = (0..64).map(|i| i as f64 * 2.0).collect();
     assert_eq!(f64s(rt.dom(), x), want);
     transfer_report_matches_the_memory(&mut rt, &mem);
+}
+
+/// The args of a loop generated code runs over a map's from-set, reading
+/// one dat through both ends of the map.
+struct Through(DatId, MapId);
+
+impl GeneratedArgs for Through {
+    fn dats(&self, which: Pick) -> Result<Vec<DatId>> {
+        Ok(if which.takes(Access::Read) {
+            vec![self.0]
+        } else {
+            vec![]
+        })
+    }
+    fn specs(&self) -> Result<Vec<ArgSpec>> {
+        Ok(vec![
+            dat_arg(self.0, Some(self.1), 0, Access::Read),
+            dat_arg(self.0, Some(self.1), 1, Access::Read),
+        ])
+    }
+}
+
+fn f64_rows(bytes: &[u8]) -> Vec<f64> {
+    bytes
+        .chunks_exact(8)
+        .map(|c| f64::from_ne_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// One simulated rank of `g` in two, with the device `mem` and two
+/// dats on the cells holding their global ids, both on the device: `val`
+/// and `twin`.
+fn device_rank(
+    comm: op2_core::dist::sim::SimComm,
+    g: &SimGrid,
+    mem: Arc<HostMemory>,
+) -> (Runtime, DatId, DatId) {
+    let rank = comm.rank();
+    let parts = Parts {
+        exec: Arc::new(Serial { plan: false }),
+        dist: Box::new(Distributed::new(Box::new(comm), None, None)),
+        device: Some(mem.clone()),
+        loops: None,
+    };
+    let mut rt = Runtime::new(parts, Box::new(|_| {}));
+    let (dom, _) = g.declare(rank, 2).unwrap();
+    *rt.dom_mut() = dom;
+    let cells = SetId(1);
+    let n = rt.dom().set(cells).size;
+    let first = (g.ncells / 2) * rank;
+    let ids: Vec<u8> = (first..first + n)
+        .flat_map(|i| (i as f64).to_ne_bytes())
+        .collect();
+    let mut dats = [DatId(0); 2];
+    for (d, name) in dats.iter_mut().zip(["val", "twin"]) {
+        *d = rt
+            .dom_mut()
+            .decl_dat(
+                "op_decl_dat",
+                cells,
+                1,
+                "double",
+                8,
+                Some(&ids),
+                name,
+                false,
+            )
+            .unwrap();
+        rt.device_add_dat(&mut NoMirror, "op_decl_dat", *d).unwrap();
+    }
+    (rt, dats[0], dats[1])
+}
+
+/// Owned rows v become v * 10 + 1: `val`'s on the device ("device code":
+/// written into its device copy between `begin_generated` and
+/// `end_generated`), `twin`'s by a host loop. Returns `val`'s device copy.
+fn write_both(rt: &mut Runtime, mem: &HostMemory, val: DatId, twin: DatId) -> DevPtr {
+    let (cells, mut rec) = (SetId(1), NoMirror);
+    // "device code" writes val's owned rows: v * 10 + 1
+    rt.begin_generated(
+        &mut rec,
+        "gen",
+        cells,
+        &OneDat(val, Access::Rw),
+        Side::Device,
+    )
+    .unwrap();
+    let ptr = rt.device().unwrap().dat(val).unwrap().ptr;
+    let new: Vec<u8> = f64s(rt.dom(), val)
+        .iter()
+        .flat_map(|v| (v * 10.0 + 1.0).to_ne_bytes())
+        .collect();
+    mem.upload(ptr, &new).unwrap();
+    rt.end_generated(&mut rec, &OneDat(val, Access::Rw), Side::Device)
+        .unwrap();
+    // a host loop does the same to the twin
+    let inv = FnInvoker(|_, p: &[*mut u8]| {
+        // SAFETY: one pointer to a double.
+        unsafe { *(p[0] as *mut f64) = *(p[0] as *mut f64) * 10.0 + 1.0 };
+    });
+    let d = desc(
+        "twin",
+        cells,
+        vec![dat_arg(twin, None, -1, Access::Rw)],
+        vec![GlobalData::NONE],
+    );
+    // SAFETY: the kernel touches only its argument.
+    unsafe { rt.run_loop(&mut rec, d, &inv) }.unwrap();
+    ptr
+}
+
+/// MPI with device loops: before the exchange of a dat a device loop wrote,
+/// only the rows the exchange sends come down (not the whole dat, as
+/// before); the halo the device then reads equals the one the host path
+/// exchanges for a twin dat written by a host loop, and the host copy
+/// stays marked stale until the program reads it.
+/// What one rank saw in `exchange_once`.
+struct Seen {
+    n: usize,
+    total: usize,
+    /// The transfer report before and after the exchange.
+    moves: [op2_core::device::TransferStats; 2],
+    gathers: u64,
+    fresh: Fresh,
+    /// val's rows on the device, the twin's on the host.
+    device: Vec<f64>,
+    twin: Vec<f64>,
+}
+
+/// One rank of `exchange_once`: partition, write val on the device and the
+/// twin on the host, then a device loop reads val through a map.
+fn exchange_once(comm: op2_core::dist::sim::SimComm, g: &SimGrid, gather: bool) -> Seen {
+    let mem = Arc::new(if gather {
+        HostMemory::new()
+    } else {
+        HostMemory::without_gather()
+    });
+    let (mut rt, val, twin) = device_rank(comm, g, mem.clone());
+    let (edges, cells, ec) = (SetId(2), SetId(1), MapId(2));
+    let mut rec = Recorder::default();
+    let noop = FnInvoker(|_, _: &[*mut u8]| {});
+    let read_both = |d| {
+        desc(
+            "read",
+            edges,
+            vec![
+                dat_arg(d, Some(ec), 0, Access::Read),
+                dat_arg(d, Some(ec), 1, Access::Read),
+            ],
+            vec![GlobalData::NONE; 2],
+        )
+    };
+    // the first loop partitions (the device copies are placed again)
+    // SAFETY: the kernel touches nothing.
+    unsafe { rt.run_loop(&mut rec, read_both(twin), &noop) }.unwrap();
+    let total = rt.dom().set(cells).total_size();
+    let n = rt.dom().set(cells).size;
+    let ptr = write_both(&mut rt, &mem, val, twin);
+    let before = rt.device().unwrap().stats();
+    // a device loop reads val through the map: its halo is exchanged
+    rt.begin_generated(&mut rec, "gen", edges, &Through(val, ec), Side::Device)
+        .unwrap();
+    rt.finish_exchanges(&mut rec, "gen").unwrap();
+    let after = rt.device().unwrap().stats();
+    let fresh = rt.dat(val).fresh;
+    // the host path exchanges the twin's halo
+    // SAFETY: the kernel touches nothing.
+    unsafe { rt.run_loop(&mut rec, read_both(twin), &noop) }.unwrap();
+    let mut device = vec![0u8; total * 8];
+    mem.download(ptr, &mut device).unwrap();
+    Seen {
+        n,
+        total,
+        moves: [before, after],
+        gathers: mem.gathers(),
+        fresh,
+        device: f64_rows(&device),
+        twin: f64_rows(&rt.dat(twin).data.as_slice()[..total * 8]),
+    }
+}
+
+/// MPI with device loops: before the exchange of a dat a device loop wrote,
+/// only the rows the exchange sends come down (not the whole dat, as
+/// before), gathered on the device or (a device without a gather) in spans
+/// of rows; the halo the device then reads equals the one the host path
+/// exchanges for a twin dat written by a host loop, and the host copy
+/// stays marked stale until the program reads it.
+#[test]
+fn a_device_dat_sends_only_its_exported_rows() {
+    let g = SimGrid::new(1024, 40);
+    for gather in [true, false] {
+        let out = run_ranks(2, |comm| exchange_once(comm, &g, gather));
+        for (rank, s) in out.into_iter().enumerate() {
+            let what = format!("rank {rank}, gather {gather}");
+            let [before, after] = s.moves;
+            assert!(s.total > s.n, "{what} has a halo");
+            assert_eq!(
+                s.device, s.twin,
+                "{what}: owned and halo rows on the device"
+            );
+            assert_eq!(s.fresh, Fresh::Device, "{what}: the host copy stays stale");
+            assert_eq!(
+                after.dat_downloads, before.dat_downloads,
+                "{what}: the dat did not come down whole"
+            );
+            let down = after.halo_downloads.bytes - before.halo_downloads.bytes;
+            assert_eq!(after.halo_downloads.count - before.halo_downloads.count, 1);
+            assert!(
+                down > 0 && down * 2 < (s.n * 8) as u64,
+                "{what}: {down} bytes of {} came down",
+                s.n * 8
+            );
+            assert_eq!(after.halo_uploads.count - before.halo_uploads.count, 1);
+            assert_eq!(s.gathers, u64::from(gather), "{what}");
+        }
+    }
 }
 
 /// The transfer report (OP2_RS_DEVICE_STATS) after

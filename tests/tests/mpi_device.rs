@@ -195,6 +195,20 @@ fn airfoil_over_ranks_on_the_device_as_on_host_threads() {
     assert_eq!(rh.status, Some(0), "{}", ctx(&rh));
     assert!(rd.stdout.contains("checks: OK"), "{}", ctx(&rd));
     on_device(&rd, 5, &[]);
+    // a dat with a stale halo sends its export rows, gathered on the
+    // device (one download per exchange), and never comes down whole for it
+    let moved = |name: &str| -> u64 {
+        let line = rd.stdout.lines().find(|l| l.contains("device transfers:"));
+        let field = line.and_then(|l| {
+            l.split(' ')
+                .find_map(|w| w.strip_prefix(&format!("{name}=")[..]))
+        });
+        field
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in the transfer report:\n{}", ctx(&rd)))
+    };
+    assert!(moved("halo_downloads") >= 100, "{}", ctx(&rd));
+    assert!(moved("dat_downloads") < 10, "{}", ctx(&rd));
     let (a, b) = (rms(&dd), rms(&dh));
     assert_eq!(a.len(), 100);
     assert_eq!(a.len(), b.len());

@@ -20,7 +20,7 @@ mod ffi;
 
 use ffi::*;
 use op2_codegen::cache::{Cache, Key};
-use op2_core::device::memory::{DevPtr, DeviceError, DeviceMemory};
+use op2_core::device::memory::{DevPtr, DeviceError, DeviceMemory, Gather};
 use std::alloc::{self, Layout};
 use std::collections::BTreeMap;
 use std::ffi::c_void;
@@ -63,6 +63,10 @@ pub struct OpenCl {
     buffers: Mutex<Vec<Option<(usize, usize)>>>,
     /// Host blocks from `alloc_pinned`, by address, with their sizes.
     pinned: Mutex<BTreeMap<usize, usize>>,
+    /// The row gather's program and kernel, built on first use (raw
+    /// handles: a `Program` would hold this device alive), released in
+    /// `Drop`. The mutex also serialises setting the kernel's parameters.
+    gather: Mutex<Option<(usize, usize)>>,
 }
 
 // SAFETY: OpenCL 1.2 (appendix A.2) makes every call op2-rs uses
@@ -171,6 +175,7 @@ impl OpenCl {
             identity,
             buffers: Mutex::new(Vec::new()),
             pinned: Mutex::new(BTreeMap::new()),
+            gather: Mutex::new(None),
         }))
     }
 
@@ -283,8 +288,81 @@ impl OpenCl {
     }
 }
 
+/// The row gather (`DeviceMemory::gather_rows`), one work-item per byte
+/// of the packed rows: row `rows[k]` of `src` (AoS rows of `eb` bytes, or
+/// SoA with `stride` rows of `scalar`-byte components when `scalar > 0`)
+/// becomes row `k` of `dst`.
+const GATHER_SOURCE: &str = r#"
+__kernel void op2rs_gather_rows(__global const uchar *src, __global const int *rows,
+                                __global uchar *dst, const int n, const int eb,
+                                const int stride, const int scalar) {
+  const size_t i = get_global_id(0);
+  if (i >= (size_t)n * (size_t)eb) return;
+  const size_t k = i / (size_t)eb, b = i % (size_t)eb;
+  const size_t r = (size_t)rows[k];
+  const size_t from = scalar > 0
+      ? ((b / (size_t)scalar) * (size_t)stride + r) * (size_t)scalar + b % (size_t)scalar
+      : r * (size_t)eb + b;
+  dst[i] = src[from];
+}
+"#;
+
+/// Work-items per work-group of the gather.
+const GATHER_GROUP: usize = 64;
+
+impl OpenCl {
+    /// The gather's kernel, built the first time (under `slot`'s lock).
+    fn gather_kernel(&self, slot: &mut Option<(usize, usize)>) -> Result<cl_kernel, DeviceError> {
+        if let Some((_, k)) = *slot {
+            return Ok(k as cl_kernel);
+        }
+        let (mut e, ptr, len) = (0, GATHER_SOURCE.as_ptr(), GATHER_SOURCE.len());
+        // SAFETY: one string of `len` bytes, alive during the call.
+        let prog = unsafe { (self.api.clCreateProgramWithSource)(self.ctx, 1, &ptr, &len, &mut e) };
+        check("clCreateProgramWithSource (row gather)", e)?;
+        let opts = format!("{}\0", engine::BUILD_OPTIONS);
+        // SAFETY: a live program, one device, a NUL-terminated option string.
+        let b = unsafe {
+            (self.api.clBuildProgram)(
+                prog,
+                1,
+                &self.device,
+                opts.as_ptr(),
+                std::ptr::null(),
+                std::ptr::null_mut(),
+            )
+        };
+        let name = b"op2rs_gather_rows\0";
+        let k = if b == CL_SUCCESS {
+            // SAFETY: a built program and a NUL-terminated name.
+            unsafe { (self.api.clCreateKernel)(prog, name.as_ptr(), &mut e) }
+        } else {
+            e = b;
+            std::ptr::null_mut()
+        };
+        if e != CL_SUCCESS {
+            // SAFETY: the program made above, released once.
+            unsafe { (self.api.clReleaseProgram)(prog) };
+            return Err(DeviceError(format!(
+                "the row gather kernel: {}",
+                err_name(e)
+            )));
+        }
+        *slot = Some((prog as usize, k as usize));
+        Ok(k)
+    }
+}
+
 impl Drop for OpenCl {
     fn drop(&mut self) {
+        if let Some((prog, k)) = self.gather.get_mut().ok().and_then(Option::take) {
+            // SAFETY: the gather's kernel and program, made by
+            // `gather_kernel` and released once.
+            unsafe {
+                (self.api.clReleaseKernel)(k as cl_kernel);
+                (self.api.clReleaseProgram)(prog as cl_program);
+            }
+        }
         let bufs = std::mem::take(self.buffers.get_mut().unwrap_or_else(|e| e.into_inner()));
         for (mem, _) in bufs.into_iter().flatten() {
             // SAFETY: a buffer of this context not yet released.
@@ -550,6 +628,78 @@ impl DeviceMemory for OpenCl {
                 unsafe { alloc::dealloc(addr as *mut u8, l) };
             }
         }
+    }
+
+    fn has_gather(&self) -> bool {
+        true
+    }
+
+    fn gather_rows(&self, g: &Gather) -> Result<(), DeviceError> {
+        let bytes = g.n * g.layout.elem_bytes;
+        if bytes == 0 {
+            return Ok(());
+        }
+        let int = |v: usize, what: &str| {
+            i32::try_from(v).map_err(|_| DeviceError(format!("row gather: {what} {v} past int")))
+        };
+        let (stride, scalar) = g.layout.soa.map_or((0, 0), |(st, _, sc)| (st, sc));
+        let ints = [
+            int(g.n, "rows")?,
+            int(g.layout.elem_bytes, "row bytes")?,
+            int(stride, "stride")?,
+            int(scalar, "component bytes")?,
+        ];
+        int(bytes, "bytes")?;
+        // every buffer whole and long enough (the kernel trusts them)
+        self.locate(g.src, g.layout.device_bytes(), "row gather (dat)")?;
+        self.locate(g.rows, g.n * 4, "row gather (rows)")?;
+        self.locate(g.dst, bytes, "row gather (packed rows)")?;
+        let mems = [
+            self.mem_of(g.src)?,
+            self.mem_of(g.rows)?,
+            self.mem_of(g.dst)?,
+        ];
+        let mut slot = self
+            .gather
+            .lock()
+            .map_err(|_| DeviceError("row gather lock poisoned".into()))?;
+        let k = self.gather_kernel(&mut slot)?;
+        let set = |i: usize, size: usize, v: *const c_void| {
+            // SAFETY: `v` points at `size` readable bytes alive during the
+            // call; the kernel is live and its parameters are set under
+            // the gather lock, held until the launch is queued.
+            check("row gather: parameter", unsafe {
+                (self.api.clSetKernelArg)(k, i as cl_uint, size, v)
+            })
+        };
+        for (i, m) in mems.iter().enumerate() {
+            set(
+                i,
+                std::mem::size_of::<cl_mem>(),
+                m as *const cl_mem as *const c_void,
+            )?;
+        }
+        for (i, v) in ints.iter().enumerate() {
+            set(3 + i, 4, v as *const i32 as *const c_void)?;
+        }
+        let global = bytes.div_ceil(GATHER_GROUP) * GATHER_GROUP;
+        // SAFETY: a live kernel with its seven parameters set above; the
+        // buffers hold what it reads and writes (checked by `locate`);
+        // 1-D ranges. The in-order queue orders it before the download.
+        let e = unsafe {
+            (self.api.clEnqueueNDRangeKernel)(
+                self.queue,
+                k,
+                1,
+                std::ptr::null(),
+                &global,
+                &GATHER_GROUP,
+                0,
+                std::ptr::null(),
+                std::ptr::null_mut(),
+            )
+        };
+        check("launch of the row gather", e)
     }
 }
 

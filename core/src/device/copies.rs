@@ -5,8 +5,9 @@
 //! moves when is decided by the runtime (`Runtime::host_fresh` and its
 //! siblings); here are the moves.
 
+use super::halo_pack;
 use super::layout::{self, DatLayout};
-use super::memory::{DevPtr, DeviceError, DeviceMemory};
+use super::memory::{DevPtr, DeviceError, DeviceMemory, Gather};
 use super::plan_upload::{self, PlanDeviceArrays, PlanHostArrays};
 use super::scratch::GrowBuffers;
 use super::stats::TransferStats;
@@ -39,6 +40,11 @@ pub struct DeviceCopies {
     pub(crate) halo_uploads: Vec<DatId>,
     /// The grow-only block of generated code's global arguments.
     gbl: Option<(DevPtr, usize)>,
+    /// Row lists of gathers on the device, by set: the rows and their
+    /// device copy (`i32`), made again when a set's rows change.
+    sent_lists: HashMap<usize, (Vec<usize>, DevPtr)>,
+    /// The grow-only block gathers pack rows into.
+    pack: Option<(DevPtr, usize)>,
     /// What moved so far (scratch buffers count their own).
     stats: TransferStats,
 }
@@ -60,6 +66,8 @@ impl DeviceCopies {
             plans: HashMap::new(),
             halo_uploads: Vec::new(),
             gbl: None,
+            sent_lists: HashMap::new(),
+            pack: None,
             stats: TransferStats::default(),
         }
     }
@@ -188,6 +196,108 @@ impl DeviceCopies {
         Ok(())
     }
 
+    /// Bring the owned rows `rows` (sorted, distinct: the rows a halo
+    /// exchange sends) of a dat's device copy into the same rows of its host
+    /// copy; the other host rows stay as they are (stale). A device with a
+    /// row gather packs them on the device and one transfer brings them
+    /// down. Without one they move in spans joined across gaps under
+    /// [`halo_pack::GAP_BYTES`], and when those spans would hold half the
+    /// dat or more nothing moves and `false` is returned: the caller then
+    /// downloads it whole, which leaves both copies fresh.
+    pub fn download_rows(
+        &mut self,
+        dom: &mut Domain,
+        id: DatId,
+        rows: &[usize],
+    ) -> Result<bool, DeviceError> {
+        let Some(dd) = self.dat(id) else {
+            return Ok(true);
+        };
+        let lay = dd.layout;
+        if let Some(&r) = rows.iter().find(|&&r| r >= lay.elems) {
+            return Err(DeviceError(format!(
+                "halo row {r} of a dat with {} rows",
+                lay.elems
+            )));
+        }
+        if rows.is_empty() {
+            return Ok(true);
+        }
+        let set = dom.dat(id).set.0;
+        let host = &mut dom.dat_mut(id).data.as_mut_slice()[..lay.elems * lay.elem_bytes];
+        let moved = if self.mem.has_gather() {
+            self.gather_down(set, dd, rows, host)?
+        } else {
+            let spans = halo_pack::spans(rows, halo_pack::GAP_BYTES / lay.elem_bytes.max(1));
+            if halo_pack::span_rows(&spans) * 2 >= lay.elems {
+                return Ok(false);
+            }
+            halo_pack::download_spans(&*self.mem, dd.ptr, &lay, &spans, host)?
+        };
+        self.stats.halo_downloads.add(moved);
+        Ok(true)
+    }
+
+    /// `rows` of the dat `dd` (on set `set`) gathered on the device, brought
+    /// down in one transfer and put in their rows of `host`. Returns the
+    /// bytes moved.
+    fn gather_down(
+        &mut self,
+        set: usize,
+        dd: DevDat,
+        rows: &[usize],
+        host: &mut [u8],
+    ) -> Result<usize, DeviceError> {
+        let eb = dd.layout.elem_bytes;
+        let list = match self.sent_lists.get(&set) {
+            Some((r, p)) if r == rows => *p,
+            _ => {
+                let as_i32 = rows
+                    .iter()
+                    .map(|&r| i32::try_from(r))
+                    .collect::<Result<Vec<i32>, _>>()
+                    .map_err(|_| DeviceError("a halo row past i32".into()))?;
+                let bytes = i32_bytes(&as_i32);
+                let p = self.mem.alloc(bytes.len())?;
+                if let Err(e) = self.mem.upload(p, bytes) {
+                    self.mem.free(p);
+                    return Err(e);
+                }
+                self.stats.maps.add(bytes.len());
+                if let Some((_, old)) = self.sent_lists.insert(set, (rows.to_vec(), p)) {
+                    self.mem.free(old);
+                }
+                p
+            }
+        };
+        let need = rows.len() * eb;
+        let dst = match self.pack {
+            Some((p, have)) if have >= need => p,
+            old => {
+                if let Some((p, _)) = old {
+                    self.mem.free(p);
+                    self.pack = None;
+                }
+                let p = self.mem.alloc(need)?;
+                self.pack = Some((p, need));
+                p
+            }
+        };
+        self.mem.gather_rows(&Gather {
+            src: dd.ptr,
+            layout: dd.layout,
+            rows: list,
+            n: rows.len(),
+            dst,
+        })?;
+        let mut packed = vec![0u8; need];
+        self.mem.download(dst, &mut packed)?;
+        for (&r, row) in rows.iter().zip(packed.chunks_exact(eb)) {
+            host[r * eb..(r + 1) * eb].copy_from_slice(row);
+        }
+        Ok(need)
+    }
+
     /// Upload the halo rows `[size, size + exec + nonexec)` of a dat only
     /// (the device may have written owned rows since).
     pub fn upload_halo_rows(&mut self, dom: &Domain, id: DatId) -> Result<(), DeviceError> {
@@ -226,6 +336,9 @@ impl DeviceCopies {
         }
         for (_, p) in self.plans.drain() {
             plan_upload::free_plan(&*self.mem, &p);
+        }
+        for (_, (_, p)) in self.sent_lists.drain() {
+            self.mem.free(p);
         }
     }
 
@@ -278,7 +391,7 @@ impl DeviceCopies {
     /// Free everything on the device.
     pub fn release(&mut self) {
         self.clear_mesh();
-        if let Some((p, _)) = self.gbl.take() {
+        for (p, _) in [self.gbl.take(), self.pack.take()].into_iter().flatten() {
             self.mem.free(p);
         }
         self.reduct = GrowBuffers::new(self.mem.clone());
@@ -289,5 +402,84 @@ impl DeviceCopies {
 impl Drop for DeviceCopies {
     fn drop(&mut self) {
         self.release();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::memory::HostMemory;
+
+    fn one_dat(n: usize) -> (Domain, DatId, Vec<u8>) {
+        let mut dom = Domain::new();
+        let set = dom.decl_set(n as i64, "s").unwrap();
+        let rows: Vec<u8> = (0..n).flat_map(|i| (i as f64).to_ne_bytes()).collect();
+        let x = dom
+            .decl_dat("op_decl_dat", set, 1, "double", 8, Some(&rows), "x", false)
+            .unwrap();
+        (dom, x, rows)
+    }
+
+    /// The device copy is newer: every row negated there.
+    fn newer_on_device(dev: &DeviceCopies, mem: &dyn DeviceMemory, x: DatId) -> Vec<u8> {
+        let newer: Vec<u8> = (0..100).flat_map(|i| (-(i as f64)).to_ne_bytes()).collect();
+        mem.upload(dev.dat(x).unwrap().ptr, &newer).unwrap();
+        newer
+    }
+
+    #[test]
+    fn without_a_gather_a_few_rows_come_down_and_many_are_left_to_a_whole_download() {
+        let (mut dom, x, rows) = one_dat(100);
+        let mem = Arc::new(HostMemory::without_gather());
+        let mut dev = DeviceCopies::new(mem.clone());
+        dev.add_dat(&dom, x, false).unwrap();
+        let newer = newer_on_device(&dev, &*mem, x);
+        // half the rows or more (rows 3 and 90 join across the gap): nothing moves
+        for many in [(0..50).collect::<Vec<usize>>(), vec![3, 90]] {
+            assert!(!dev.download_rows(&mut dom, x, &many).unwrap());
+        }
+        assert_eq!(mem.downloads(), 0);
+        assert_eq!(dom.dat(x).data.as_slice(), &rows[..]);
+        // two rows: those two come down, in one transfer, the rest stays
+        assert!(dev.download_rows(&mut dom, x, &[3, 4]).unwrap());
+        assert_eq!(mem.downloads(), 1);
+        let mut want = rows.clone();
+        want[24..40].copy_from_slice(&newer[24..40]);
+        assert_eq!(dom.dat(x).data.as_slice(), &want[..]);
+        let s = dev.stats();
+        assert_eq!((s.halo_downloads.count, s.halo_downloads.bytes), (1, 16));
+        assert_eq!(s.dat_downloads.count, 0);
+        assert!(dev.download_rows(&mut dom, x, &[100]).is_err());
+    }
+
+    #[test]
+    fn a_gather_brings_any_rows_down_in_one_transfer() {
+        let (mut dom, x, rows) = one_dat(100);
+        let mem = Arc::new(HostMemory::new());
+        let mut dev = DeviceCopies::new(mem.clone());
+        dev.add_dat(&dom, x, false).unwrap();
+        let newer = newer_on_device(&dev, &*mem, x);
+        let sent: Vec<usize> = (0..100).filter(|r| r % 3 == 0).collect();
+        let up = mem.uploads();
+        for round in 1..=2 {
+            assert!(dev.download_rows(&mut dom, x, &sent).unwrap());
+            assert_eq!((mem.gathers(), mem.downloads()), (round, round));
+            assert_eq!(mem.uploads(), up + 1, "the row list goes up once");
+        }
+        let mut want = rows.clone();
+        for &r in &sent {
+            want[r * 8..(r + 1) * 8].copy_from_slice(&newer[r * 8..(r + 1) * 8]);
+        }
+        assert_eq!(dom.dat(x).data.as_slice(), &want[..]);
+        let s = dev.stats();
+        assert_eq!(s.halo_downloads.bytes, 2 * 34 * 8);
+        // other rows: a new list; the mesh moving frees the lists
+        assert!(dev.download_rows(&mut dom, x, &[1, 2]).unwrap());
+        assert_eq!(mem.uploads(), up + 2);
+        let live = mem.live_allocations();
+        dev.clear_mesh();
+        assert_eq!(mem.live_allocations(), live - 2, "the dat and the row list");
+        dev.release();
+        assert_eq!(mem.live_allocations(), 0);
     }
 }

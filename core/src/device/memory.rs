@@ -1,6 +1,7 @@
 //! Device memory behind one trait, and a host-memory implementation of it
 //! for tests and for running device-style code paths without a GPU.
 
+use crate::device::layout::DatLayout;
 use std::alloc::{self, Layout};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -21,6 +22,21 @@ impl fmt::Display for DeviceError {
 }
 
 impl std::error::Error for DeviceError {}
+
+/// Rows of a dat's device copy gathered into a packed buffer on the device
+/// ([`DeviceMemory::gather_rows`]): row `rows[k]` of `src` becomes AoS row
+/// `k` of `dst`, whatever `src`'s layout. Every pointer is the start of its
+/// own allocation; `dst` holds `n * layout.elem_bytes` bytes and overlaps
+/// neither `src` nor `rows`; every row number is below `layout.elems`.
+#[derive(Debug, Clone, Copy)]
+pub struct Gather {
+    pub src: DevPtr,
+    pub layout: DatLayout,
+    /// `n` row numbers (`i32`) on the device.
+    pub rows: DevPtr,
+    pub n: usize,
+    pub dst: DevPtr,
+}
 
 /// Memory on one device, and page-locked host memory for staging.
 ///
@@ -49,6 +65,16 @@ pub trait DeviceMemory: Send + Sync {
     /// Frees a block from [`DeviceMemory::alloc_pinned`]; unknown pointers
     /// are ignored.
     fn free_pinned(&self, p: *mut u8);
+    /// Whether [`DeviceMemory::gather_rows`] runs on this device (without
+    /// it, halo rows move as spans of rows).
+    fn has_gather(&self) -> bool {
+        false
+    }
+    /// Gathers rows on the device (see [`Gather`]), ordered with the
+    /// transfers and launches around it.
+    fn gather_rows(&self, _g: &Gather) -> Result<(), DeviceError> {
+        Err(DeviceError("this device has no row gather".into()))
+    }
 }
 
 /// Alignment of every [`HostMemory`] block (a cache line; CUDA's own
@@ -75,6 +101,9 @@ pub struct HostMemory {
     downloads: AtomicU64,
     bytes_up: AtomicU64,
     bytes_down: AtomicU64,
+    gathers: AtomicU64,
+    /// Offer no row gather (tests of the path devices without one take).
+    no_gather: bool,
 }
 
 fn layout(bytes: usize) -> Result<Layout, DeviceError> {
@@ -105,6 +134,18 @@ fn release(addr: usize, bytes: usize) {
 impl HostMemory {
     pub fn new() -> HostMemory {
         HostMemory::default()
+    }
+
+    /// A `HostMemory` without a row gather, like a device that has none.
+    pub fn without_gather() -> HostMemory {
+        let mut m = HostMemory::default();
+        m.no_gather = true;
+        m
+    }
+
+    /// Gathers completed.
+    pub fn gathers(&self) -> u64 {
+        self.gathers.load(Ordering::Relaxed)
     }
 
     /// Number of uploads of one byte or more.
@@ -154,19 +195,21 @@ impl HostMemory {
         f: impl FnOnce(usize) -> R,
     ) -> Result<R, DeviceError> {
         let blocks = self.lock();
-        let addr = usize::try_from(p).ok();
-        let inside = addr.and_then(|a| {
-            let (&start, &size) = blocks.device.range(..=a).next_back()?;
-            let end = a.checked_add(len)?;
-            (end <= start + size).then_some(a)
-        });
-        match inside {
+        match inside(&blocks, p, len) {
             Some(a) => Ok(f(a)),
             None => Err(DeviceError(format!(
                 "{what} of {len} bytes at device address {p:#x} is outside every live allocation"
             ))),
         }
     }
+}
+
+/// The address of `p` when `p..p + len` lies inside one live device block.
+fn inside(blocks: &Blocks, p: DevPtr, len: usize) -> Option<usize> {
+    let a = usize::try_from(p).ok()?;
+    let (&start, &size) = blocks.device.range(..=a).next_back()?;
+    let end = a.checked_add(len)?;
+    (end <= start + size).then_some(a)
 }
 
 impl DeviceMemory for HostMemory {
@@ -253,6 +296,54 @@ impl DeviceMemory for HostMemory {
             release(addr, bytes);
         }
     }
+
+    fn has_gather(&self) -> bool {
+        !self.no_gather
+    }
+
+    fn gather_rows(&self, g: &Gather) -> Result<(), DeviceError> {
+        if self.no_gather {
+            return Err(DeviceError("this device has no row gather".into()));
+        }
+        let eb = g.layout.elem_bytes;
+        let (src_len, out_len) = (g.layout.device_bytes(), g.n.saturating_mul(eb));
+        let blocks = self.lock();
+        let (Some(src), Some(rows), Some(dst)) = (
+            inside(&blocks, g.src, src_len),
+            inside(&blocks, g.rows, g.n.saturating_mul(4)),
+            inside(&blocks, g.dst, out_len),
+        ) else {
+            return Err(DeviceError(format!(
+                "gather of {} rows of {eb} bytes: a buffer is outside every live allocation",
+                g.n
+            )));
+        };
+        let apart = |a: usize, la: usize| dst + out_len <= a || a + la <= dst;
+        if !apart(src, src_len) || !apart(rows, g.n * 4) {
+            return Err(DeviceError(
+                "gather: the packed rows overlap the dat or the row list".into(),
+            ));
+        }
+        // SAFETY: the three ranges lie inside live blocks (checked under the
+        // lock, still held, so none is freed meanwhile); `dst`'s range
+        // overlaps neither of the two read ones (checked above), so the
+        // shared and the exclusive slices do not alias (the row list is
+        // read as bytes, so its alignment does not matter).
+        let (src, rows, dst) = unsafe {
+            (
+                std::slice::from_raw_parts(src as *const u8, src_len),
+                std::slice::from_raw_parts(rows as *const u8, g.n * 4),
+                std::slice::from_raw_parts_mut(dst as *mut u8, out_len),
+            )
+        };
+        let rows: Vec<i32> = rows
+            .chunks_exact(4)
+            .map(|c| i32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        crate::device::halo_pack::gather_host(src, &g.layout, &rows, dst)?;
+        self.gathers.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
 }
 
 impl Drop for HostMemory {
@@ -267,6 +358,44 @@ impl Drop for HostMemory {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn host_gather_checks_its_buffers() {
+        let m = HostMemory::new();
+        let lay = DatLayout {
+            elems: 4,
+            elem_bytes: 8,
+            soa: None,
+        };
+        let src = m.alloc(32).unwrap();
+        m.upload(src, &(0u8..32).collect::<Vec<u8>>()).unwrap();
+        let rows = m.alloc(8).unwrap();
+        m.upload(rows, &[3i32.to_ne_bytes(), 1i32.to_ne_bytes()].concat())
+            .unwrap();
+        let dst = m.alloc(16).unwrap();
+        let g = Gather {
+            src,
+            layout: lay,
+            rows,
+            n: 2,
+            dst,
+        };
+        m.gather_rows(&g).unwrap();
+        let mut out = vec![0u8; 16];
+        m.download(dst, &mut out).unwrap();
+        assert_eq!(
+            out,
+            [(24u8..32).collect::<Vec<u8>>(), (8..16).collect()].concat()
+        );
+        assert_eq!(m.gathers(), 1);
+        // into the dat itself, past the end, unknown pointers: errors
+        let e = m.gather_rows(&Gather { dst: src, ..g }).unwrap_err();
+        assert!(e.0.contains("overlap"), "{e}");
+        assert!(m.gather_rows(&Gather { n: 3, ..g }).is_err());
+        assert!(m.gather_rows(&Gather { src: 8, ..g }).is_err());
+        assert!(!HostMemory::without_gather().has_gather());
+        assert!(HostMemory::without_gather().gather_rows(&g).is_err());
+    }
 
     #[test]
     fn alloc_is_zeroed_aligned_and_round_trips() {

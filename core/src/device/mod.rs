@@ -2,8 +2,8 @@
 //! device library implements (CUDA's driver API in `op2-backend-cuda`, host
 //! memory for tests here), OP2's device layouts, the per-dat device copies
 //! and the rules that keep host and device copies coherent
-//! ([`copies`], driven by the runtime), plan upload, scratch buffers, halo
-//! row packing and the global-argument rules of generated CUDA code.
+//! ([`copies`], driven by the runtime), plan upload, scratch buffers, the
+//! rows a halo exchange sends ([`halo_pack`]) and the global-argument rules of generated CUDA code.
 
 pub mod copies;
 pub mod gbl;

@@ -43,7 +43,10 @@ pub struct TransferStats {
     pub dat_downloads: Moves,
     /// Halo rows sent up after an exchange.
     pub halo_uploads: Moves,
-    /// Maps' transposed device copies.
+    /// Owned rows of a device-fresh dat brought down for an exchange to
+    /// send (one count per dat and exchange; MPI with device loops).
+    pub halo_downloads: Moves,
+    /// Maps' transposed device copies (and the row lists of halo gathers).
     pub maps: Moves,
     /// Execution plans' arrays (one count per plan).
     pub plans: Moves,
@@ -71,6 +74,7 @@ impl TransferStats {
             ("dat_uploads", self.dat_uploads),
             ("dat_downloads", self.dat_downloads),
             ("halo_uploads", self.halo_uploads),
+            ("halo_downloads", self.halo_downloads),
             ("maps", self.maps),
             ("plans", self.plans),
             ("scratch_up", self.scratch_up),
@@ -113,6 +117,6 @@ mod tests {
             l.ends_with(" plan_upload_ms=1.500 soa_transpose_ms=0.000"),
             "{l}"
         );
-        assert_eq!(l.split(' ').filter(|w| w.contains('=')).count(), 18);
+        assert_eq!(l.split(' ').filter(|w| w.contains('=')).count(), 20);
     }
 }

@@ -365,7 +365,7 @@ fn renumber_dist_set(ds: &mut DistSet, order: &[u32]) {
     ds.local.export_exec.list.iter_mut().for_each(moved);
     ds.local.export_nonexec.list.iter_mut().for_each(moved);
     ds.back.send.list.iter_mut().for_each(moved);
-    ds.exchange = Arc::new(ExchangeLists::of(&ds.local));
+    ds.set_exchange();
 }
 
 /// Does a loop with these args write through a map (so the exec halo runs)?
@@ -464,6 +464,10 @@ impl LoopHooks for Distributed {
 
     fn set_partial_exchange(&mut self, on: bool) {
         self.partial = on;
+    }
+
+    fn sent_rows(&self, set: SetId) -> Option<&[usize]> {
+        self.sets.get(set.0).map(|ds| &ds.sent[..])
     }
 
     fn halo_traffic(&self) -> (u64, u64) {

@@ -75,6 +75,17 @@ pub struct DistSet {
     pub back: Migration,
     /// Halo refresh lists per neighbour (exec rows then non-exec rows).
     pub exchange: Arc<ExchangeLists>,
+    /// The owned rows `exchange` sends to any neighbour, sorted, distinct.
+    pub sent: Vec<usize>,
+}
+
+impl DistSet {
+    /// Rebuild the exchange lists (and the rows they send) from `local`.
+    pub fn set_exchange(&mut self) {
+        let x = ExchangeLists::of(&self.local);
+        self.sent = x.sent_rows();
+        self.exchange = Arc::new(x);
+    }
 }
 
 /// Rows a halo refresh sends and receives, one message per neighbour.
@@ -153,6 +164,18 @@ impl ExchangeLists {
             send.push((*r, picked));
         }
         Ok(ExchangeLists { send, recv })
+    }
+
+    /// The rows sent to any neighbour, sorted, distinct.
+    pub fn sent_rows(&self) -> Vec<usize> {
+        let mut rows: Vec<usize> = self
+            .send
+            .iter()
+            .flat_map(|(_, r)| r.iter().copied())
+            .collect();
+        rows.sort_unstable();
+        rows.dedup();
+        rows
     }
 
     /// Bytes this rank sends per refresh of a dat with `elem_bytes` bytes per element.
@@ -611,11 +634,16 @@ pub fn dist_sets(
         .into_iter()
         .zip(blocks)
         .zip(migrations)
-        .map(|((local, block), m)| DistSet {
-            exchange: Arc::new(ExchangeLists::of(&local)),
-            block,
-            local,
-            back: m.inverse(),
+        .map(|((local, block), m)| {
+            let mut ds = DistSet {
+                exchange: Arc::default(),
+                sent: Vec::new(),
+                block,
+                local,
+                back: m.inverse(),
+            };
+            ds.set_exchange();
+            ds
         })
         .collect()
 }

@@ -179,6 +179,14 @@ pub trait LoopHooks {
     /// reaches when it reads a dat through that map only (no effect on one node).
     fn set_partial_exchange(&mut self, _on: bool) {}
 
+    /// The owned rows of `set` a whole halo refresh sends to any process
+    /// (sorted, distinct): what must be current in a dat's host copy before
+    /// its exchange starts. `None` where the set has no halo lists (one
+    /// node, or before partitioning).
+    fn sent_rows(&self, _set: SetId) -> Option<&[usize]> {
+        None
+    }
+
     /// Halo bytes sent and dat exchanges so far.
     fn halo_traffic(&self) -> (u64, u64) {
         (0, 0)

@@ -332,7 +332,7 @@ impl Runtime {
             _ => Vec::new(),
         };
         for &d in &staged {
-            self.host_fresh(m, call, d)?;
+            self.sent_rows_fresh(m, call, d)?;
         }
         self.dist.set_partial_exchange(self.config.partial_exchange);
         let extent = self.dist.before_loop(&mut self.dom, set, &specs)?;

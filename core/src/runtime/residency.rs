@@ -50,6 +50,37 @@ impl Runtime {
         self.upload(m, call, id)
     }
 
+    /// Before a host-side halo exchange of a dat a device loop reads: the
+    /// rows the exchange sends must be current in the host copy. Of a
+    /// device-fresh dat only those rows come down (the host copy stays
+    /// marked stale); a dat whose set has no halo lists, or whose sent rows
+    /// are half of it or more, comes down whole.
+    pub(crate) fn sent_rows_fresh(
+        &mut self,
+        m: &mut dyn Mirror,
+        call: &str,
+        id: DatId,
+    ) -> Result<()> {
+        if self.device.is_none() {
+            return Ok(());
+        }
+        self.adopt(m, id);
+        if self.dom.dat(id).fresh != Fresh::Device {
+            return Ok(());
+        }
+        let set = self.dom.dat(id).set;
+        let (Some(rows), Some(dev)) = (self.dist.sent_rows(set), self.device.as_mut()) else {
+            return self.download(m, call, id);
+        };
+        let done = dev
+            .download_rows(&mut self.dom, id, rows)
+            .map_err(|e| dev_err(call, obj("dat", &self.dom.dat(id).name), e))?;
+        if done {
+            return Ok(());
+        }
+        self.download(m, call, id)
+    }
+
     pub(crate) fn fresh_on(
         &mut self,
         m: &mut dyn Mirror,
