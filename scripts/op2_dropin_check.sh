@@ -570,7 +570,7 @@ all_cases() {
   c_app airfoil_dp "$FA/airfoil_plain/dp" airfoil.cpp airfoil_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit"
   c_app airfoil_sp "$FA/airfoil_plain/sp" airfoil.cpp airfoil_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit"
   c_app airfoil_tempdats "$FA/airfoil_tempdats/dp" airfoil.cpp airfoil_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit"
-  c_app airfoil_hdf5_dp "$FA/airfoil_hdf5/dp" airfoil.cpp - 1 "seq omp genseq genomp mpi genmpi"
+  c_app airfoil_hdf5_dp "$FA/airfoil_hdf5/dp" airfoil.cpp - 1 "seq omp genseq genomp mpi genmpi mpiocl"
   c_app airfoil_hdf5_sp "$FA/airfoil_hdf5/sp" airfoil.cpp - 1 "seq genseq"
   for t in 1 2 3 4 5; do
     c_app "tutorial_step$t" "$FA/airfoil_tutorial/step$t" "airfoil_step$t.cpp" "" 0 "seq"
@@ -579,7 +579,7 @@ all_cases() {
   c_app tutorial_step7 "$FA/airfoil_tutorial/step7" airfoil_step7.cpp "" 1 "seq"
   c_app tutorial_final "$FA/airfoil_tutorial/final" airfoil.cpp - 1 "seq genseq genomp mpi"
   c_app aero "apps/c/aero/aero_plain" aero.cpp aero_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit"
-  c_app aero_hdf5 "apps/c/aero/aero_hdf5" aero.cpp - 1 "seq omp genseq genomp mpi genmpi"
+  c_app aero_hdf5 "apps/c/aero/aero_hdf5" aero.cpp - 1 "seq omp genseq genomp mpi genmpi mpiocl"
   c_app jac1_dp apps/c/jac1/dp jac.cpp jac_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit"
   c_app jac1_sp apps/c/jac1/sp jac.cpp jac_mpi.cpp 0 "seq genseq mpi"
   c_app jac1_longint apps/c/jac1/longint "" jac_mpi.cpp 0 "mpi genmpi"
