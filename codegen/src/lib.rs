@@ -22,6 +22,7 @@ pub mod cache;
 pub mod consts;
 pub mod desc;
 pub mod find;
+pub mod gather;
 pub mod gen;
 pub mod samples;
 pub mod source;
@@ -30,4 +31,5 @@ pub use desc::{
     Access, Arg, Conflicts, Const, ConstValue, DatArg, Dialect, GenError, LoopDesc, MapDesc, Ty,
 };
 pub use find::{find_kernel, FindError, KernelSource};
+pub use gather::{gather_text, GATHER_ENTRY};
 pub use gen::{generate, Generated, Group, LaunchParam, Options, Scheme};

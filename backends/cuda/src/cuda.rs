@@ -19,10 +19,11 @@
 
 use cudarc::driver::result::{self, DriverError};
 use cudarc::driver::{sys, CudaContext};
-use op2_core::device::memory::{DevPtr, DeviceError, DeviceMemory};
+use op2_core::device::memory::{DevPtr, DeviceError, DeviceMemory, Gather};
+use std::ffi::c_void;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Why no device can be used, in one line (for `op_init`'s message).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,6 +96,10 @@ pub struct CudaMemory {
     name: String,
     capability: (i32, i32),
     total_mem: usize,
+    /// The row gather's module and function (raw handles), compiled by
+    /// NVRTC and loaded on first use, or why that failed (then halo rows
+    /// move as spans); unloaded in `Drop`.
+    gather: Mutex<Option<Result<(usize, usize), String>>>,
 }
 
 /// Opens device `ordinal` (retaining its primary context). Fails with a
@@ -124,6 +129,7 @@ pub fn open(ordinal: usize) -> Result<CudaMemory, NoDevice> {
             name,
             capability,
             total_mem,
+            gather: Mutex::new(None),
         })
     })
     .map_err(NoDevice)
@@ -163,6 +169,76 @@ impl CudaMemory {
             f().map_err(|e| format!("{what}: {}", err_name(e)))
         })
         .map_err(DeviceError)
+    }
+}
+
+/// Threads per block of the row gather.
+const GATHER_BLOCK: usize = 256;
+
+impl CudaMemory {
+    /// The row gather's function: compiled by NVRTC for this device (or
+    /// `OP2_RS_CUDA_ARCH`) and loaded the first time; a failure (no NVRTC)
+    /// is remembered and returned each time.
+    fn gather_function(&self) -> Result<sys::CUfunction, String> {
+        let mut slot = self.gather.lock().unwrap_or_else(|e| e.into_inner());
+        let built = slot.get_or_insert_with(|| self.build_gather());
+        match built {
+            Ok((_, f)) => Ok(*f as sys::CUfunction),
+            Err(why) => Err(why.clone()),
+        }
+    }
+
+    fn build_gather(&self) -> Result<(usize, usize), String> {
+        let (major, minor) = self.capability;
+        let arch = crate::loops::arch_from_env().unwrap_or_else(|| format!("sm_{major}{minor}"));
+        let mut options = vec![format!("--gpu-architecture={arch}")];
+        options.extend(crate::loops::NVRTC_OPTIONS.iter().map(|o| o.to_string()));
+        let text = op2_codegen::gather_text(op2_codegen::Dialect::Cuda);
+        let entry = op2_codegen::GATHER_ENTRY;
+        let cubin = crate::loops::nvrtc_cubin(&text, entry, &options).map_err(|e| match e {
+            op2_backend_jit::BuildError::Rejected(log) => {
+                format!("NVRTC rejected the row gather: {log}")
+            }
+            op2_backend_jit::BuildError::Failed(w) => w,
+        })?;
+        // SAFETY: `cubin` is a whole image alive during the call; the
+        // driver checks it and returns an error for a bad one.
+        let module = self
+            .call("cuModuleLoadData", || unsafe {
+                result::module::load_data(cubin.as_ptr().cast())
+            })
+            .map_err(|e| e.0)?;
+        let name = std::ffi::CString::new(entry).map_err(|_| "a NUL in the gather's name")?;
+        // SAFETY: `module` was loaded above.
+        match self.call("cuModuleGetFunction", || unsafe {
+            result::module::get_function(module, name)
+        }) {
+            Ok(f) => Ok((module as usize, f as usize)),
+            Err(e) => {
+                // SAFETY: the module loaded above, unloaded once.
+                let _ = self.call("cuModuleUnload", || unsafe {
+                    result::module::unload(module)
+                });
+                Err(e.0)
+            }
+        }
+    }
+}
+
+impl Drop for CudaMemory {
+    fn drop(&mut self) {
+        let built = self
+            .gather
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(Ok((module, _))) = built {
+            // SAFETY: the gather's module, loaded by `build_gather` and
+            // unloaded once, its function no longer used.
+            let _ = self.call("cuModuleUnload", || unsafe {
+                result::module::unload(module as sys::CUmodule)
+            });
+        }
     }
 }
 
@@ -257,6 +333,55 @@ impl DeviceMemory for CudaMemory {
         }
         // SAFETY: callers pass pointers from `alloc_pinned`, each once.
         let _ = self.call("cuMemFreeHost", || unsafe { result::free_host(p.cast()) });
+    }
+
+    fn has_gather(&self) -> bool {
+        self.gather_function().is_ok()
+    }
+
+    fn gather_rows(&self, g: &Gather) -> Result<(), DeviceError> {
+        let bytes = g.n.saturating_mul(g.layout.elem_bytes);
+        if bytes == 0 {
+            return Ok(());
+        }
+        let f = self.gather_function().map_err(DeviceError)?;
+        let int = |v: usize, what: &str| {
+            i32::try_from(v).map_err(|_| DeviceError(format!("row gather: {what} {v} past int")))
+        };
+        let (stride, scalar) = g.layout.soa.map_or((0, 0), |(st, _, sc)| (st, sc));
+        let ints = [
+            int(g.n, "rows")?,
+            int(g.layout.elem_bytes, "row bytes")?,
+            int(stride, "stride")?,
+            int(scalar, "component bytes")?,
+        ];
+        int(bytes, "bytes")?;
+        let grid = u32::try_from(bytes.div_ceil(GATHER_BLOCK))
+            .map_err(|_| DeviceError(format!("row gather: {bytes} bytes")))?;
+        let mut store = [[0u8; 8]; 7];
+        for (s, p) in store.iter_mut().zip([g.src, g.rows, g.dst]) {
+            *s = p.to_ne_bytes();
+        }
+        for (s, v) in store[3..].iter_mut().zip(ints) {
+            s[..4].copy_from_slice(&v.to_ne_bytes());
+        }
+        let mut ptrs: Vec<*mut c_void> = store.iter_mut().map(|s| s.as_mut_ptr().cast()).collect();
+        // SAFETY: `f` is the loaded gather (its module lives as long as
+        // `self`); `ptrs` holds its seven parameters (three device
+        // pointers, four ints), each pointing at 8 live bytes whose first 8
+        // or 4 are the value; the caller's `Gather` contract keeps every
+        // access inside the three allocations; the legacy default stream
+        // orders it with the synchronous transfers around it.
+        self.call("cuLaunchKernel (row gather)", || unsafe {
+            result::launch_kernel(
+                f,
+                (grid, 1, 1),
+                (GATHER_BLOCK as u32, 1, 1),
+                0,
+                std::ptr::null_mut(),
+                &mut ptrs,
+            )
+        })
     }
 }
 

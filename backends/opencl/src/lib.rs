@@ -288,25 +288,6 @@ impl OpenCl {
     }
 }
 
-/// The row gather (`DeviceMemory::gather_rows`), one work-item per byte
-/// of the packed rows: row `rows[k]` of `src` (AoS rows of `eb` bytes, or
-/// SoA with `stride` rows of `scalar`-byte components when `scalar > 0`)
-/// becomes row `k` of `dst`.
-const GATHER_SOURCE: &str = r#"
-__kernel void op2rs_gather_rows(__global const uchar *src, __global const int *rows,
-                                __global uchar *dst, const int n, const int eb,
-                                const int stride, const int scalar) {
-  const size_t i = get_global_id(0);
-  if (i >= (size_t)n * (size_t)eb) return;
-  const size_t k = i / (size_t)eb, b = i % (size_t)eb;
-  const size_t r = (size_t)rows[k];
-  const size_t from = scalar > 0
-      ? ((b / (size_t)scalar) * (size_t)stride + r) * (size_t)scalar + b % (size_t)scalar
-      : r * (size_t)eb + b;
-  dst[i] = src[from];
-}
-"#;
-
 /// Work-items per work-group of the gather.
 const GATHER_GROUP: usize = 64;
 
@@ -316,7 +297,8 @@ impl OpenCl {
         if let Some((_, k)) = *slot {
             return Ok(k as cl_kernel);
         }
-        let (mut e, ptr, len) = (0, GATHER_SOURCE.as_ptr(), GATHER_SOURCE.len());
+        let text = op2_codegen::gather_text(op2_codegen::Dialect::OpenCl);
+        let (mut e, ptr, len) = (0, text.as_ptr(), text.len());
         // SAFETY: one string of `len` bytes, alive during the call.
         let prog = unsafe { (self.api.clCreateProgramWithSource)(self.ctx, 1, &ptr, &len, &mut e) };
         check("clCreateProgramWithSource (row gather)", e)?;
@@ -332,7 +314,7 @@ impl OpenCl {
                 std::ptr::null_mut(),
             )
         };
-        let name = b"op2rs_gather_rows\0";
+        let name = format!("{}\0", op2_codegen::GATHER_ENTRY);
         let k = if b == CL_SUCCESS {
             // SAFETY: a built program and a NUL-terminated name.
             unsafe { (self.api.clCreateKernel)(prog, name.as_ptr(), &mut e) }
