@@ -340,22 +340,12 @@ impl DeviceMemory for CudaMemory {
     }
 
     fn gather_rows(&self, g: &Gather) -> Result<(), DeviceError> {
-        let bytes = g.n.saturating_mul(g.layout.elem_bytes);
+        let bytes = g.bytes();
         if bytes == 0 {
             return Ok(());
         }
         let f = self.gather_function().map_err(DeviceError)?;
-        let int = |v: usize, what: &str| {
-            i32::try_from(v).map_err(|_| DeviceError(format!("row gather: {what} {v} past int")))
-        };
-        let (stride, scalar) = g.layout.soa.map_or((0, 0), |(st, _, sc)| (st, sc));
-        let ints = [
-            int(g.n, "rows")?,
-            int(g.layout.elem_bytes, "row bytes")?,
-            int(stride, "stride")?,
-            int(scalar, "component bytes")?,
-        ];
-        int(bytes, "bytes")?;
+        let ints = g.int_params()?;
         let grid = u32::try_from(bytes.div_ceil(GATHER_BLOCK))
             .map_err(|_| DeviceError(format!("row gather: {bytes} bytes")))?;
         let mut store = [[0u8; 8]; 7];

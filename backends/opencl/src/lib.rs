@@ -617,24 +617,14 @@ impl DeviceMemory for OpenCl {
     }
 
     fn gather_rows(&self, g: &Gather) -> Result<(), DeviceError> {
-        let bytes = g.n * g.layout.elem_bytes;
+        let bytes = g.bytes();
         if bytes == 0 {
             return Ok(());
         }
-        let int = |v: usize, what: &str| {
-            i32::try_from(v).map_err(|_| DeviceError(format!("row gather: {what} {v} past int")))
-        };
-        let (stride, scalar) = g.layout.soa.map_or((0, 0), |(st, _, sc)| (st, sc));
-        let ints = [
-            int(g.n, "rows")?,
-            int(g.layout.elem_bytes, "row bytes")?,
-            int(stride, "stride")?,
-            int(scalar, "component bytes")?,
-        ];
-        int(bytes, "bytes")?;
+        let ints = g.int_params()?;
         // every buffer whole and long enough (the kernel trusts them)
         self.locate(g.src, g.layout.device_bytes(), "row gather (dat)")?;
-        self.locate(g.rows, g.n * 4, "row gather (rows)")?;
+        self.locate(g.rows, g.n.saturating_mul(4), "row gather (rows)")?;
         self.locate(g.dst, bytes, "row gather (packed rows)")?;
         let mems = [
             self.mem_of(g.src)?,

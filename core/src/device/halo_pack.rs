@@ -5,10 +5,14 @@
 //! the exchange receives go up as halo rows afterwards
 //! (`DeviceCopies::upload_halo_rows`).
 //!
-//! Rows move in spans: consecutive rows in one transfer (one per component
-//! for SoA), and two spans separated by a small gap in one transfer too,
-//! because a transfer costs a fixed latency (microseconds over PCIe: the
-//! time of tens of kilobytes) whatever its size.
+//! A device with a row gather packs the rows on the device and one
+//! transfer brings them down ([`gather_host`] is what the gather does, on
+//! host bytes: the reference the device kernels are tested against). On a
+//! device without one they move in spans: consecutive rows in one transfer
+//! (one per component for SoA), and two spans separated by a small gap in
+//! one transfer too, because a transfer costs a fixed latency
+//! (microseconds over PCIe: the time of tens of kilobytes) whatever its
+//! size.
 
 use crate::device::layout::DatLayout;
 use crate::device::memory::{DevPtr, DeviceError, DeviceMemory};

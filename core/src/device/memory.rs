@@ -38,6 +38,30 @@ pub struct Gather {
     pub dst: DevPtr,
 }
 
+impl Gather {
+    /// Bytes of the packed rows.
+    pub fn bytes(&self) -> usize {
+        self.n.saturating_mul(self.layout.elem_bytes)
+    }
+
+    /// The kernel's `int` parameters (op2-codegen's `gather_text`): rows,
+    /// row bytes, SoA stride and component bytes (0 and 0 for AoS); an
+    /// error when one of them, or the packed bytes, does not fit an `int`.
+    pub fn int_params(&self) -> Result<[i32; 4], DeviceError> {
+        let int = |v: usize, what: &str| {
+            i32::try_from(v).map_err(|_| DeviceError(format!("row gather: {what} {v} past int")))
+        };
+        let (stride, scalar) = self.layout.soa.map_or((0, 0), |(st, _, sc)| (st, sc));
+        int(self.bytes(), "bytes")?;
+        Ok([
+            int(self.n, "rows")?,
+            int(self.layout.elem_bytes, "row bytes")?,
+            int(stride, "stride")?,
+            int(scalar, "component bytes")?,
+        ])
+    }
+}
+
 /// Memory on one device, and page-locked host memory for staging.
 ///
 /// Every implementation treats a zero-byte request the same way:
@@ -380,6 +404,17 @@ mod tests {
             n: 2,
             dst,
         };
+        assert_eq!(g.int_params().unwrap(), [2, 8, 0, 0]);
+        let soa = DatLayout {
+            soa: Some((32, 2, 4)),
+            ..lay
+        };
+        assert_eq!(
+            Gather { layout: soa, ..g }.int_params().unwrap(),
+            [2, 8, 32, 4]
+        );
+        let e = Gather { n: 1 << 29, ..g }.int_params().unwrap_err();
+        assert_eq!(e.0, "row gather: bytes 4294967296 past int");
         m.gather_rows(&g).unwrap();
         let mut out = vec![0u8; 16];
         m.download(dst, &mut out).unwrap();

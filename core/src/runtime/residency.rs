@@ -52,9 +52,10 @@ impl Runtime {
 
     /// Before a host-side halo exchange of a dat a device loop reads: the
     /// rows the exchange sends must be current in the host copy. Of a
-    /// device-fresh dat only those rows come down (the host copy stays
-    /// marked stale); a dat whose set has no halo lists, or whose sent rows
-    /// are half of it or more, comes down whole.
+    /// device-fresh dat only those rows come down (gathered on the device;
+    /// the host copy stays marked stale); a dat whose set has no halo
+    /// lists comes down whole, and so does one whose sent rows, on a device
+    /// without a gather, are spread over half of it or more.
     pub(crate) fn sent_rows_fresh(
         &mut self,
         m: &mut dyn Mirror,
