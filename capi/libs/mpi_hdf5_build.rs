@@ -1,5 +1,7 @@
-//! The shared library's SONAME (the C ABI crate's build script names only
-//! its own artifacts).
+//! The build script of the MPI library crates (`libop2-mpi`,
+//! `libop2-mpi-cuda`, `libop2-mpi-opencl`): the shared library's SONAME,
+//! named after the package (the C ABI crate's build script names only its
+//! own artifacts).
 //!
 //! The shared library binds the HDF5 it links at build time, and HDF5 under
 //! MPI needs the parallel flavour: its directory is searched first (the
@@ -12,6 +14,9 @@ fn main() {
         println!("cargo:rustc-link-search=native={dir}");
     }
     println!("cargo:rerun-if-env-changed=HDF5_PARALLEL_DIR");
-    println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libop2_mpi.so");
-    println!("cargo:rerun-if-changed=build.rs");
+    let lib = std::env::var("CARGO_PKG_NAME")
+        .expect("cargo sets CARGO_PKG_NAME")
+        .replace('-', "_");
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{lib}.so");
+    println!("cargo:rerun-if-changed=../mpi_hdf5_build.rs");
 }
