@@ -170,10 +170,25 @@ fn rms(dir: &Path) -> Vec<f64> {
         .collect()
 }
 
+/// A figure of the transfer report rank 0 printed at op_exit.
+fn moved(r: &Run, name: &str) -> u64 {
+    let line = r.stdout.lines().find(|l| l.contains("device transfers:"));
+    let field = line.and_then(|l| {
+        l.split(' ')
+            .find_map(|w| w.strip_prefix(&format!("{name}=")[..]))
+    });
+    field
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in the transfer report:\n{}", ctx(r)))
+}
+
 /// airfoil_mpi on 2 ranks (RANDOM partition, 3,000 cells, 100 iterations):
 /// its own checks pass and every iteration's rms is libop2_mpi's to 1e-12
 /// relative (the device sums a loop's rms in another order), with all five
-/// loops on the device.
+/// loops on the device; the rows each exchange sends are gathered on the
+/// device (never the whole dat brought down), with the dats' device copies
+/// AoS and, with OP_AUTO_SOA, SoA (transposed rows gathered and halo rows
+/// uploaded per component).
 #[test]
 fn airfoil_over_ranks_on_the_device_as_on_host_threads() {
     let sources = &[
@@ -189,35 +204,36 @@ fn airfoil_over_ranks_on_the_device_as_on_host_threads() {
         "--part=RANDOM",
         "--rms=rms.txt",
     ];
-    let (rd, dd) = run_np(&dev, 2, &args, "airfoil-dev");
     let (rh, dh) = run_np(&host, 2, &args, "airfoil-host");
-    assert_eq!(rd.status, Some(0), "{}", ctx(&rd));
     assert_eq!(rh.status, Some(0), "{}", ctx(&rh));
-    assert!(rd.stdout.contains("checks: OK"), "{}", ctx(&rd));
-    on_device(&rd, 5, &[]);
-    // a dat with a stale halo sends its export rows, gathered on the
-    // device (one download per exchange), and never comes down whole for it
-    let moved = |name: &str| -> u64 {
-        let line = rd.stdout.lines().find(|l| l.contains("device transfers:"));
-        let field = line.and_then(|l| {
-            l.split(' ')
-                .find_map(|w| w.strip_prefix(&format!("{name}=")[..]))
-        });
-        field
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_else(|| panic!("no {name} in the transfer report:\n{}", ctx(&rd)))
-    };
-    assert!(moved("halo_downloads") >= 100, "{}", ctx(&rd));
-    assert!(moved("dat_downloads") < 10, "{}", ctx(&rd));
-    let (a, b) = (rms(&dd), rms(&dh));
-    assert_eq!(a.len(), 100);
-    assert_eq!(a.len(), b.len());
-    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
-        assert!(
-            (x - y).abs() <= 1e-12 * y.abs(),
-            "iteration {}: {x:e} on the device, {y:e} on host threads",
-            i + 1
+    let cache = out_dir().join("opencl-cache");
+    for (tag, env) in [
+        ("airfoil-dev", &[][..]),
+        ("airfoil-dev-soa", &[("OP_AUTO_SOA", "1")]),
+    ] {
+        let (rd, dd) = mpirun_env(&dev, 2, &args, tag, &cache, env);
+        assert_eq!(rd.status, Some(0), "{tag}: {}", ctx(&rd));
+        assert!(rd.stdout.contains("checks: OK"), "{}", ctx(&rd));
+        on_device(&rd, 5, &[]);
+        assert!(moved(&rd, "halo_downloads") >= 100, "{}", ctx(&rd));
+        assert!(moved(&rd, "dat_downloads") < 10, "{}", ctx(&rd));
+        let transposed = rd.stdout.contains(" soa_transpose_ms=0.000");
+        assert_eq!(
+            transposed,
+            env.is_empty(),
+            "{tag}: SoA copies: {}",
+            ctx(&rd)
         );
+        let (a, b) = (rms(&dd), rms(&dh));
+        assert_eq!(a.len(), 100);
+        assert_eq!(a.len(), b.len());
+        for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+            assert!(
+                (x - y).abs() <= 1e-12 * y.abs(),
+                "{tag}, iteration {}: {x:e} on the device, {y:e} on host threads",
+                i + 1
+            );
+        }
     }
 }
 
