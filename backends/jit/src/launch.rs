@@ -291,17 +291,30 @@ fn execute<D: Device>(
         (Some((p, _)), Dialect::Cuda) if g.scheme == Scheme::Staged => local_bytes(g, p),
         _ => 0,
     };
+    let halo_wait = || (b.halo_wait)().map_err(err);
     match (&b.plan, run.block_offset) {
         (Some((p, _)), Some(bo)) if g.scheme == Scheme::Staged => {
+            // the core colours (blocks of elements that touch no halo row)
+            // are queued before the halo exchanges complete
             let mut params = run.params.clone();
             let mut first = 0;
-            for &n in &p.ncolblk[..p.ncolors] {
+            let core_colours = p.ncolors_core.min(p.ncolors);
+            for (c, &n) in p.ncolblk[..p.ncolors].iter().enumerate() {
+                if c == core_colours {
+                    halo_wait()?;
+                }
                 params[bo] = Value::Int(first);
                 dev.launch(kernel, &params, n as usize, g.block_size, shared)?;
                 first += n;
             }
+            if core_colours == p.ncolors {
+                halo_wait()?;
+            }
         }
-        _ => dev.launch(kernel, &run.params, slots, g.block_size, shared)?,
+        _ => {
+            halo_wait()?;
+            dev.launch(kernel, &run.params, slots, g.block_size, shared)?;
+        }
     }
     let cl = dev.memory();
     // one wait per loop, as OP2's generated code synchronises after each

@@ -15,35 +15,51 @@ use op2_codegen::{generate, Conflicts, Dialect, Options, Scheme};
 use op2_core::arg::{Access, ArgKind, ArgSpec};
 use op2_core::device::plan_upload::PlanHostArrays;
 use op2_core::device::{DeviceCopies, DeviceMemory};
-use op2_core::domain::{DatId, Domain, MapCheck, MapId};
+use op2_core::domain::{DatId, Domain, MapCheck, MapId, SetId};
 use op2_core::plan::{Plan, PlanArg, PlanInput, Staging};
 use std::sync::Arc;
 
 const SRC: &str = "void scatter(const double *w, double *a, double *b, double *sum) {\n  *a += *w;\n  *b += *w;\n  *sum += *w;\n}\n";
 
+/// What `run_split` saw: the nodes' values, the sum, the scheme, the
+/// weights in edge order, and the nodes' values on the device when the
+/// launch called its halo wait (and how many times it did).
+struct Ran {
+    got: Vec<f64>,
+    sum: f64,
+    scheme: Scheme,
+    w: Vec<f64>,
+    at_wait: Vec<f64>,
+    waits: usize,
+}
+
 fn run(conflicts: Conflicts, n: usize, owned: usize) -> (Vec<f64>, f64, Scheme, Vec<f64>) {
+    let r = run_split(conflicts, n, owned, n);
+    assert_eq!(r.waits, 1, "the halo wait is called once");
+    (r.got, r.sum, r.scheme, r.w)
+}
+
+fn f64s(bytes: &[u8]) -> Vec<f64> {
+    bytes
+        .chunks(8)
+        .map(|c| f64::from_ne_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// The scatter over `n` edges, the first `core` of them a core (as under
+/// MPI: the plan keeps core blocks in colours of their own).
+fn run_split(conflicts: Conflicts, n: usize, owned: usize, core: usize) -> Ran {
     let cl = OpenCl::open(None).expect("an OpenCL device (pocl-opencl-icd)");
     let mem: Arc<dyn DeviceMemory> = cl.clone();
-    let mut dom = Domain::new();
-    let nodes = dom.decl_set(n as i64 + 1, "nodes").unwrap();
-    let edges = dom.decl_set(n as i64, "edges").unwrap();
-    // edges in a scrambled order, so that blocks share nodes irregularly
-    let order: Vec<usize> = (0..n).map(|e| (e * 7919) % n).collect();
-    let ends: Vec<i32> = order
-        .iter()
-        .flat_map(|&e| [e as i32, e as i32 + 1])
-        .collect();
-    let m = dom
-        .decl_map(edges, nodes, 2, &ends, 0, "ends", MapCheck::Local)
-        .unwrap();
-    let w: Vec<f64> = order.iter().map(|&e| 1.0 + e as f64 * 0.5).collect();
-    let wb: Vec<u8> = w.iter().flat_map(|x| x.to_ne_bytes()).collect();
-    let wd = dom
-        .decl_dat("op_decl_dat", edges, 1, "double", 8, Some(&wb), "w", false)
-        .unwrap();
-    let acc = dom
-        .decl_dat("op_decl_dat", nodes, 1, "double", 8, None, "acc", false)
-        .unwrap();
+    let Mesh {
+        mut dom,
+        edges,
+        m,
+        wd,
+        acc,
+        ends,
+        w,
+    } = mesh(n);
     let mut copies = DeviceCopies::new(mem);
     copies.add_map(&dom, m).unwrap();
     copies.add_dat(&dom, wd, false).unwrap();
@@ -60,7 +76,7 @@ fn run(conflicts: Conflicts, n: usize, owned: usize) -> (Vec<f64>, f64, Scheme, 
         },
     )
     .unwrap();
-    let plan = plan_for(&ends, n, g.groups.len());
+    let plan = plan_for(&ends, n, core, g.groups.len());
     let dev_plan = copies.plan(0, &PlanHostArrays::of(&plan)).unwrap();
     let dev = ClDevice::new(cl.clone());
     let mut k = op2_backend_jit::Device::build(&dev, &g, None).unwrap();
@@ -70,6 +86,19 @@ fn run(conflicts: Conflicts, n: usize, owned: usize) -> (Vec<f64>, f64, Scheme, 
         Vec::new(),
         0.0f64.to_ne_bytes().to_vec(),
     ];
+    // the wait reads the nodes on the device: what the launches queued
+    // before it have written (transfers wait for the queue)
+    let seen = std::cell::RefCell::new((Vec::new(), 0));
+    let acc_dev = copies.dat(acc).unwrap().ptr;
+    let halo_wait = || {
+        let mut bytes = vec![0u8; 8 * (n + 1)];
+        cl.download(acc_dev, &mut bytes)
+            .map_err(|e| e.to_string())?;
+        let mut s = seen.borrow_mut();
+        s.0 = f64s(&bytes);
+        s.1 += 1;
+        Ok(())
+    };
     let b = Bindings {
         dom: &dom,
         copies: &copies,
@@ -79,17 +108,68 @@ fn run(conflicts: Conflicts, n: usize, owned: usize) -> (Vec<f64>, f64, Scheme, 
         owned,
         plan: (g.scheme == Scheme::Staged).then_some((&plan, dev_plan)),
         globals: &globals,
+        core,
+        halo_wait: &halo_wait,
     };
     let mut scratch = op2_backend_jit::launch::Scratch::default();
     let red = launch(&dev, (&mut k, &mut scratch), &g, &b).unwrap();
     scratch.release(&*cl);
     copies.download(&mut dom, acc).unwrap();
-    let got: Vec<f64> = dom.dat(acc).data.as_slice()[..8 * (n + 1)]
-        .chunks(8)
-        .map(|c| f64::from_ne_bytes(c.try_into().unwrap()))
-        .collect();
+    let got = f64s(&dom.dat(acc).data.as_slice()[..8 * (n + 1)]);
     let sum = f64::from_ne_bytes(red[3].as_ref().unwrap()[..8].try_into().unwrap());
-    (got, sum, g.scheme, w)
+    let (at_wait, waits) = seen.into_inner();
+    Ran {
+        got,
+        sum,
+        scheme: g.scheme,
+        w,
+        at_wait,
+        waits,
+    }
+}
+
+/// `n` edges in a scrambled order (so that blocks share nodes
+/// irregularly), edge e (in that order) joining nodes (e * 7919) % n and
+/// the next, with weights w; the nodes' accumulator acc.
+struct Mesh {
+    dom: Domain,
+    edges: SetId,
+    m: MapId,
+    wd: DatId,
+    acc: DatId,
+    ends: Vec<i32>,
+    w: Vec<f64>,
+}
+
+fn mesh(n: usize) -> Mesh {
+    let mut dom = Domain::new();
+    let nodes = dom.decl_set(n as i64 + 1, "nodes").unwrap();
+    let edges = dom.decl_set(n as i64, "edges").unwrap();
+    let order: Vec<usize> = (0..n).map(|e| (e * 7919) % n).collect();
+    let ends: Vec<i32> = order
+        .iter()
+        .flat_map(|&e| [e as i32, e as i32 + 1])
+        .collect();
+    let m = dom
+        .decl_map(edges, nodes, 2, &ends, 0, "ends", MapCheck::Local)
+        .unwrap();
+    let w: Vec<f64> = order.iter().map(|&e| 1.0 + e as f64 * 0.5).collect();
+    let wb: Vec<u8> = w.iter().flat_map(|x| x.to_ne_bytes()).collect();
+    let wd = dom
+        .decl_dat("op_decl_dat", edges, 1, "double", 8, Some(&wb), "w", false)
+        .unwrap();
+    let acc = dom
+        .decl_dat("op_decl_dat", nodes, 1, "double", 8, None, "acc", false)
+        .unwrap();
+    Mesh {
+        dom,
+        edges,
+        m,
+        wd,
+        acc,
+        ends,
+        w,
+    }
 }
 
 /// scatter's arguments: w directly, acc through both ends, a global sum.
@@ -131,7 +211,7 @@ fn scatter_args(wd: DatId, acc: DatId, m: MapId) -> [ArgSpec; 4] {
 }
 
 /// The scatter's plan (core's), with the generator's group as OP2's inds.
-fn plan_for(ends: &[i32], n: usize, ngroups: usize) -> Plan {
+fn plan_for(ends: &[i32], n: usize, core: usize, ngroups: usize) -> Plan {
     let pa = |ind: i32, idx: usize, access, gbl: bool| PlanArg {
         opt: true,
         ind,
@@ -146,7 +226,7 @@ fn plan_for(ends: &[i32], n: usize, ngroups: usize) -> Plan {
     };
     let input = PlanInput {
         set_size: n,
-        core_size: n,
+        core_size: core,
         exec_size: 0,
         part_size: 64,
         staging: Staging::All,
@@ -205,5 +285,35 @@ fn elements_past_owned_do_not_reduce() {
             w[..owned].iter().sum::<f64>(),
             "{c:?}: owned edges' sum"
         );
+    }
+}
+
+/// Under MPI the first edges are a core that touches no halo row: a staged
+/// launch queues the core colours, then waits for the halo exchanges (the
+/// messages travel while the device computes the core), then runs the
+/// rest; at the wait the nodes hold exactly the core edges' increments.
+/// The flat scheme cannot split its launch: it waits first. Either way
+/// the answers are those of an unsplit run.
+#[test]
+fn the_core_runs_before_the_halo_wait() {
+    let (n, core) = (5000, 3200);
+    for (c, scheme) in [
+        (Conflicts::Colour2, Scheme::Staged),
+        (Conflicts::Atomics, Scheme::Flat),
+    ] {
+        let r = run_split(c, n, n, core);
+        assert_eq!((r.scheme, r.waits), (scheme, 1), "{c:?}");
+        let mut want = vec![0.0; n + 1];
+        if scheme == Scheme::Staged {
+            // edge e (in the scrambled order) joins nodes o and o + 1
+            for (e, &w) in r.w.iter().enumerate().take(core) {
+                let o = (e * 7919) % n;
+                want[o] += w;
+                want[o + 1] += w;
+            }
+        }
+        assert_eq!(r.at_wait, want, "{c:?}: the nodes at the halo wait");
+        let whole = run(c, n, n).0;
+        assert_eq!(r.got, whole, "{c:?}: the answers of an unsplit run");
     }
 }

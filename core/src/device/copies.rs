@@ -301,16 +301,36 @@ impl DeviceCopies {
     /// Upload the halo rows `[size, size + exec + nonexec)` of a dat only
     /// (the device may have written owned rows since).
     pub fn upload_halo_rows(&mut self, dom: &Domain, id: DatId) -> Result<(), DeviceError> {
+        let bytes = self.upload_halo_rows_uncounted(dom, id)?;
+        self.count_halo_uploads(&bytes);
+        Ok(())
+    }
+
+    /// Count halo uploads done by [`DeviceCopies::upload_halo_rows_uncounted`]
+    /// (bytes of each).
+    pub fn count_halo_uploads(&mut self, bytes: &[usize]) {
+        for &b in bytes {
+            self.stats.halo_uploads.add(b);
+        }
+    }
+
+    /// [`DeviceCopies::upload_halo_rows`] through a shared reference (while
+    /// a kernel's launch holds one); returns the bytes to count, none when
+    /// the dat has no device copy.
+    pub fn upload_halo_rows_uncounted(
+        &self,
+        dom: &Domain,
+        id: DatId,
+    ) -> Result<Vec<usize>, DeviceError> {
         let Some(dd) = self.dat(id) else {
-            return Ok(());
+            return Ok(Vec::new());
         };
         let d = dom.dat(id);
         let set = dom.set(d.set);
         let (lo, hi) = (set.size, set.total_size());
         let host = d.data.as_slice();
         let eb = d.elem_bytes;
-        self.stats.halo_uploads.add((hi - lo) * eb);
-        match dd.layout.soa {
+        let moved = match dd.layout.soa {
             None => self
                 .mem
                 .upload(dd.ptr + (lo * eb) as u64, &host[lo * eb..hi * eb]),
@@ -322,7 +342,8 @@ impl DeviceCopies {
                 self.mem
                     .upload(dd.ptr + ((c * stride + lo) * scalar) as u64, &row)
             }),
-        }
+        };
+        moved.map(|()| vec![(hi - lo) * eb])
     }
 
     /// Drop every dat and map copy and every uploaded plan (the mesh moved:

@@ -18,10 +18,11 @@ use super::{Mirror, PreparedLoop, Runtime};
 use crate::arg::{ArgKind, ArgSpec};
 use crate::device::plan_upload::{PlanDeviceArrays, PlanHostArrays};
 use crate::device::DeviceCopies;
-use crate::dist::DistKind;
+use crate::dist::{DistKind, InFlight};
 use crate::domain::{DatId, Domain, SetId};
 use crate::error::{obj, Op2Error, Result};
 use crate::plan::{Plan, Staging};
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Instant;
@@ -89,6 +90,21 @@ pub struct LaunchInput<'a> {
     pub plan: Option<(&'a Plan, PlanDeviceArrays)>,
     /// Per argument, a global's current bytes; empty for the others.
     pub globals: &'a [Vec<u8>],
+    /// Elements below this touch no halo row (under MPI the set's core;
+    /// the set size on one node).
+    pub core: usize,
+    /// Completes the loop's halo exchanges and uploads the rows received
+    /// (under MPI; otherwise, and when called again, it does nothing). The
+    /// kernel calls it after queueing the launches of the elements below
+    /// `core` (a staged plan's core colours) and before any other, so the
+    /// messages travel while the device computes; a kernel that cannot split
+    /// its launch calls it first.
+    pub halo_wait: &'a dyn Fn() -> std::result::Result<(), String>,
+}
+
+/// A [`LaunchInput::halo_wait`] with nothing to wait for.
+pub fn no_halo_wait() -> std::result::Result<(), String> {
+    Ok(())
 }
 
 /// A loop's compiled device code.
@@ -375,13 +391,36 @@ impl Runtime {
         }
     }
 
+    /// Before a device loop: its dats' device copies fresh and, under MPI,
+    /// its halo exchanges started (left in flight: returned, for the
+    /// launch's halo wait). Returns the elements to run, how many of them
+    /// touch no halo row, and the exchanges.
+    fn device_copies_for(
+        &mut self,
+        m: &mut dyn Mirror,
+        call: &'static str,
+        lp: &PreparedLoop,
+    ) -> Result<(usize, usize, Flights)> {
+        if self.dist.kind() == DistKind::SingleNode {
+            for &d in &lp.dats {
+                self.device_fresh(m, call, d)?;
+            }
+            let n = self.dom.set(lp.set).size;
+            return Ok((n, n, Vec::new()));
+        }
+        let n = self.begin_generated(m, call, lp.set, &Specs(&lp.specs), Side::Device)?;
+        let core = self.dom.set(lp.set).core_size.min(n);
+        Ok((n, core, std::mem::take(&mut self.in_flight)))
+    }
+
     /// Device copies fresh, plan built and uploaded, kernel launched,
     /// reductions written back, written dats fresh on the device. Under
-    /// MPI the loop's halo exchanges complete before the launch (the rows
-    /// received go up to the device copies, as for generated code), the
-    /// launch runs the exec halo too when the loop writes through a map
-    /// (only owned elements reduce), and the reductions are combined
-    /// across processes after it.
+    /// MPI the loop's halo exchanges complete while the device runs the
+    /// elements that touch no halo row (a staged plan's core colours; the
+    /// flat scheme waits first), the rows received go up to the device
+    /// copies before the other elements run, the launch runs the exec halo
+    /// too when the loop writes through a map (only owned elements reduce),
+    /// and the reductions are combined across processes after it.
     fn launch_device(
         &mut self,
         m: &mut dyn Mirror,
@@ -391,17 +430,8 @@ impl Runtime {
     ) -> Result<LoopTiming> {
         let t0 = Instant::now();
         let mpi = self.dist.kind() != DistKind::SingleNode;
-        let set_size = if mpi {
-            let n = self.begin_generated(m, call, lp.set, &Specs(&lp.specs), Side::Device)?;
-            self.finish_exchanges(m, call)?;
-            n
-        } else {
-            for &d in &lp.dats {
-                self.device_fresh(m, call, d)?;
-            }
-            self.dom.set(lp.set).size
-        };
-        let halo_secs = t0.elapsed().as_secs_f64();
+        let (set_size, core, flights) = self.device_copies_for(m, call, lp)?;
+        let mut halo_secs = t0.elapsed().as_secs_f64();
         let globals = global_bytes(lp);
         let plan = match kernel.plan_shape() {
             Some(shape) => Some(self.device_loop_plan(m, call, lp, &shape)?),
@@ -422,6 +452,7 @@ impl Runtime {
             }
             None => None,
         };
+        let ups = std::mem::take(&mut copies.halo_uploads);
         let input = LaunchInput {
             dom: &self.dom,
             copies,
@@ -431,8 +462,15 @@ impl Runtime {
             owned: self.dom.set(lp.set).size,
             plan,
             globals: &globals,
+            core,
+            halo_wait: &no_halo_wait,
         };
-        let reduced = kernel.launch(&input).map_err(dev_err)?;
+        let done = launch_with_halo_wait(kernel, input, flights, ups);
+        copies.count_halo_uploads(&done.uploaded);
+        halo_secs += done.wait_secs;
+        let (launched, waited) = (done.reduced, done.waited);
+        let reduced = launched.map_err(dev_err)?;
+        waited.map_err(dev_err)?;
         write_back(lp, &reduced);
         let t_reduce = Instant::now();
         if mpi {
@@ -498,6 +536,79 @@ impl Runtime {
         }
         Ok((plan, number))
     }
+}
+
+/// Halo exchanges in flight.
+type Flights = Vec<Box<dyn InFlight>>;
+
+/// What [`launch_with_halo_wait`] gave.
+struct Launched {
+    /// The kernel's reductions, or why it failed.
+    reduced: std::result::Result<Vec<Option<Vec<u8>>>, String>,
+    /// Whether the exchanges completed and their rows went up.
+    waited: std::result::Result<(), String>,
+    /// Bytes of each halo upload (for the transfer report).
+    uploaded: Vec<usize>,
+    wait_secs: f64,
+}
+
+/// Launch `kernel` with `input`, its halo wait completing `flights` and
+/// uploading the halo rows of `ups` (when the kernel calls it, or after the
+/// launch if it did not, so the exchanges complete even when the launch
+/// fails).
+fn launch_with_halo_wait(
+    kernel: &mut dyn DeviceKernel,
+    input: LaunchInput<'_>,
+    flights: Flights,
+    ups: Vec<DatId>,
+) -> Launched {
+    let (dom, copies) = (input.dom, input.copies);
+    let pending = RefCell::new(Some((flights, ups)));
+    let uploaded = RefCell::new(Vec::new());
+    let secs = Cell::new(0.0);
+    let halo_wait = || -> std::result::Result<(), String> {
+        let Some((flights, ups)) = pending.borrow_mut().take() else {
+            return Ok(());
+        };
+        let t = Instant::now();
+        let r = finish_and_upload(flights, &ups, dom, copies, &mut uploaded.borrow_mut());
+        secs.set(secs.get() + t.elapsed().as_secs_f64());
+        r
+    };
+    let input = LaunchInput {
+        halo_wait: &halo_wait,
+        ..input
+    };
+    let reduced = kernel.launch(&input);
+    let waited = halo_wait();
+    Launched {
+        reduced,
+        waited,
+        uploaded: uploaded.into_inner(),
+        wait_secs: secs.get(),
+    }
+}
+
+/// Complete the halo exchanges in flight, then upload the halo rows they
+/// brought to the device copies of `ups`; the bytes of each upload go to
+/// `counted` (the transfer report).
+fn finish_and_upload(
+    flights: Flights,
+    ups: &[DatId],
+    dom: &Domain,
+    copies: &DeviceCopies,
+    counted: &mut Vec<usize>,
+) -> std::result::Result<(), String> {
+    for x in flights {
+        x.finish().map_err(|e| e.to_string())?;
+    }
+    for &d in ups {
+        let bytes = copies
+            .upload_halo_rows_uncounted(dom, d)
+            .map_err(|e| format!("dat \"{}\": {e}", dom.dat(d).name))?;
+        counted.extend(bytes);
+    }
+    Ok(())
 }
 
 /// A prepared loop's arguments as the generated-code path asks for them
