@@ -24,6 +24,7 @@ ROUNDS=${ROUNDS:-2}
 OP2_LIBDIR=${OP2_LIBDIR:-$ROOT/target/release}
 OUT=${OUT:-$ROOT/target/bench-mpi-device}
 mkdir -p "$OUT/cache"
+rm -f "$OUT"/*.rms "$OUT"/*.log
 
 if [ "$OP2_LIBDIR" = "$ROOT/target/release" ]; then
   cargo build --release -q -p libop2-mpi -p libop2-mpi-opencl
