@@ -591,7 +591,10 @@ fn launch_with_halo_wait(
 
 /// Complete the halo exchanges in flight, then upload the halo rows they
 /// brought to the device copies of `ups`; the bytes of each upload go to
-/// `counted` (the transfer report).
+/// `counted` (the transfer report). Finishing writes the received rows into
+/// the dats' host storage through the pointers each exchange holds (as for
+/// host loops, see the distribution's `DatExchange`); `dom` reads them only
+/// after that.
 fn finish_and_upload(
     flights: Flights,
     ups: &[DatId],
