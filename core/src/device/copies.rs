@@ -302,7 +302,7 @@ impl DeviceCopies {
     /// (the device may have written owned rows since).
     pub fn upload_halo_rows(&mut self, dom: &Domain, id: DatId) -> Result<(), DeviceError> {
         let bytes = self.upload_halo_rows_uncounted(dom, id)?;
-        self.count_halo_uploads(&bytes);
+        self.count_halo_uploads(bytes.as_slice());
         Ok(())
     }
 
@@ -315,15 +315,15 @@ impl DeviceCopies {
     }
 
     /// [`DeviceCopies::upload_halo_rows`] through a shared reference (while
-    /// a kernel's launch holds one); returns the bytes to count, none when
+    /// a kernel's launch holds one); returns the bytes to count, `None` when
     /// the dat has no device copy.
     pub fn upload_halo_rows_uncounted(
         &self,
         dom: &Domain,
         id: DatId,
-    ) -> Result<Vec<usize>, DeviceError> {
+    ) -> Result<Option<usize>, DeviceError> {
         let Some(dd) = self.dat(id) else {
-            return Ok(Vec::new());
+            return Ok(None);
         };
         let d = dom.dat(id);
         let set = dom.set(d.set);
@@ -343,7 +343,7 @@ impl DeviceCopies {
                     .upload(dd.ptr + ((c * stride + lo) * scalar) as u64, &row)
             }),
         };
-        moved.map(|()| vec![(hi - lo) * eb])
+        moved.map(|()| Some((hi - lo) * eb))
     }
 
     /// Drop every dat and map copy and every uploaded plan (the mesh moved:
