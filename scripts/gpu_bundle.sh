@@ -45,7 +45,11 @@
 #             own makefiles with the same nvcc;
 #             bin/airfoil_jit, bin/aero_jit: the same op_seq.h sources, not
 #             translated, built against include/ and linked with our
-#             libop2_cuda.so (loops written at run time; cache/ as above)
+#             libop2_cuda.so (loops written at run time; cache/ as above);
+#             bin/airfoil_jit_atomics, bin/aero_jit_atomics (the loops with
+#             atomics instead of two-level colouring) and
+#             bin/airfoil_jit_soa_atomics (atomics, SoA device copies): the
+#             same programs, their loops compiled for those options
 #   ref/      the reference answers: the printed lines of the same sources
 #             (op_seq.h, unchanged but for the edits below) on our
 #             libop2_seq.a, run here on the meshes check.sh makes (same
@@ -141,12 +145,22 @@ program() { # NAME KIND APP [ARGS...]: record a program of the bundle
   echo "$*" >> "$OUT/programs.txt"
 }
 
+# name_env NAME: the environment a jit program's name asks for, the same rule
+# as check.sh's jit_env: a name ending in _atomics runs with
+# OP2_RS_CONFLICTS=atomics, one with a _soa part with OP_AUTO_SOA=1 (device
+# copies in SoA); the generated code, and so the cached cubins, differ.
+name_env() {
+  case $1 in *_atomics) printf ' OP2_RS_CONFLICTS=atomics' ;; esac
+  case $1 in *_soa | *_soa_*) printf ' OP_AUTO_SOA=1' ;; esac
+  return 0
+}
+
 # jit_program NAME APP KERNEL_DIR RUN_ARGS COMPILE_ARGS CXX_ARGS...: an
-# op_seq.h program on libop2_cuda (check.sh runs it with RUN_ARGS); its
-# kernels' headers to src/NAME; its loops compiled into cache/ by running it
-# once here on a simulated device with COMPILE_ARGS (a small problem: the
-# generated code does not depend on sizes; its mesh, if any, already in
-# $WORK/jit_NAME)
+# op_seq.h program on libop2_cuda (check.sh runs it with RUN_ARGS and
+# name_env's environment); its kernels' headers to src/NAME; its loops
+# compiled into cache/ by running it once here on a simulated device with
+# COMPILE_ARGS (a small problem: the generated code does not depend on
+# sizes; its mesh, if any, already in $WORK/jit_NAME)
 jit_program() {
   local name=$1 app=$2 kdir=$3 args=$4 cargs=$5 d=$WORK/jit_$1
   shift 5
@@ -159,7 +173,7 @@ jit_program() {
   program "$name" jit "$app" $args
   # shellcheck disable=SC2086
   (cd "$d" && env OP2_RS_DEVICE=host OP2_RS_CUDA_ARCH="$CUDA_ARCH" OP2_RS_CACHE_DIR="$OUT/cache" \
-    ${JIT_CONFLICTS:+OP2_RS_CONFLICTS=$JIT_CONFLICTS} \
+    $(name_env "$name") \
     OP2_RS_KERNEL_PATH="$OUT/src/$name" LD_LIBRARY_PATH="$CUDA_LIB" OP2CHECK_NITER=1 \
     "$OUT/bin/$name" $cargs > "$d/compile.out" 2>&1) || { tail -n 5 "$d/compile.out" >&2; die "$name: the compile run failed"; }
   local compiled host
@@ -207,7 +221,7 @@ jit_program ex_airfoil_jit exairfoil c-examples/airfoil "$EX_ARGS" "--cells=2000
 DA_ARGS=${DA_ARGS:-200000}
 say "tests/c/device_args (op_seq.h, every argument kind) on libop2_cuda, colouring and atomics -> bin/device_args*, cache/"
 jit_program device_args selfcheck tests/c/device_args "$DA_ARGS" 3000 tests/c/device_args/device_args.cpp
-JIT_CONFLICTS=atomics jit_program device_args_atomics selfcheck tests/c/device_args "$DA_ARGS" 3000 \
+jit_program device_args_atomics selfcheck tests/c/device_args "$DA_ARGS" 3000 \
   tests/c/device_args/device_args.cpp
 g++ -std=c++17 -O2 -I "$INC" -I tests/c/device_args tests/c/device_args/device_args.cpp \
   "$OP2_LIBDIR/libop2_seq.a" -lpthread -ldl -lm -o "$WORK/device_args_seq"
@@ -351,12 +365,21 @@ if [ -n "$OP2_DIR" ]; then
   sources aero "$WORK/src/aero"
   for cfg in aos soa color; do build_variant airfoil "$cfg"; done
   build_variant aero aos
-  say "OP2-Common's airfoil and aero (op_seq.h, not translated) on libop2_cuda -> bin/*_jit, cache/"
-  mkdir -p "$WORK/jit_airfoil_jit" "$WORK/jit_aero_jit"
-  "$OUT/bin/meshgen" -o "$WORK/jit_airfoil_jit/new_grid.dat" --ni 20 --nj 10 > /dev/null
-  "$OUT/bin/aero_meshgen" -o "$WORK/jit_aero_jit/FE_grid.dat" --ni 20 --nj 10 > /dev/null
-  jit_program airfoil_jit airfoil "$WORK/src/airfoil" "" "" "$WORK/src/airfoil/airfoil.cpp"
-  jit_program aero_jit aero "$WORK/src/aero" "" "" "$WORK/src/aero/aero.cpp"
+  # each as its translated counterparts are configured: two-level colouring
+  # (our default; OP2's "color"), atomics (OP2's "aos", its translator's
+  # default) and, for airfoil, atomics with SoA device copies (OP2's "soa"):
+  # which scheme wins on a GPU is what the check is to find out
+  say "OP2-Common's airfoil and aero (op_seq.h, not translated) on libop2_cuda -> bin/*_jit*, cache/"
+  for name in airfoil_jit airfoil_jit_atomics airfoil_jit_soa_atomics; do
+    mkdir -p "$WORK/jit_$name"
+    "$OUT/bin/meshgen" -o "$WORK/jit_$name/new_grid.dat" --ni 20 --nj 10 > /dev/null
+    jit_program "$name" airfoil "$WORK/src/airfoil" "" "" "$WORK/src/airfoil/airfoil.cpp"
+  done
+  for name in aero_jit aero_jit_atomics; do
+    mkdir -p "$WORK/jit_$name"
+    "$OUT/bin/aero_meshgen" -o "$WORK/jit_$name/FE_grid.dat" --ni 20 --nj 10 > /dev/null
+    jit_program "$name" aero "$WORK/src/aero" "" "" "$WORK/src/aero/aero.cpp"
+  done
   if [ "${REF:-1}" = 1 ]; then
     reference airfoil new_grid.dat meshgen "$NI" "$NJ"
     reference aero FE_grid.dat aero_meshgen "$AERO_NI" "$AERO_NJ"

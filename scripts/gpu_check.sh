@@ -37,8 +37,11 @@
 #     NVRTC is needed here): answers against the reference, every loop on
 #     the GPU (no "runs on the host" line, every loop "device" in the table
 #     after op_timing_output), transfers as predicted, memcheck, and time
-#     against OP2's translated code on OP2's library (target: within 1.2x of
-#     the faster of its configurations). device_args and device_args_atomics
+#     against OP2's translated code on OP2's library (target: the best of an
+#     application's op_seq.h programs within 1.2x of the fastest of OP2's
+#     configurations). A program's name says how its loops run: *_jit
+#     two-level colouring (our default), *_atomics atomics, *_soa* SoA device
+#     copies (OP_AUTO_SOA=1); the bundle's cubins were compiled so. device_args and device_args_atomics
 #     (app selfcheck: tests/c/device_args, every argument kind, colouring
 #     and atomics) check their own answers against plain C++ loops: their
 #     PASSED line as the reference's, every loop on the GPU, memcheck
@@ -465,10 +468,14 @@ app_round() { # ROUND
 # the cache is copied: runs may add to it (compiled here when NVRTC is)
 JIT_CACHE=$W/cache
 [ -d "$B/cache" ] && cp -r "$B/cache" "$JIT_CACHE"
-jit_env() { # NAME: the environment of a jit program (NAME_atomics: atomics)
-  local conflicts=""
-  case $1 in *_atomics) conflicts=" OP2_RS_CONFLICTS=atomics" ;; esac
-  echo "OP2_RS_CACHE_DIR=$JIT_CACHE OP2_RS_KERNEL_PATH=$B/src/$1 LD_LIBRARY_PATH=${NVRTC_DIR}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}$conflicts"
+# jit_env NAME: the environment of a jit program; as gpu_bundle.sh's
+# name_env, a name ending in _atomics runs with atomics, one with a _soa part
+# with SoA device copies (the bundle's cubins were compiled so)
+jit_env() {
+  local opts=""
+  case $1 in *_atomics) opts+=" OP2_RS_CONFLICTS=atomics" ;; esac
+  case $1 in *_soa | *_soa_*) opts+=" OP_AUTO_SOA=1" ;; esac
+  echo "OP2_RS_CACHE_DIR=$JIT_CACHE OP2_RS_KERNEL_PATH=$B/src/$1 LD_LIBRARY_PATH=${NVRTC_DIR}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}$opts"
 }
 # on_gpu LOG: every loop ran on the GPU (no fallback line, and the table
 # after op_timing_output lists each loop as "device")
@@ -590,33 +597,41 @@ if [ -s "$R/timing.txt" ]; then
   done
 fi
 
-# op_seq.h programs against the faster of OP2's translated configurations
+# op_seq.h programs against the faster of OP2's translated configurations;
+# the target holds for an application when its best op_seq.h configuration
+# (colouring, atomics, SoA: the bundle's *_jit* programs) is within it
 if [ -s "$R/timing.txt" ] && [ -n "$(programs jit airfoil)$(programs jit aero)" ]; then
   line ""
   line "== timing: op_seq.h on our libop2_cuda (loops written at run time) / OP2's translated CUDA on OP2's library, median ms per iteration"
-  for jit in $(programs jit airfoil) $(programs jit aero); do
-    app=$(awk -v n="$jit" '$1 == n {print $3}' "$B/programs.txt")
+  for app in airfoil aero; do
     iters=1000
     [ "$app" = aero ] && iters=20
-    row=$(awk -v j="$jit" -v ops="$(programs op2 "$app" | tr '\n' ' ')" -v n="$iters" '
-      function med(x, k,   i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
-        return k % 2 ? x[(k + 1) / 2] : (x[k / 2] + x[k / 2 + 1]) / 2 }
-      BEGIN { m = split(ops, names, " "); for (i = 1; i <= m; i++) want[names[i]] = 1 }
-      $4 == "nan" { next }
-      $1 == j { a[++na] = 1000 * $4 / n }
-      ($1 in want) { c[$1]++; v[$1, c[$1]] = 1000 * $4 / n }
-      END { if (!na) { print "-"; exit }
-        best = ""; for (p in c) { delete x; for (i = 1; i <= c[p]; i++) x[i] = v[p, i]; mm = med(x, c[p]); if (best == "" || mm < bm) { best = p; bm = mm } }
-        if (best == "") { print "-"; exit }
-        ma = med(a, na)
-        printf "%-16s %8.3f  %-18s %8.3f %8.3f\n", j, ma, best, bm, ma / bm }' "$R/timing.txt")
-    [ "$row" = - ] && continue
-    line "$row"
-    ratio=$(echo "$row" | awk '{print $NF}')
-    if awk -v r="$ratio" -v t="$JIT_TARGET" 'BEGIN { exit !(r <= t) }'; then
-      ok "$jit: op_seq.h on libop2_cuda / OP2's translated code = $ratio (target <= $JIT_TARGET)"
+    best_jit="" best_ratio=""
+    for jit in $(programs jit "$app"); do
+      row=$(awk -v j="$jit" -v ops="$(programs op2 "$app" | tr '\n' ' ')" -v n="$iters" '
+        function med(x, k,   i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
+          return k % 2 ? x[(k + 1) / 2] : (x[k / 2] + x[k / 2 + 1]) / 2 }
+        BEGIN { m = split(ops, names, " "); for (i = 1; i <= m; i++) want[names[i]] = 1 }
+        $4 == "nan" { next }
+        $1 == j { a[++na] = 1000 * $4 / n }
+        ($1 in want) { c[$1]++; v[$1, c[$1]] = 1000 * $4 / n }
+        END { if (!na) { print "-"; exit }
+          best = ""; for (p in c) { delete x; for (i = 1; i <= c[p]; i++) x[i] = v[p, i]; mm = med(x, c[p]); if (best == "" || mm < bm) { best = p; bm = mm } }
+          if (best == "") { print "-"; exit }
+          ma = med(a, na)
+          printf "%-24s %8.3f  %-18s %8.3f %8.3f\n", j, ma, best, bm, ma / bm }' "$R/timing.txt")
+      [ "$row" = - ] && continue
+      line "$row"
+      ratio=$(echo "$row" | awk '{print $NF}')
+      if [ -z "$best_ratio" ] || awk -v r="$ratio" -v b="$best_ratio" 'BEGIN { exit !(r < b) }'; then
+        best_jit=$jit best_ratio=$ratio
+      fi
+    done
+    [ -n "$best_jit" ] || continue
+    if awk -v r="$best_ratio" -v t="$JIT_TARGET" 'BEGIN { exit !(r <= t) }'; then
+      ok "$app: op_seq.h on libop2_cuda ($best_jit, the best of $(programs jit "$app" | wc -l)) / OP2's translated code = $best_ratio (target <= $JIT_TARGET)"
     else
-      line "MISS $jit: op_seq.h on libop2_cuda / OP2's translated code = $ratio (target <= $JIT_TARGET; a performance target, not a failure of the check)"
+      line "MISS $app: op_seq.h on libop2_cuda ($best_jit, the best of $(programs jit "$app" | wc -l)) / OP2's translated code = $best_ratio (target <= $JIT_TARGET; a performance target, not a failure of the check)"
     fi
   done
 fi

@@ -198,6 +198,16 @@ impl fmt::Display for GenError {
 impl std::error::Error for GenError {}
 
 impl LoopDesc {
+    /// The first argument atomics cannot serve: a dat read and written
+    /// (OP_RW) or written (OP_WRITE) through a map, which only colouring
+    /// keeps two elements from writing at once. None when the loop can run
+    /// with [`Conflicts::Atomics`].
+    pub fn needs_colouring(&self) -> Option<usize> {
+        self.args.iter().position(|a| {
+            matches!(a, Arg::Indirect { dat, .. } if matches!(dat.access, Access::Rw | Access::Write))
+        })
+    }
+
     fn err(&self, what: impl Into<String>) -> GenError {
         GenError {
             loop_name: self.name.clone(),

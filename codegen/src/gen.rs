@@ -307,15 +307,14 @@ fn check(desc: &LoopDesc, src: &str, o: Options) -> Result<(Vec<Param>, Scheme),
     if desc.conflicts == Conflicts::Colour2 && indirect {
         return Ok((params, Scheme::Staged));
     }
-    for (i, a) in desc.args.iter().enumerate() {
-        if let Arg::Indirect { dat, .. } = a {
-            if matches!(dat.access, Access::Rw | Access::Write) {
-                return Err(err(format!(
-                    "argument {i}: {} through a map needs colouring, not atomics",
-                    dat.access.name()
-                )));
-            }
-        }
+    if let Some(i) = desc.needs_colouring() {
+        let access = match &desc.args[i] {
+            Arg::Indirect { dat, .. } => dat.access.name(),
+            _ => "",
+        };
+        return Err(err(format!(
+            "argument {i}: {access} through a map needs colouring, not atomics"
+        )));
     }
     Ok((params, Scheme::Flat))
 }

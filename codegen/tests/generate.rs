@@ -329,6 +329,15 @@ fn descriptions_it_cannot_serve_are_named_errors() {
         }),
         "loop res_calc: argument 6: OP_RW through a map needs colouring, not atomics"
     );
+    // what the run-time compiler asks before it keeps atomics for a loop
+    assert_eq!(s.desc.needs_colouring(), None);
+    let mut d = s.desc.clone();
+    for (i, access) in [(7, Access::Write), (6, Access::Rw)] {
+        if let Arg::Indirect { dat, .. } = &mut d.args[i] {
+            dat.access = access;
+        }
+        assert_eq!(d.needs_colouring(), Some(i));
+    }
     assert_eq!(
         with(&|d| d.kernel = "no_such".into()),
         "loop res_calc: no definition of kernel no_such in its source"

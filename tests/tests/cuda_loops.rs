@@ -220,8 +220,9 @@ fn jac_quadvec_reduction_loops_compile_in_both_schemes() {
 }
 
 /// tests/c/device_args (every argument kind, checked by the program) on
-/// libop2_cuda: its three loops compiled by NVRTC in both schemes, into
-/// four cubins each (flux twice: with its optional argument on, and off;
+/// libop2_cuda: its four loops compiled by NVRTC in both schemes (pin,
+/// writing through a map, coloured in both), into five cubins each (flux
+/// twice: with its optional argument on, and off;
 /// a constant declared again with a new value needs no new code: CUDA
 /// constants are filled after loading), answers as the host's.
 #[test]
@@ -243,9 +244,9 @@ fn every_argument_kind_compiles_in_both_schemes() {
             r.stdout
         );
         let f = fallbacks(&r.stdout);
-        assert_eq!(f.len(), 3, "{scheme}:\n{}", r.stdout);
+        assert_eq!(f.len(), 4, "{scheme}:\n{}", r.stdout);
         assert!(f.iter().all(|(_, w)| w == COMPILED), "{scheme}: {f:?}");
-        assert_eq!(cubins(&cache), 4, "{scheme}");
+        assert_eq!(cubins(&cache), 5, "{scheme}");
     }
 }
 

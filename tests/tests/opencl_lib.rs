@@ -255,9 +255,12 @@ fn c99_jac_finds_its_kernels_on_the_kernel_path_or_in_debug_information() {
 /// AoS/SoA dats of three types, a global read, four reductions with
 /// op_arg_info, a vector argument, increments at both ends of a map, an
 /// optional increment on and off, op_arg_idx direct and through a map,
-/// OP_WORK on a global and on a dat, a constant declared again) checked by
-/// the program against plain C++ loops: on libop2_seq and libop2_openmp
-/// (the control), and on the device in both schemes with every loop there.
+/// OP_WORK on a global and on a dat, OP_RW and OP_WRITE through a map, a
+/// constant declared again) checked by the program against plain C++
+/// loops: on libop2_seq and libop2_openmp (the control), and on the device
+/// in both schemes with every loop there: with atomics asked for every
+/// loop, the loop writing through a map (pin) is coloured; asked for by its
+/// name, it runs on the host with one line saying why.
 #[test]
 fn every_argument_kind_runs_on_the_device_in_both_schemes() {
     let build = |name: &str, lib: &str| {
@@ -287,8 +290,19 @@ fn every_argument_kind_runs_on_the_device_in_both_schemes() {
             "{scheme}:\n{}",
             r.stdout
         );
-        all_on_device(&r, 3);
+        all_on_device(&r, 4);
     }
+    let r = run_with(&exe, &[], &[("OP2_RS_CONFLICTS", "atomics,pin=atomics")]);
+    r.ok();
+    assert!(r.stdout.contains("PASSED (0 wrong values)"), "{}", r.stdout);
+    let line = "op2-rs: loop pin runs on the host: loop pin: argument 0: OP_RW through a map needs colouring, not atomics";
+    assert_eq!(r.stdout.matches(line).count(), 1, "{}", r.stdout);
+    assert_eq!(
+        r.stdout.matches("runs on the host").count(),
+        1,
+        "{}",
+        r.stdout
+    );
 }
 
 fn fallback_program() -> PathBuf {

@@ -11,6 +11,9 @@
 //!   before the call site's source directory and the executable's;
 //! * `OP2_RS_CONFLICTS`: `colour2` (default) or `atomics` for every loop,
 //!   and/or `loop=scheme` entries, comma-separated (`res_calc=atomics`);
+//!   `atomics` for every loop leaves a loop that writes or reads-and-writes
+//!   through a map (atomics cannot serve it) coloured; named alone, such a
+//!   loop runs on the host, saying why;
 //! * `OP2_RS_BLOCK_SIZE`: the work-group size (a power of two, default 64);
 //! * `OP2_RS_CACHE_DIR`: the compiled-program cache (default
 //!   `$XDG_CACHE_HOME/op2-rs` or `~/.cache/op2-rs`); `OP2_RS_CACHE_DIR=off`
@@ -64,6 +67,11 @@ impl ConflictChoice {
             }
         }
         Ok(c)
+    }
+
+    /// Whether loop `name` has an entry of its own.
+    pub fn names(&self, name: &str) -> bool {
+        self.per_loop.iter().any(|(n, _)| n == name)
     }
 
     /// The scheme of loop `name`.
@@ -392,7 +400,17 @@ impl Front {
         let src = self.source(&r.kernel.kernel, r.kernel.file.as_deref())?;
         let conflicts = self.conflicts.of(r.name);
         let soa = |d| r.copies.dat(d).is_some_and(|dd| dd.layout.soa.is_some());
-        let desc = describe(r.name, &r.kernel.kernel, r.specs, r.dom, &soa, conflicts)?;
+        let mut desc = describe(r.name, &r.kernel.kernel, r.specs, r.dom, &soa, conflicts)?;
+        // atomics for every loop is a preference, as in OP2's translator
+        // options: a loop that writes through a map (aero's dirichlet) is
+        // coloured instead; asked for by its own name, it is not, and the
+        // generator says why (the loop then runs on the host)
+        if desc.conflicts == Conflicts::Atomics
+            && desc.needs_colouring().is_some()
+            && !self.conflicts.names(r.name)
+        {
+            desc.conflicts = Conflicts::Colour2;
+        }
         let o = Options {
             dialect: D::DIALECT,
             block_size: self.block_size,
@@ -478,6 +496,21 @@ mod tests {
         assert!(!visible_to(&other, Some(m)));
         assert!(!visible_to(&other, None));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn conflict_choices_default_and_per_loop() {
+        let c = ConflictChoice::parse("atomics, dirichlet=colour2,res_calc=atomics").unwrap();
+        assert_eq!(c.of("spMV"), Conflicts::Atomics);
+        assert_eq!(c.of("dirichlet"), Conflicts::Colour2);
+        assert!(c.names("res_calc") && c.names("dirichlet") && !c.names("spMV"));
+        let none = ConflictChoice::parse("").unwrap();
+        assert_eq!(none.of("spMV"), Conflicts::Colour2);
+        assert!(!none.names("spMV"));
+        // the last entry for a loop wins
+        let c = ConflictChoice::parse("pin=atomics,pin=colour2").unwrap();
+        assert_eq!(c.of("pin"), Conflicts::Colour2);
+        assert_eq!(c.of("other"), Conflicts::Colour2);
     }
 
     #[test]

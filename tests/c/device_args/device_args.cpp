@@ -5,7 +5,8 @@
  * float min, int max, a max with its location through op_arg_info), a
  * vector map argument, increments through a map at both ends, an optional
  * increment switched on and off, op_arg_idx direct and through a map,
- * OP_WORK on a global and on a dat, and a constant declared again with a
+ * OP_WORK on a global and on a dat, a dat read and written (OP_RW) and one
+ * written (OP_WRITE) through a map, and a constant declared again with a
  * new value. Unchanged op_seq.h code: on libop2_opencl / libop2_cuda every
  * loop runs on the device (tests/tests/opencl_lib.rs, cuda_loops.rs, and
  * the GPU bundle's check.sh). Prints "PASSED (0 wrong values)" or FAILED
@@ -45,20 +46,29 @@ int main(int argc, char **argv) {
   /* nodes, and edges joining them in a scrambled ring */
   std::vector<double> x(2 * n), y(n), r(n), u(n);
   std::vector<float> s(n), w(n);
-  std::vector<int> k(n), e2n(2 * n), ids(2 * n);
+  std::vector<int> k(n), e2n(2 * n), ids(2 * n), tag(n, 0);
+  std::vector<double> z(n);
   for (int i = 0; i < n; i++) {
     x[2 * i] = std::cos(0.01 * i) + 1e-3 * (i % 7);
     x[2 * i + 1] = std::sin(0.013 * i) + 1e-4 * (i % 11);
     s[i] = (float)(1.0 + 0.25 * ((i * 37) % 101));
     k[i] = (i * 7919) % 1009;
   }
+  for (int i = 0; i < n; i++) z[i] = 0.5 * i - 3.0;
+  /* ends: every third node (as aero's Dirichlet nodes), through a map that
+     reaches each node once */
+  const int m = n / 3;
+  std::vector<int> b2n(m);
+  for (int j = 0; j < m; j++) b2n[j] = 3 * (m - 1 - j) + 1;
   for (int e = 0; e < n; e++) {
     e2n[2 * e] = (int)(((long)e * 7919) % n);
     e2n[2 * e + 1] = (int)(((long)(e + 1) * 7919) % n);
   }
   op_set nodes = op_decl_set(n, "nodes");
   op_set edges = op_decl_set(n, "edges");
+  op_set ends = op_decl_set(m, "ends");
   op_map e_n = op_decl_map(edges, nodes, 2, e2n.data(), "e_n");
+  op_map b_n = op_decl_map(ends, nodes, 1, b2n.data(), "b_n");
   op_dat dx = op_decl_dat(nodes, 2, "double", x.data(), "x");
   op_dat ds = op_decl_dat(nodes, 1, "float", s.data(), "s");
   op_dat dk = op_decl_dat(nodes, 1, "int", k.data(), "k");
@@ -67,6 +77,10 @@ int main(int argc, char **argv) {
   op_dat dw = op_decl_dat(nodes, 1, "float", w.data(), "w");
   op_dat du = op_decl_dat(nodes, 1, "double", u.data(), "u");
   op_dat dids = op_decl_dat(edges, 2, "int", ids.data(), "ids");
+  op_dat dz = op_decl_dat(nodes, 1, "double", z.data(), "z");
+  op_dat dtag = op_decl_dat(nodes, 1, "int", tag.data(), "tag");
+  std::vector<double> rz(z);
+  std::vector<int> rtag(tag);
   op_decl_const(1, "double", &alpha);
   const double c[3] = {0.75, -1.5, 0.125};
 
@@ -139,6 +153,22 @@ int main(int argc, char **argv) {
     bad = 0;
     for (int i = 0; i < n; i++) bad += y[i] != (x[2 * i] + 2.0 * x[2 * i + 1]) + 1.0;
     expect(bad == 0, "scratch: y", rep);
+
+    /* pin: through the ends' map, z read and written (OP_RW), tag written
+       (OP_WRITE): atomics cannot serve these, so with atomics asked for
+       every loop this one is coloured (2z + 1 is exact: bitwise in any
+       order) */
+    op_par_loop(pin, "pin", ends, op_arg_dat(dz, 0, b_n, 1, "double", OP_RW),
+                op_arg_dat(dtag, 0, b_n, 1, "int", OP_WRITE));
+    op_fetch_data(dz, z.data());
+    op_fetch_data(dtag, tag.data());
+    for (int j = 0; j < m; j++) {
+      rz[b2n[j]] = 2.0 * rz[b2n[j]] + 1.0;
+      rtag[b2n[j]] = 7;
+    }
+    bad = 0;
+    for (int i = 0; i < n; i++) bad += z[i] != rz[i] || tag[i] != rtag[i];
+    expect(bad == 0, "pin: through a map", rep);
 
     /* a new value of the constant for the second pass */
     alpha = 0.25;

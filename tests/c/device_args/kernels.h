@@ -48,4 +48,11 @@ static inline void scratch(const double *x, double *t, double *u, double *y) {
   y[0] = u[0] + 1.0;
 }
 
+/* through a map reaching each node once: a double read and written (OP_RW)
+   and an int written (OP_WRITE) */
+static inline void pin(double *z, int *tag) {
+  z[0] = 2.0 * z[0] + 1.0;
+  tag[0] = 7;
+}
+
 #endif
