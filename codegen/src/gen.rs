@@ -165,6 +165,8 @@ struct Spaces {
     g: &'static str,
     l: &'static str,
     barrier: &'static str,
+    /// The qualifier of a pointer no other parameter aliases.
+    restrict: &'static str,
 }
 
 fn spaces(d: Dialect) -> Spaces {
@@ -173,11 +175,13 @@ fn spaces(d: Dialect) -> Spaces {
             g: "__global ",
             l: "__local ",
             barrier: "barrier(CLK_LOCAL_MEM_FENCE);",
+            restrict: "restrict ",
         },
         Dialect::Cuda => Spaces {
             g: "",
             l: "",
             barrier: "__syncthreads();",
+            restrict: "__restrict__ ",
         },
     }
 }
@@ -374,6 +378,48 @@ struct Gen<'a> {
 }
 
 impl Gen<'_> {
+    /// The parameter declaration of a pointer to dat `dat`'s device copy:
+    /// `const` when every argument on the dat reads it, and restrict-
+    /// qualified when nothing else in the loop can reach what it writes
+    /// (the dat is read only, or this is its one data parameter: its direct
+    /// arguments and its groups through maps, counted as the staged scheme
+    /// declares them, which is never fewer than the flat one). The compiler
+    /// may then keep map entries in registers across the increments and
+    /// read through its read-only cache, as it does for OP2's translated
+    /// code, which declares its pointers so. Every value the kernel sees is
+    /// a private copy, so a `const` here never meets the kernel's own
+    /// parameter types.
+    fn dat_ptr(&self, ty: Ty, dat: usize, name: &str) -> String {
+        let on_dat = |a: &&Arg| match a {
+            Arg::Direct(d) | Arg::Indirect { dat: d, .. } => d.dat == dat,
+            _ => false,
+        };
+        let read_only = self.desc.args.iter().filter(on_dat).all(|a| match a {
+            Arg::Direct(d) | Arg::Indirect { dat: d, .. } => d.access == Access::Read,
+            _ => true,
+        });
+        let direct = self
+            .desc
+            .args
+            .iter()
+            .filter(|a| matches!(a, Arg::Direct(d) if d.dat == dat))
+            .count();
+        let groups = self.groups.iter().filter(|g| g.dat == dat).count();
+        let c = if read_only { "const " } else { "" };
+        let r = if read_only || direct + groups == 1 {
+            self.sp.restrict
+        } else {
+            ""
+        };
+        format!("{}{c}{} *{r}{name}", self.sp.g, ty.c_name())
+    }
+
+    /// The declaration of a read-only index array (maps, plan arrays):
+    /// nothing in the kernel writes one, so it is restrict-qualified.
+    fn index_ptr(&self, ty: &str, name: &str) -> String {
+        format!("{}const {ty} *{}{name}", self.sp.g, self.sp.restrict)
+    }
+
     fn param(&mut self, p: LaunchParam, decl: String) {
         self.params.push(p);
         self.decl.push(decl);
@@ -420,7 +466,8 @@ impl Gen<'_> {
         for (i, a) in self.desc.args.iter().enumerate() {
             match a {
                 Arg::Direct(d) => {
-                    self.param(LaunchParam::Dat(i), format!("{g}{} *arg{i}", d.ty.c_name()));
+                    let decl = self.dat_ptr(d.ty, d.dat, &format!("arg{i}"));
+                    self.param(LaunchParam::Dat(i), decl);
                     if d.soa {
                         self.param(LaunchParam::DatStride(i), format!("int arg{i}_stride"));
                     }
@@ -826,16 +873,13 @@ impl Gen<'_> {
     /// The flat scheme's dats through maps (once per dat) and the maps
     /// (those of dats, then those only `op_arg_idx` reads).
     fn flat_params(&mut self) {
-        let g = self.sp.g;
         let desc = self.desc;
         let mut maps_used = Vec::new();
         for (i, a) in desc.args.iter().enumerate() {
             if let Arg::Indirect { dat, map, .. } = a {
                 if self.ind_dat_first[i] == i {
-                    self.param(
-                        LaunchParam::IndDat(i),
-                        format!("{g}{} *ind{i}", dat.ty.c_name()),
-                    );
+                    let decl = self.dat_ptr(dat.ty, dat.dat, &format!("ind{i}"));
+                    self.param(LaunchParam::IndDat(i), decl);
                     if dat.soa {
                         self.param(LaunchParam::IndDatStride(i), format!("int ind{i}_stride"));
                     }
@@ -851,7 +895,8 @@ impl Gen<'_> {
             }
         }
         for m in &maps_used {
-            self.param(LaunchParam::Map(*m), format!("{g}const int *map{m}"));
+            let decl = self.index_ptr("int", &format!("map{m}"));
+            self.param(LaunchParam::Map(*m), decl);
         }
         if !maps_used.is_empty() {
             self.param(LaunchParam::MapStride, "int map_stride".into());
@@ -929,12 +974,11 @@ impl Gen<'_> {
     /// The staged scheme's parameters; returns, per argument, its plan
     /// arguments (vector arguments: one per map entry).
     fn staged_params(&mut self) -> Vec<Vec<usize>> {
-        let g = self.sp.g;
         let desc = self.desc;
         let groups = self.groups.clone();
         for (gi, gr) in groups.iter().enumerate() {
-            let t = gr.ty.c_name();
-            self.param(LaunchParam::GroupDat(gi), format!("{g}{t} *ind_arg{gi}"));
+            let decl = self.dat_ptr(gr.ty, gr.dat, &format!("ind_arg{gi}"));
+            self.param(LaunchParam::GroupDat(gi), decl);
             if gr.soa {
                 self.param(
                     LaunchParam::GroupStride(gi),
@@ -942,14 +986,14 @@ impl Gen<'_> {
                 );
             }
         }
-        self.param(LaunchParam::IndMap, format!("{g}const int *ind_map"));
+        self.param(LaunchParam::IndMap, self.index_ptr("int", "ind_map"));
         for gi in 0..groups.len() {
             self.param(
                 LaunchParam::IndMapStart(gi),
                 format!("int ind_map{gi}_start"),
             );
         }
-        self.param(LaunchParam::LocMap, format!("{g}const short *loc_map"));
+        self.param(LaunchParam::LocMap, self.index_ptr("short", "loc_map"));
         let mut plan_arg = 0;
         let mut loc_start: Vec<Vec<usize>> = vec![Vec::new(); desc.args.len()];
         for (i, a) in desc.args.iter().enumerate() {
@@ -969,8 +1013,8 @@ impl Gen<'_> {
                 plan_arg += 1;
             }
         }
-        self.param(LaunchParam::IndSizes, format!("{g}const int *ind_sizes"));
-        self.param(LaunchParam::IndOffs, format!("{g}const int *ind_offs"));
+        self.param(LaunchParam::IndSizes, self.index_ptr("int", "ind_sizes"));
+        self.param(LaunchParam::IndOffs, self.index_ptr("int", "ind_offs"));
         self.common_params();
         for (p, n) in [
             (LaunchParam::Blkmap, "blkmap"),
@@ -979,12 +1023,14 @@ impl Gen<'_> {
             (LaunchParam::Nthrcol, "nthrcol"),
             (LaunchParam::Thrcol, "thrcol"),
         ] {
-            self.param(p, format!("{g}const int *{n}"));
+            let decl = self.index_ptr("int", n);
+            self.param(p, decl);
         }
         // op_arg_idx through a map reads the map itself
         let idx_maps = idx_maps(desc);
         for m in &idx_maps {
-            self.param(LaunchParam::Map(*m), format!("{g}const int *map{m}"));
+            let decl = self.index_ptr("int", &format!("map{m}"));
+            self.param(LaunchParam::Map(*m), decl);
         }
         if !idx_maps.is_empty() {
             self.param(LaunchParam::MapStride, "int map_stride".into());

@@ -159,6 +159,63 @@ fn atomics_add_increments_through_the_maps() {
         .contains("atomicAdd(&ind6[(map1[0 * map_stride + e]) * 4 + (k)], a6_0[k]);"));
 }
 
+/// Read-only dats are `const`; a dat pointer is restrict-qualified unless
+/// another parameter reaches the same dat and something writes it; index
+/// arrays always are. (NVRTC then keeps map entries in registers across
+/// the atomics and reads through the read-only cache: the SASS of
+/// airfoil's res_calc has OP2's translated code's loads, BENCHMARKS.md.)
+#[test]
+fn pointers_are_const_and_restrict_where_nothing_aliases() {
+    let loops = airfoil(Conflicts::Atomics);
+    let s = find(&loops, "res_calc");
+    for (d, r, g) in [
+        (Dialect::Cuda, "__restrict__ ", ""),
+        (Dialect::OpenCl, "restrict ", "__global "),
+    ] {
+        let t = gen(s, d).unwrap().text;
+        for want in [
+            format!("{g}const double *{r}ind0,"),
+            format!("{g}const double *{r}ind2,"),
+            format!("{g}double *{r}ind6,"),
+            format!("{g}const int *{r}map1,"),
+        ] {
+            assert!(t.contains(&want), "{d:?}: {want}\n{t}");
+        }
+        // res (dat 4's increments, arguments 6 and 7) through two maps: two
+        // staged groups on one written dat, so neither pointer is restrict
+        let mut two = s.desc.clone();
+        if let Arg::Indirect { map, idx, .. } = &mut two.args[7] {
+            (*map, *idx) = (0, 1);
+        }
+        two.conflicts = Conflicts::Colour2;
+        let o = Options {
+            dialect: d,
+            block_size: 128,
+        };
+        let t = generate(&two, &s.source, &s.consts, o).unwrap().text;
+        assert!(
+            t.contains(&format!("{g}double *ind_arg3,"))
+                && t.contains(&format!("{g}double *ind_arg4,")),
+            "{d:?}:\n{t}"
+        );
+        assert!(
+            t.contains(&format!("{g}const double *{r}ind_arg0,")),
+            "{d:?}:\n{t}"
+        );
+        assert!(
+            t.contains(&format!("{g}const short *{r}loc_map,")),
+            "{d:?}:\n{t}"
+        );
+        // a direct loop: read-only arguments const, written ones restrict
+        let u = gen(find(&loops, "update"), d).unwrap().text;
+        assert!(
+            u.contains(&format!("{g}const double *{r}arg0,")),
+            "{d:?}:\n{u}"
+        );
+        assert!(u.contains(&format!("{g}double *{r}arg2,")), "{d:?}:\n{u}");
+    }
+}
+
 #[test]
 fn vector_optional_idx_soa_and_min_max() {
     for c in [Conflicts::Colour2, Conflicts::Atomics] {
