@@ -2,7 +2,8 @@
 # codegen_check.sh -- what op2-codegen writes, compiled with the real device
 # compilers and run: every sample loop (c-examples/airfoil's five loops and a
 # synthetic loop with every other argument kind; codegen/src/samples.rs), in
-# both conflict schemes (staged two-level colouring, flat atomics), as
+# the three conflict schemes (staged two-level colouring, the same colouring
+# unstaged, flat atomics), as
 #   OpenCL C 1.2 on the first OpenCL device (PoCL's CPU device here:
 #     Debian's pocl-opencl-icd, installed when missing), kernel created;
 #   CUDA C++ through NVRTC for sm_90 (-default-device; NVRTC from
@@ -74,12 +75,12 @@ done
 
 # The CUDA dialect of every loop c-examples' programs run: each program on
 # libop2_opencl (its loops' code written at run time, as for the device),
-# with OP2_RS_DUMP_CUDA the same loops written as CUDA C++, both schemes,
-# every file compiled by NVRTC for sm_90.
+# with OP2_RS_DUMP_CUDA the same loops written as CUDA C++, the three
+# schemes, every file compiled by NVRTC for sm_90.
 EX=$PWD/$OUT/examples
 make -s -C c-examples B="$EX" OP2_LIB=op2_opencl OP2_LIBDIR="$PWD/$OP2_LIBDIR" \
   "$EX/airfoil" "$EX/jac" "$EX/jac_c" "$EX/reduction" "$EX/quadvec"
-for scheme in colour2 atomics; do
+for scheme in colour2 colour2-global atomics; do
   dump=$PWD/$OUT/cuda-$scheme
   rm -rf "$dump"
   export OP2_RS_CONFLICTS=$scheme OP2_RS_CACHE_DIR=$PWD/$OUT/opencl-cache

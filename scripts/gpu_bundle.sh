@@ -46,8 +46,9 @@
 #             bin/airfoil_jit, bin/aero_jit: the same op_seq.h sources, not
 #             translated, built against include/ and linked with our
 #             libop2_cuda.so (loops written at run time; cache/ as above);
-#             bin/airfoil_jit_atomics, bin/aero_jit_atomics (the loops with
-#             atomics instead of two-level colouring) and
+#             bin/airfoil_jit_global, bin/aero_jit_global (two-level
+#             colouring without staging), bin/airfoil_jit_atomics,
+#             bin/aero_jit_atomics (atomics instead of colouring) and
 #             bin/airfoil_jit_soa_atomics (atomics, SoA device copies): the
 #             same programs, their loops compiled for those options
 #   ref/      the reference answers: the printed lines of the same sources
@@ -147,10 +148,12 @@ program() { # NAME KIND APP [ARGS...]: record a program of the bundle
 
 # name_env NAME: the environment a jit program's name asks for, the same rule
 # as check.sh's jit_env: a name ending in _atomics runs with
-# OP2_RS_CONFLICTS=atomics, one with a _soa part with OP_AUTO_SOA=1 (device
-# copies in SoA); the generated code, and so the cached cubins, differ.
+# OP2_RS_CONFLICTS=atomics, one ending in _global with colour2-global
+# (two-level colouring, no staging), one with a _soa part with OP_AUTO_SOA=1
+# (device copies in SoA); the generated code, and so the cached cubins,
+# differ.
 name_env() {
-  case $1 in *_atomics) printf ' OP2_RS_CONFLICTS=atomics' ;; esac
+  case $1 in *_atomics) printf ' OP2_RS_CONFLICTS=atomics' ;; *_global) printf ' OP2_RS_CONFLICTS=colour2-global' ;; esac
   case $1 in *_soa | *_soa_*) printf ' OP_AUTO_SOA=1' ;; esac
   return 0
 }
@@ -366,16 +369,17 @@ if [ -n "$OP2_DIR" ]; then
   for cfg in aos soa color; do build_variant airfoil "$cfg"; done
   build_variant aero aos
   # each as its translated counterparts are configured: two-level colouring
-  # (our default; OP2's "color"), atomics (OP2's "aos", its translator's
-  # default) and, for airfoil, atomics with SoA device copies (OP2's "soa"):
-  # which scheme wins on a GPU is what the check is to find out
+  # staged (our default) and unstaged (OP2's "color"), atomics (OP2's
+  # "aos", its translator's default) and, for airfoil, atomics with SoA
+  # device copies (OP2's "soa"): which scheme wins on a GPU is what the
+  # check is to find out
   say "OP2-Common's airfoil and aero (op_seq.h, not translated) on libop2_cuda -> bin/*_jit*, cache/"
-  for name in airfoil_jit airfoil_jit_atomics airfoil_jit_soa_atomics; do
+  for name in airfoil_jit airfoil_jit_global airfoil_jit_atomics airfoil_jit_soa_atomics; do
     mkdir -p "$WORK/jit_$name"
     "$OUT/bin/meshgen" -o "$WORK/jit_$name/new_grid.dat" --ni 20 --nj 10 > /dev/null
     jit_program "$name" airfoil "$WORK/src/airfoil" "" "" "$WORK/src/airfoil/airfoil.cpp"
   done
-  for name in aero_jit aero_jit_atomics; do
+  for name in aero_jit aero_jit_global aero_jit_atomics; do
     mkdir -p "$WORK/jit_$name"
     "$OUT/bin/aero_meshgen" -o "$WORK/jit_$name/FE_grid.dat" --ni 20 --nj 10 > /dev/null
     jit_program "$name" aero "$WORK/src/aero" "" "" "$WORK/src/aero/aero.cpp"

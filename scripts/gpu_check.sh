@@ -40,8 +40,9 @@
 #     against OP2's translated code on OP2's library (target: the best of an
 #     application's op_seq.h programs within 1.2x of the fastest of OP2's
 #     configurations). A program's name says how its loops run: *_jit
-#     two-level colouring (our default), *_atomics atomics, *_soa* SoA device
-#     copies (OP_AUTO_SOA=1); the bundle's cubins were compiled so. device_args and device_args_atomics
+#     two-level colouring staged (our default), *_global the same colouring
+#     unstaged, *_atomics atomics, *_soa* SoA device copies (OP_AUTO_SOA=1);
+#     the bundle's cubins were compiled so. device_args and device_args_atomics
 #     (app selfcheck: tests/c/device_args, every argument kind, colouring
 #     and atomics) check their own answers against plain C++ loops: their
 #     PASSED line as the reference's, every loop on the GPU, memcheck
@@ -469,11 +470,12 @@ app_round() { # ROUND
 JIT_CACHE=$W/cache
 [ -d "$B/cache" ] && cp -r "$B/cache" "$JIT_CACHE"
 # jit_env NAME: the environment of a jit program; as gpu_bundle.sh's
-# name_env, a name ending in _atomics runs with atomics, one with a _soa part
-# with SoA device copies (the bundle's cubins were compiled so)
+# name_env, a name ending in _atomics runs with atomics, one ending in
+# _global with two-level colouring unstaged, one with a _soa part with SoA
+# device copies (the bundle's cubins were compiled so)
 jit_env() {
   local opts=""
-  case $1 in *_atomics) opts+=" OP2_RS_CONFLICTS=atomics" ;; esac
+  case $1 in *_atomics) opts+=" OP2_RS_CONFLICTS=atomics" ;; *_global) opts+=" OP2_RS_CONFLICTS=colour2-global" ;; esac
   case $1 in *_soa | *_soa_*) opts+=" OP_AUTO_SOA=1" ;; esac
   echo "OP2_RS_CACHE_DIR=$JIT_CACHE OP2_RS_KERNEL_PATH=$B/src/$1 LD_LIBRARY_PATH=${NVRTC_DIR}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}$opts"
 }

@@ -22,6 +22,9 @@
 #   airfoil_jit_soa_atomics  runs only with OP2_RS_CONFLICTS=atomics and
 #                     OP_AUTO_SOA=1 (what its name asks check.sh for), 0.9 s:
 #                     the best of airfoil's op_seq.h programs -> 0.900
+#   aero_jit_global   runs only with OP2_RS_CONFLICTS=colour2-global, 1.5x
+#                     OP2's time: aero's best stays aero_jit -> 1.000 (one
+#                     loop on the host, as every mock aero program -> FAIL)
 #   device_args       (a program checking itself) PASSED, every loop on the
 #                     GPU -> ok; device_args_atomics prints a wrong value
 #                     and FAILED -> FAIL
@@ -119,10 +122,13 @@ mock aero_soa_rs aero rs 0.2 '{ $3 = sprintf("%.15E", $3 * 1.05); print }' 0
 mock aero_soa_op2 aero op2 0.2 "$same" 0
 mock airfoil_jit airfoil jit 1.1 "$same" 1
 mock aero_jit aero jit 0.2 "$same" 0
-# runs only in the environment its name asks for (check.sh's jit_env)
+# run only in the environment their names ask for (check.sh's jit_env)
 mock airfoil_jit_soa_atomics airfoil jit 0.9 "$same" 1
 sed -i '1a [ "${OP2_RS_CONFLICTS:-}" = atomics ] && [ "${OP_AUTO_SOA:-}" = 1 ] || { echo "mock: not run with atomics and SoA" >&2; exit 3; }' \
   "$B/bin/airfoil_jit_soa_atomics"
+mock aero_jit_global aero jit 0.3 "$same" 0
+sed -i '1a [ "${OP2_RS_CONFLICTS:-}" = colour2-global ] && [ -z "${OP_AUTO_SOA:-}" ] || { echo "mock: not run with colour2-global" >&2; exit 3; }' \
+  "$B/bin/aero_jit_global"
 echo "PASSED (0 wrong values)" > "$B/ref/selfcheck.out"
 for v in device_args device_args_atomics; do
   verdict='echo "PASSED (0 wrong values)"'
@@ -203,13 +209,16 @@ want 'ok   memcheck airfoil_jit_soa_atomics: ERROR SUMMARY: 0 errors .*'
 want 'airfoil_jit +1.100 +airfoil_(soa|color)_op2 +1.000 +1.100'
 want 'airfoil_jit_soa_atomics +0.900 +airfoil_(soa|color)_op2 +1.000 +0.900'
 want 'ok   airfoil: op_seq.h on libop2_cuda \(airfoil_jit_soa_atomics, the best of 2\) / OP2.s translated code = 0.900 \(target <= 1.2\)'
-want 'ok   aero: op_seq.h on libop2_cuda \(aero_jit, the best of 1\) / OP2.s translated code = 1.000 \(target <= 1.2\)'
+want 'ok   aero: op_seq.h on libop2_cuda \(aero_jit, the best of 2\) / OP2.s translated code = 1.000 \(target <= 1.2\)'
+want 'aero_jit_global +15.000 +aero_(aos|soa)_op2 +10.000 +1.500'
+want 'ok   aero_jit_global r1: status 0, .*'
 want '[0-9]+ failure\(s\); .*'
 n=$(grep -c '^FAIL' "$T/check.txt" || true)
-# soa transfers, color x 3 rounds, aero_soa, memcheck t1, aero_jit on the
-# host, device_args_atomics' answers
-[ "$n" = 8 ] || {
-  echo "gpu_check_mock_test: $n FAIL lines, want 8" >&2
+# soa transfers, color x 3 rounds, aero_soa, memcheck t1, aero_jit and
+# aero_jit_global on the host (the mock's aero runs one loop there),
+# device_args_atomics' answers
+[ "$n" = 9 ] || {
+  echo "gpu_check_mock_test: $n FAIL lines, want 9" >&2
   fails=$((fails + 1))
 }
 [ $rc != 0 ] || {

@@ -1,13 +1,13 @@
 //! Write the generated code of the sample loops (c-examples/airfoil's five
-//! loops and a synthetic one), both dialects and both conflict schemes,
+//! loops and a synthetic one), both dialects and the three conflict schemes,
 //! into a folder, one file per loop, for the compile check
 //! (scripts/codegen_check.sh):
 //!
 //!   cargo run -p op2-codegen --example dump -- OUT_DIR [C_EXAMPLES_AIRFOIL_DIR]
 //!
-//! Each file is `<loop>-<colour2|atomics>.<cl|cu>`; `entries.txt` lists,
-//! per line, `file entry scheme groups params...`: scheme `staged` or
-//! `flat`, groups `dat:map,...` (or `-`), then the launch parameters in
+//! Each file is `<loop>-<colour2|colour2-global|atomics>.<cl|cu>`;
+//! `entries.txt` lists, per line, `file entry scheme groups params...`:
+//! scheme `staged`, `coloured` or `flat`, groups `dat:map,...` (or `-`), then the launch parameters in
 //! order as [`op2_codegen::LaunchParam::token`] writes them.
 
 use op2_codegen::{generate, samples, Conflicts, Dialect, Options};
@@ -19,7 +19,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = std::path::PathBuf::from(args.next().unwrap_or_else(|| "c-examples/airfoil".into()));
     std::fs::create_dir_all(&out)?;
     let mut entries = std::fs::File::create(out.join("entries.txt"))?;
-    for conflicts in [Conflicts::Colour2, Conflicts::Atomics] {
+    for conflicts in [
+        Conflicts::Colour2,
+        Conflicts::Colour2Global,
+        Conflicts::Atomics,
+    ] {
         let mut loops = samples::airfoil(&dir, conflicts)?;
         loops.push(samples::synthetic(conflicts));
         for s in loops {
@@ -37,6 +41,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 )?;
                 let tag = match conflicts {
                     Conflicts::Colour2 => "colour2",
+                    Conflicts::Colour2Global => "colour2-global",
                     Conflicts::Atomics => "atomics",
                 };
                 let file = format!("{}-{tag}.{ext}", s.desc.name);
@@ -53,6 +58,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     g.entry,
                     match g.scheme {
                         op2_codegen::Scheme::Staged => "staged",
+                        op2_codegen::Scheme::Coloured => "coloured",
                         op2_codegen::Scheme::Flat => "flat",
                     },
                     if groups.is_empty() {

@@ -154,6 +154,11 @@ pub enum Conflicts {
     /// (shared) memory, increments applied colour by colour inside the
     /// block, then written back.
     Colour2,
+    /// The same two-level colouring without staging: each element reads
+    /// and writes its data through the maps where it lives (global memory),
+    /// its writes applied thread colour by thread colour (OP2's
+    /// translator-v2 `color2` configuration).
+    Colour2Global,
     /// One work-item per element, reading through the maps, increments
     /// added with atomics (no plan).
     Atomics,

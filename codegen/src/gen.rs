@@ -10,6 +10,13 @@
 //!   thread colour by thread colour (`thrcol`, `nthrcol`), then back to the
 //!   dat (increments added, others stored). The plan is core's, built with
 //!   the groups in [`Generated::groups`] order and every argument staged.
+//! * **coloured** (`Conflicts::Colour2Global` and at least one argument
+//!   through a map): the staged scheme's blocks, colours and launches
+//!   without the staging: each element reads through the maps where the
+//!   data lives, and what it writes through maps goes straight to the dat
+//!   thread colour by thread colour (a barrier with a global fence between
+//!   colours). Deterministic, as the staged scheme: every value's writes
+//!   come in an order fixed by the plan.
 //! * **flat** (`Conflicts::Atomics`, or no argument through a map): one
 //!   work-item per element, data read through the maps where it lives,
 //!   increments added with atomics. No plan.
@@ -42,7 +49,16 @@ use crate::source::{device_source, kernel_params, pointee, Param};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scheme {
     Staged,
+    Coloured,
     Flat,
+}
+
+impl Scheme {
+    /// Launched block colour by block colour over the plan (whose shape
+    /// [`Generated::groups`] gives).
+    pub fn uses_plan(self) -> bool {
+        matches!(self, Scheme::Staged | Scheme::Coloured)
+    }
 }
 
 /// One kernel parameter the launch binds, in order.
@@ -165,6 +181,8 @@ struct Spaces {
     g: &'static str,
     l: &'static str,
     barrier: &'static str,
+    /// A barrier that also orders global memory within the work-group.
+    global_barrier: &'static str,
     /// The qualifier of a pointer no other parameter aliases.
     restrict: &'static str,
 }
@@ -175,12 +193,14 @@ fn spaces(d: Dialect) -> Spaces {
             g: "__global ",
             l: "__local ",
             barrier: "barrier(CLK_LOCAL_MEM_FENCE);",
+            global_barrier: "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
             restrict: "restrict ",
         },
         Dialect::Cuda => Spaces {
             g: "",
             l: "",
             barrier: "__syncthreads();",
+            global_barrier: "__syncthreads();",
             restrict: "__restrict__ ",
         },
     }
@@ -254,6 +274,7 @@ pub fn generate(
     text += "\n// ---- op2-rs kernel stub ----\n";
     match scheme {
         Scheme::Staged => g.staged(),
+        Scheme::Coloured => g.coloured(),
         Scheme::Flat => g.flat(),
     }
     let qual = match o.dialect {
@@ -308,8 +329,10 @@ fn check(desc: &LoopDesc, src: &str, o: Options) -> Result<(Vec<Param>, Scheme),
         )));
     }
     let indirect = desc.args.iter().any(|a| matches!(a, Arg::Indirect { .. }));
-    if desc.conflicts == Conflicts::Colour2 && indirect {
-        return Ok((params, Scheme::Staged));
+    match desc.conflicts {
+        Conflicts::Colour2 if indirect => return Ok((params, Scheme::Staged)),
+        Conflicts::Colour2Global if indirect => return Ok((params, Scheme::Coloured)),
+        _ => {}
     }
     if let Some(i) = desc.needs_colouring() {
         let access = match &desc.args[i] {
@@ -914,18 +937,7 @@ impl Gen<'_> {
         self.line(1, "if (e < set_size) {");
         self.private_decls(2);
         let first = self.ind_dat_first.clone();
-        let src = |i: usize, j: usize, k: &str| -> String {
-            let Arg::Indirect { dat, map, idx } = &desc.args[i] else {
-                unreachable!("indirect argument")
-            };
-            let entry = if *idx < 0 { j as i32 } else { *idx };
-            let f = first[i];
-            let target = format!("map{map}[{entry} * map_stride + e]");
-            format!(
-                "ind{f}[{}]",
-                addr(dat.dim, dat.soa, &format!("ind{f}_stride"), &target, k)
-            )
-        };
+        let src = |i: usize, j: usize, k: &str| through_map(desc, &first, i, j, k);
         self.element(2, "e", &src);
         // increments through maps: atomics
         for (i, a) in desc.args.iter().enumerate() {
@@ -959,6 +971,78 @@ impl Gen<'_> {
         }
         self.line(1, "}");
         self.reductions_end("wg");
+    }
+
+    /// The coloured scheme: the flat scheme's parameters and reads, the
+    /// staged scheme's blocks and thread colours.
+    fn coloured(&mut self) {
+        let (desc, bs) = (self.desc, self.o.block_size);
+        self.flat_params();
+        self.common_params();
+        for (p, n) in [
+            (LaunchParam::Blkmap, "blkmap"),
+            (LaunchParam::Offset, "offset"),
+            (LaunchParam::Nelems, "nelems"),
+            (LaunchParam::Nthrcol, "nthrcol"),
+            (LaunchParam::Thrcol, "thrcol"),
+        ] {
+            let decl = self.index_ptr("int", n);
+            self.param(p, decl);
+        }
+        self.param(LaunchParam::BlockOffset, "int block_offset".into());
+        self.ids();
+        for s in [
+            "const int b = blkmap[wg + block_offset];",
+            "const int nelem = nelems[b];",
+            "const int offb = offset[b];",
+            "const int ncolor = nthrcol[b];",
+        ] {
+            self.line(1, s);
+        }
+        self.reductions_start();
+        self.line(
+            1,
+            &format!("const int nelems2 = {bs} * (1 + (nelem - 1) / {bs});"),
+        );
+        self.line(1, &format!("for (int n = tid; n < nelems2; n += {bs}) {{"));
+        self.line(2, "const int e = offb + n;");
+        self.line(2, "int col2 = -1;");
+        self.private_decls(2);
+        self.line(2, "if (n < nelem) {");
+        let first = self.ind_dat_first.clone();
+        let src = |i: usize, j: usize, k: &str| through_map(desc, &first, i, j, k);
+        self.element(3, "e", &src);
+        self.line(3, "col2 = thrcol[e];");
+        self.line(2, "}");
+        self.line(2, "for (int col = 0; col < ncolor; col++) {");
+        self.line(3, "if (col2 == col) {");
+        for (i, a) in desc.args.iter().enumerate() {
+            let Arg::Indirect { dat, map, idx } = a else {
+                continue;
+            };
+            if !dat.access.writes() {
+                continue;
+            }
+            let op = if dat.access == Access::Inc { "+=" } else { "=" };
+            let guard = if dat.optional {
+                format!("if (opt{i}) ")
+            } else {
+                String::new()
+            };
+            for j in 0..self.entries(*map, *idx) {
+                let at = src(i, j, "k");
+                let dim = dat.dim;
+                self.line(
+                    4,
+                    &format!("{guard}for (int k = 0; k < {dim}; k++) {at} {op} a{i}_{j}[k];"),
+                );
+            }
+        }
+        self.line(3, "}");
+        self.line(3, self.sp.global_barrier);
+        self.line(2, "}");
+        self.line(1, "}");
+        self.reductions_end("b");
     }
 
     fn staged(&mut self) {
@@ -1169,6 +1253,22 @@ impl Gen<'_> {
             );
         }
     }
+}
+
+/// Where component `k` of map entry `j` of indirect argument `i` lives, for
+/// element `e` (the flat and coloured schemes: the dat is `ind{f}`, `f` the
+/// first argument on it).
+fn through_map(desc: &LoopDesc, first: &[usize], i: usize, j: usize, k: &str) -> String {
+    let Arg::Indirect { dat, map, idx } = &desc.args[i] else {
+        unreachable!("indirect argument")
+    };
+    let entry = if *idx < 0 { j as i32 } else { *idx };
+    let f = first[i];
+    let target = format!("map{map}[{entry} * map_stride + e]");
+    format!(
+        "ind{f}[{}]",
+        addr(dat.dim, dat.soa, &format!("ind{f}_stride"), &target, k)
+    )
 }
 
 /// Where staged entry `n` of group `gi` lives in its dat.

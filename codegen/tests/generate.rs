@@ -159,6 +159,52 @@ fn atomics_add_increments_through_the_maps() {
         .contains("atomicAdd(&ind6[(map1[0 * map_stride + e]) * 4 + (k)], a6_0[k]);"));
 }
 
+/// Two-level colouring without staging: the plan's blocks and thread
+/// colours, the data read and written through the maps in global memory,
+/// each write in its thread colour's turn behind a barrier that orders
+/// global memory.
+#[test]
+fn coloured_writes_through_maps_colour_by_colour() {
+    let loops = airfoil(Conflicts::Colour2Global);
+    let g = gen(find(&loops, "res_calc"), Dialect::OpenCl).unwrap();
+    assert_eq!(g.scheme, Scheme::Coloured);
+    assert!(g.scheme.uses_plan());
+    use LaunchParam::*;
+    assert_eq!(
+        g.params,
+        [
+            IndDat(0),
+            IndDat(2),
+            IndDat(4),
+            IndDat(6),
+            Map(0),
+            Map(1),
+            MapStride,
+            SetSize,
+            Blkmap,
+            Offset,
+            Nelems,
+            Nthrcol,
+            Thrcol,
+            BlockOffset
+        ]
+    );
+    let t = &g.text;
+    let at = |s: &str| t.find(s).unwrap_or_else(|| panic!("{s}\n{t}"));
+    let read = at("a2_0[k] = ind2[(map1[0 * map_stride + e]) * 4 + (k)];");
+    let turn = at("if (col2 == col) {");
+    let write =
+        at("for (int k = 0; k < 4; k++) ind6[(map1[1 * map_stride + e]) * 4 + (k)] += a7_0[k];");
+    let fence = at("barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);");
+    assert!(read < turn && turn < write && write < fence, "{t}");
+    assert!(!t.contains("op2_local") && !t.contains("atomic"), "{t}");
+    // direct loops are flat in every scheme
+    let u = gen(find(&loops, "update"), Dialect::Cuda).unwrap();
+    assert_eq!(u.scheme, Scheme::Flat);
+    let c = gen(find(&loops, "res_calc"), Dialect::Cuda).unwrap();
+    assert!(c.text.contains("__syncthreads();") && !c.text.contains("extern __shared__"));
+}
+
 /// Read-only dats are `const`; a dat pointer is restrict-qualified unless
 /// another parameter reaches the same dat and something writes it; index
 /// arrays always are. (NVRTC then keeps map entries in registers across
@@ -218,7 +264,11 @@ fn pointers_are_const_and_restrict_where_nothing_aliases() {
 
 #[test]
 fn vector_optional_idx_soa_and_min_max() {
-    for c in [Conflicts::Colour2, Conflicts::Atomics] {
+    for c in [
+        Conflicts::Colour2,
+        Conflicts::Colour2Global,
+        Conflicts::Atomics,
+    ] {
         let s = samples::synthetic(c);
         let g = gen(&s, Dialect::OpenCl).unwrap();
         // the vector argument: private copies behind an array typed as the parameter
@@ -236,7 +286,7 @@ fn vector_optional_idx_soa_and_min_max() {
         // (another process's) puts the sum back after the call
         let e = match c {
             Conflicts::Colour2 => "offb + n",
-            Conflicts::Atomics => "e",
+            Conflicts::Colour2Global | Conflicts::Atomics => "e",
         };
         assert!(g.params.contains(&LaunchParam::Owned));
         let keep = g
@@ -275,6 +325,20 @@ fn vector_optional_idx_soa_and_min_max() {
                     .text
                     .contains("ind0[(k) * ind0_stride + (map0[1 * map_stride + e])]"));
                 assert!(g.text.contains("op2_atomic_add_float("));
+            }
+            // SoA x read in place; the optional increment added in its
+            // thread colour's turn, when present
+            Conflicts::Colour2Global => {
+                assert!(g
+                    .text
+                    .contains("ind0[(k) * ind0_stride + (map0[1 * map_stride + e])]"));
+                assert!(
+                    g.text
+                        .contains("if (opt1) for (int k = 0; k < 1; k++) ind1["),
+                    "{}",
+                    g.text
+                );
+                assert!(!g.text.contains("atomic_add"), "{}", g.text);
             }
         }
     }

@@ -220,13 +220,13 @@ fn jac_quadvec_reduction_loops_compile_in_both_schemes() {
 }
 
 /// tests/c/device_args (every argument kind, checked by the program) on
-/// libop2_cuda: its four loops compiled by NVRTC in both schemes (pin,
-/// writing through a map, coloured in both), into five cubins each (flux
+/// libop2_cuda: its four loops compiled by NVRTC in the three schemes (pin,
+/// writing through a map, coloured in each), into five cubins each (flux
 /// twice: with its optional argument on, and off;
 /// a constant declared again with a new value needs no new code: CUDA
 /// constants are filled after loading), answers as the host's.
 #[test]
-fn every_argument_kind_compiles_in_both_schemes() {
+fn every_argument_kind_compiles_in_every_scheme() {
     let exe = example(
         "cul_device_args",
         Lang::Cxx17,
@@ -234,7 +234,7 @@ fn every_argument_kind_compiles_in_both_schemes() {
         &["tests/c/device_args"],
         "op2_cuda",
     );
-    for scheme in ["colour2", "atomics"] {
+    for scheme in ["colour2", "colour2-global", "atomics"] {
         let cache = fresh_dir(&format!("device-args-{scheme}"));
         let r = run_sim(&exe, &[], &cache, true, &[("OP2_RS_CONFLICTS", scheme)]);
         r.ok();

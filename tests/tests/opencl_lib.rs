@@ -155,6 +155,23 @@ fn airfoil_on_the_device_prints_seq_residuals_every_loop_on_the_device() {
     );
     assert_eq!(rms(&atomics), rms(&host), "residuals with atomics");
     all_on_device(&atomics, 5);
+    // two-level colouring without staging: the same, and the same in every
+    // run (the order of each value's increments is the plan's)
+    let global = || {
+        run_with(
+            &airfoil("op2_opencl"),
+            &args,
+            &[("OP2_RS_CONFLICTS", "colour2-global")],
+        )
+    };
+    let (g1, g2) = (global(), global());
+    assert_eq!(rms(&g1), rms(&host), "residuals with colour2-global");
+    assert_eq!(
+        results(&g1.stdout),
+        results(&g2.stdout),
+        "colour2-global twice"
+    );
+    all_on_device(&g1, 5);
 }
 
 #[test]
@@ -262,7 +279,7 @@ fn c99_jac_finds_its_kernels_on_the_kernel_path_or_in_debug_information() {
 /// loop, the loop writing through a map (pin) is coloured; asked for by its
 /// name, it runs on the host with one line saying why.
 #[test]
-fn every_argument_kind_runs_on_the_device_in_both_schemes() {
+fn every_argument_kind_runs_on_the_device_in_every_scheme() {
     let build = |name: &str, lib: &str| {
         example(
             name,
@@ -282,7 +299,7 @@ fn every_argument_kind_runs_on_the_device_in_both_schemes() {
         );
     }
     let exe = build("ocl_device_args", "op2_opencl");
-    for scheme in ["colour2", "atomics"] {
+    for scheme in ["colour2", "colour2-global", "atomics"] {
         let r = run_with(&exe, &[], &[("OP2_RS_CONFLICTS", scheme)]);
         r.ok();
         assert!(
@@ -404,7 +421,7 @@ fn no_opencl_device_stops_op_init_with_one_line() {
     assert_eq!(r.status, Some(1));
     assert!(
         r.stderr.contains(
-            "OP2 error in op_init: OP2_RS_CONFLICTS: 'sometimes' is not colour2, atomics"
+            "OP2 error in op_init: OP2_RS_CONFLICTS: 'sometimes' is not colour2, colour2-global, atomics"
         ),
         "{}",
         r.stderr

@@ -9,8 +9,10 @@
 //! Options (environment, read when the library opens the device):
 //! * `OP2_RS_KERNEL_PATH`: directories searched for kernels, `:`-separated,
 //!   before the call site's source directory and the executable's;
-//! * `OP2_RS_CONFLICTS`: `colour2` (default) or `atomics` for every loop,
-//!   and/or `loop=scheme` entries, comma-separated (`res_calc=atomics`);
+//! * `OP2_RS_CONFLICTS`: `colour2` (default: two-level colouring, the
+//!   block's data staged in local memory), `colour2-global` (the same
+//!   colouring, no staging) or `atomics` for every loop, and/or
+//!   `loop=scheme` entries, comma-separated (`res_calc=atomics`);
 //!   `atomics` for every loop leaves a loop that writes or reads-and-writes
 //!   through a map (atomics cannot serve it) coloured; named alone, such a
 //!   loop runs on the host, saying why;
@@ -44,6 +46,7 @@ pub struct ConflictChoice {
 fn scheme_named(s: &str) -> Option<Conflicts> {
     match s.trim().to_ascii_lowercase().as_str() {
         "colour2" | "color2" | "colour" | "color" | "staged" => Some(Conflicts::Colour2),
+        "colour2-global" | "color2-global" | "global" => Some(Conflicts::Colour2Global),
         "atomics" | "atomic" | "flat" => Some(Conflicts::Atomics),
         _ => None,
     }
@@ -56,7 +59,7 @@ impl ConflictChoice {
         for item in v.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let bad = || {
                 format!(
-                    "OP2_RS_CONFLICTS: '{item}' is not colour2, atomics or loop=colour2|atomics"
+                    "OP2_RS_CONFLICTS: '{item}' is not colour2, colour2-global, atomics or loop=scheme"
                 )
             };
             match item.split_once('=') {

@@ -114,8 +114,13 @@ pub fn launch<D: Device>(
     b: &Bindings<'_>,
 ) -> Result<Vec<Option<Vec<u8>>>, DeviceError> {
     let slots = match (g.scheme, &b.plan) {
-        (Scheme::Staged, Some((p, _))) => p.nblocks,
-        (Scheme::Staged, None) => return Err(err("launch: the staged scheme needs a plan".into())),
+        (Scheme::Staged | Scheme::Coloured, Some((p, _))) => p.nblocks,
+        (Scheme::Staged | Scheme::Coloured, None) => {
+            return Err(err(format!(
+                "launch: the {:?} scheme needs a plan",
+                g.scheme
+            )))
+        }
         (Scheme::Flat, _) => b.set_size.div_ceil(g.block_size),
     };
     let run = bind((dev.memory(), scratch), g, b, slots)?;
@@ -293,7 +298,7 @@ fn execute<D: Device>(
     };
     let halo_wait = || (b.halo_wait)().map_err(err);
     match (&b.plan, run.block_offset) {
-        (Some((p, _)), Some(bo)) if g.scheme == Scheme::Staged => {
+        (Some((p, _)), Some(bo)) if g.scheme.uses_plan() => {
             // the core colours (blocks of elements that touch no halo row)
             // are queued before the halo exchanges complete
             let mut params = run.params.clone();

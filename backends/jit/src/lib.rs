@@ -20,7 +20,7 @@ pub use front::{ConflictChoice, Front};
 pub use launch::Value;
 
 use op2_codegen::cache::Cache;
-use op2_codegen::{Dialect, Generated, Scheme};
+use op2_codegen::{Dialect, Generated};
 use op2_core::device::memory::{DeviceError, DeviceMemory};
 use op2_core::runtime::{CompileRequest, DeviceKernel, LaunchInput, LoopCompiler, PlanShape};
 use std::sync::Arc;
@@ -131,7 +131,7 @@ impl<D: Device> Drop for JitKernel<D> {
 
 impl<D: Device> DeviceKernel for JitKernel<D> {
     fn plan_shape(&self) -> Option<PlanShape> {
-        if self.g.scheme != Scheme::Staged {
+        if !self.g.scheme.uses_plan() {
             return None;
         }
         Some(PlanShape {

@@ -106,7 +106,7 @@ fn run_split(conflicts: Conflicts, n: usize, owned: usize, core: usize) -> Ran {
         specs: &args,
         set_size: n,
         owned,
-        plan: (g.scheme == Scheme::Staged).then_some((&plan, dev_plan)),
+        plan: g.scheme.uses_plan().then_some((&plan, dev_plan)),
         globals: &globals,
         core,
         halo_wait: &halo_wait,
@@ -263,6 +263,11 @@ fn staged_with_the_plan() {
 }
 
 #[test]
+fn coloured_with_the_plan_and_no_staging() {
+    check(Conflicts::Colour2Global, Scheme::Coloured);
+}
+
+#[test]
 fn flat_with_atomics() {
     check(Conflicts::Atomics, Scheme::Flat);
 }
@@ -272,7 +277,11 @@ fn flat_with_atomics() {
 #[test]
 fn elements_past_owned_do_not_reduce() {
     let (n, owned) = (5000, 4877);
-    for c in [Conflicts::Colour2, Conflicts::Atomics] {
+    for c in [
+        Conflicts::Colour2,
+        Conflicts::Colour2Global,
+        Conflicts::Atomics,
+    ] {
         let (got, sum, _, w) = run(c, n, owned);
         let all: f64 = got.iter().sum();
         assert_eq!(
@@ -299,12 +308,13 @@ fn the_core_runs_before_the_halo_wait() {
     let (n, core) = (5000, 3200);
     for (c, scheme) in [
         (Conflicts::Colour2, Scheme::Staged),
+        (Conflicts::Colour2Global, Scheme::Coloured),
         (Conflicts::Atomics, Scheme::Flat),
     ] {
         let r = run_split(c, n, n, core);
         assert_eq!((r.scheme, r.waits), (scheme, 1), "{c:?}");
         let mut want = vec![0.0; n + 1];
-        if scheme == Scheme::Staged {
+        if scheme.uses_plan() {
             // edge e (in the scrambled order) joins nodes o and o + 1
             for (e, &w) in r.w.iter().enumerate().take(core) {
                 let o = (e * 7919) % n;
