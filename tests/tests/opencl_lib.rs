@@ -275,7 +275,7 @@ fn c99_jac_finds_its_kernels_on_the_kernel_path_or_in_debug_information() {
 /// OP_WORK on a global and on a dat, OP_RW and OP_WRITE through a map, a
 /// constant declared again) checked by the program against plain C++
 /// loops: on libop2_seq and libop2_openmp (the control), and on the device
-/// in both schemes with every loop there: with atomics asked for every
+/// in every scheme with every loop there: with atomics asked for every
 /// loop, the loop writing through a map (pin) is coloured; asked for by its
 /// name, it runs on the host with one line saying why.
 #[test]

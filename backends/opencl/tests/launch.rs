@@ -273,7 +273,7 @@ fn flat_with_atomics() {
 }
 
 /// Elements from `owned` on (another process's under MPI) increment their
-/// nodes but do not reduce, in both schemes.
+/// nodes but do not reduce, in every scheme.
 #[test]
 fn elements_past_owned_do_not_reduce() {
     let (n, owned) = (5000, 4877);
@@ -298,7 +298,7 @@ fn elements_past_owned_do_not_reduce() {
 }
 
 /// Under MPI the first edges are a core that touches no halo row: a staged
-/// launch queues the core colours, then waits for the halo exchanges (the
+/// or coloured launch queues the core colours, then waits for the halo exchanges (the
 /// messages travel while the device computes the core), then runs the
 /// rest; at the wait the nodes hold exactly the core edges' increments.
 /// The flat scheme cannot split its launch: it waits first. Either way
