@@ -979,26 +979,10 @@ impl Gen<'_> {
         let (desc, bs) = (self.desc, self.o.block_size);
         self.flat_params();
         self.common_params();
-        for (p, n) in [
-            (LaunchParam::Blkmap, "blkmap"),
-            (LaunchParam::Offset, "offset"),
-            (LaunchParam::Nelems, "nelems"),
-            (LaunchParam::Nthrcol, "nthrcol"),
-            (LaunchParam::Thrcol, "thrcol"),
-        ] {
-            let decl = self.index_ptr("int", n);
-            self.param(p, decl);
-        }
+        self.block_params();
         self.param(LaunchParam::BlockOffset, "int block_offset".into());
         self.ids();
-        for s in [
-            "const int b = blkmap[wg + block_offset];",
-            "const int nelem = nelems[b];",
-            "const int offb = offset[b];",
-            "const int ncolor = nthrcol[b];",
-        ] {
-            self.line(1, s);
-        }
+        self.block_figures();
         self.reductions_start();
         self.line(
             1,
@@ -1014,6 +998,43 @@ impl Gen<'_> {
         self.element(3, "e", &src);
         self.line(3, "col2 = thrcol[e];");
         self.line(2, "}");
+        self.colour_turns(&src, self.sp.global_barrier);
+        self.line(1, "}");
+        self.reductions_end("b");
+    }
+
+    /// The plan's per-block arrays, for the schemes launched over blocks.
+    fn block_params(&mut self) {
+        for (p, n) in [
+            (LaunchParam::Blkmap, "blkmap"),
+            (LaunchParam::Offset, "offset"),
+            (LaunchParam::Nelems, "nelems"),
+            (LaunchParam::Nthrcol, "nthrcol"),
+            (LaunchParam::Thrcol, "thrcol"),
+        ] {
+            let decl = self.index_ptr("int", n);
+            self.param(p, decl);
+        }
+    }
+
+    /// This work-group's block `b`: its element count, first element and
+    /// number of thread colours.
+    fn block_figures(&mut self) {
+        for s in [
+            "const int b = blkmap[wg + block_offset];",
+            "const int nelem = nelems[b];",
+            "const int offb = offset[b];",
+            "const int ncolor = nthrcol[b];",
+        ] {
+            self.line(1, s);
+        }
+    }
+
+    /// What the element wrote through maps (its private copies), put at
+    /// `at(argument, map entry, component)` thread colour by thread colour,
+    /// `barrier` after each colour: increments added, other values stored.
+    fn colour_turns(&mut self, at: &dyn Fn(usize, usize, &str) -> String, barrier: &str) {
+        let desc = self.desc;
         self.line(2, "for (int col = 0; col < ncolor; col++) {");
         self.line(3, "if (col2 == col) {");
         for (i, a) in desc.args.iter().enumerate() {
@@ -1030,19 +1051,17 @@ impl Gen<'_> {
                 String::new()
             };
             for j in 0..self.entries(*map, *idx) {
-                let at = src(i, j, "k");
+                let to = at(i, j, "k");
                 let dim = dat.dim;
                 self.line(
                     4,
-                    &format!("{guard}for (int k = 0; k < {dim}; k++) {at} {op} a{i}_{j}[k];"),
+                    &format!("{guard}for (int k = 0; k < {dim}; k++) {to} {op} a{i}_{j}[k];"),
                 );
             }
         }
         self.line(3, "}");
-        self.line(3, self.sp.global_barrier);
+        self.line(3, barrier);
         self.line(2, "}");
-        self.line(1, "}");
-        self.reductions_end("b");
     }
 
     fn staged(&mut self) {
@@ -1100,16 +1119,7 @@ impl Gen<'_> {
         self.param(LaunchParam::IndSizes, self.index_ptr("int", "ind_sizes"));
         self.param(LaunchParam::IndOffs, self.index_ptr("int", "ind_offs"));
         self.common_params();
-        for (p, n) in [
-            (LaunchParam::Blkmap, "blkmap"),
-            (LaunchParam::Offset, "offset"),
-            (LaunchParam::Nelems, "nelems"),
-            (LaunchParam::Nthrcol, "nthrcol"),
-            (LaunchParam::Thrcol, "thrcol"),
-        ] {
-            let decl = self.index_ptr("int", n);
-            self.param(p, decl);
-        }
+        self.block_params();
         // op_arg_idx through a map reads the map itself
         let idx_maps = idx_maps(desc);
         for m in &idx_maps {
@@ -1133,15 +1143,8 @@ impl Gen<'_> {
             self.line(1, "extern __shared__ double op2_local_d[];");
             self.line(1, "char *op2_local = (char *)op2_local_d;");
         }
-        for s in [
-            "const int b = blkmap[wg + block_offset];",
-            "const int nelem = nelems[b];",
-            "const int offb = offset[b];",
-            "const int ncolor = nthrcol[b];",
-            "int op2_off = 0;",
-        ] {
-            self.line(1, s);
-        }
+        self.block_figures();
+        self.line(1, "int op2_off = 0;");
         let groups = self.groups.clone();
         let ng = groups.len();
         for (gi, gr) in groups.iter().enumerate() {
@@ -1207,33 +1210,7 @@ impl Gen<'_> {
         self.element(3, "offb + n", &local);
         self.line(3, "col2 = thrcol[offb + n];");
         self.line(2, "}");
-        self.line(2, "for (int col = 0; col < ncolor; col++) {");
-        self.line(3, "if (col2 == col) {");
-        for (i, a) in desc.args.iter().enumerate() {
-            let Arg::Indirect { dat, .. } = a else {
-                continue;
-            };
-            if !dat.access.writes() {
-                continue;
-            }
-            let op = if dat.access == Access::Inc { "+=" } else { "=" };
-            let guard = if dat.optional {
-                format!("if (opt{i}) ")
-            } else {
-                String::new()
-            };
-            for j in 0..loc_start[i].len() {
-                let at = local(i, j, "k");
-                let dim = dat.dim;
-                self.line(
-                    4,
-                    &format!("{guard}for (int k = 0; k < {dim}; k++) {at} {op} a{i}_{j}[k];"),
-                );
-            }
-        }
-        self.line(3, "}");
-        self.line(3, self.sp.barrier);
-        self.line(2, "}");
+        self.colour_turns(&local, self.sp.barrier);
         self.line(1, "}");
     }
 
