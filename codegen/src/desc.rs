@@ -203,13 +203,16 @@ impl fmt::Display for GenError {
 impl std::error::Error for GenError {}
 
 impl LoopDesc {
-    /// The first argument atomics cannot serve: a dat read and written
-    /// (OP_RW) or written (OP_WRITE) through a map, which only colouring
-    /// keeps two elements from writing at once. None when the loop can run
-    /// with [`Conflicts::Atomics`].
-    pub fn needs_colouring(&self) -> Option<usize> {
-        self.args.iter().position(|a| {
-            matches!(a, Arg::Indirect { dat, .. } if matches!(dat.access, Access::Rw | Access::Write))
+    /// The first argument atomics cannot serve, with its access: a dat
+    /// read and written (OP_RW) or written (OP_WRITE) through a map, which
+    /// only colouring keeps two elements from writing at once. None when
+    /// the loop can run with [`Conflicts::Atomics`].
+    pub fn needs_colouring(&self) -> Option<(usize, Access)> {
+        self.args.iter().enumerate().find_map(|(i, a)| match a {
+            Arg::Indirect { dat, .. } if matches!(dat.access, Access::Rw | Access::Write) => {
+                Some((i, dat.access))
+            }
+            _ => None,
         })
     }
 

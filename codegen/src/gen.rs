@@ -334,13 +334,10 @@ fn check(desc: &LoopDesc, src: &str, o: Options) -> Result<(Vec<Param>, Scheme),
         Conflicts::Colour2Global if indirect => return Ok((params, Scheme::Coloured)),
         _ => {}
     }
-    if let Some(i) = desc.needs_colouring() {
-        let access = match &desc.args[i] {
-            Arg::Indirect { dat, .. } => dat.access.name(),
-            _ => "",
-        };
+    if let Some((i, access)) = desc.needs_colouring() {
         return Err(err(format!(
-            "argument {i}: {access} through a map needs colouring, not atomics"
+            "argument {i}: {} through a map needs colouring, not atomics",
+            access.name()
         )));
     }
     Ok((params, Scheme::Flat))

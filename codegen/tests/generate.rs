@@ -169,26 +169,15 @@ fn coloured_writes_through_maps_colour_by_colour() {
     let g = gen(find(&loops, "res_calc"), Dialect::OpenCl).unwrap();
     assert_eq!(g.scheme, Scheme::Coloured);
     assert!(g.scheme.uses_plan());
+    // the flat scheme's parameters (dats and maps), then the plan's blocks
+    let flat = gen(
+        find(&airfoil(Conflicts::Atomics), "res_calc"),
+        Dialect::OpenCl,
+    )
+    .unwrap();
     use LaunchParam::*;
-    assert_eq!(
-        g.params,
-        [
-            IndDat(0),
-            IndDat(2),
-            IndDat(4),
-            IndDat(6),
-            Map(0),
-            Map(1),
-            MapStride,
-            SetSize,
-            Blkmap,
-            Offset,
-            Nelems,
-            Nthrcol,
-            Thrcol,
-            BlockOffset
-        ]
-    );
+    let blocks = [Blkmap, Offset, Nelems, Nthrcol, Thrcol, BlockOffset];
+    assert_eq!(g.params, [flat.params.as_slice(), &blocks].concat());
     let t = &g.text;
     let at = |s: &str| t.find(s).unwrap_or_else(|| panic!("{s}\n{t}"));
     let read = at("a2_0[k] = ind2[(map1[0 * map_stride + e]) * 4 + (k)];");
@@ -457,7 +446,7 @@ fn descriptions_it_cannot_serve_are_named_errors() {
         if let Arg::Indirect { dat, .. } = &mut d.args[i] {
             dat.access = access;
         }
-        assert_eq!(d.needs_colouring(), Some(i));
+        assert_eq!(d.needs_colouring(), Some((i, access)));
     }
     assert_eq!(
         with(&|d| d.kernel = "no_such".into()),

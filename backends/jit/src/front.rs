@@ -72,20 +72,20 @@ impl ConflictChoice {
         Ok(c)
     }
 
-    /// Whether loop `name` has an entry of its own.
-    pub fn names(&self, name: &str) -> bool {
-        self.per_loop.iter().any(|(n, _)| n == name)
-    }
-
-    /// The scheme of loop `name`.
-    pub fn of(&self, name: &str) -> Conflicts {
-        self.per_loop
-            .iter()
-            .rev()
-            .find(|(n, _)| n == name)
-            .map(|(_, c)| *c)
-            .or(self.default)
-            .unwrap_or(Conflicts::Colour2)
+    /// The scheme of loop `name`, which writes through a map (OP_RW or
+    /// OP_WRITE) or not. Atomics for every loop is a preference, as in
+    /// OP2's translator options: a loop that writes through a map (aero's
+    /// dirichlet), which atomics cannot serve, is coloured instead; asked
+    /// for by its own name it is not, and the generator then says why (the
+    /// loop runs on the host).
+    pub fn of(&self, name: &str, writes_through_maps: bool) -> Conflicts {
+        let own = self.per_loop.iter().rev().find(|(n, _)| n == name);
+        match (own, self.default) {
+            (Some(&(_, c)), _) => c,
+            (None, Some(Conflicts::Atomics)) if writes_through_maps => Conflicts::Colour2,
+            (None, Some(c)) => c,
+            (None, None) => Conflicts::Colour2,
+        }
     }
 }
 
@@ -401,19 +401,17 @@ impl Front {
         dev: &D,
     ) -> Result<(Generated, D::Kernel), String> {
         let src = self.source(&r.kernel.kernel, r.kernel.file.as_deref())?;
-        let conflicts = self.conflicts.of(r.name);
         let soa = |d| r.copies.dat(d).is_some_and(|dd| dd.layout.soa.is_some());
-        let mut desc = describe(r.name, &r.kernel.kernel, r.specs, r.dom, &soa, conflicts)?;
-        // atomics for every loop is a preference, as in OP2's translator
-        // options: a loop that writes through a map (aero's dirichlet) is
-        // coloured instead; asked for by its own name, it is not, and the
-        // generator says why (the loop then runs on the host)
-        if desc.conflicts == Conflicts::Atomics
-            && desc.needs_colouring().is_some()
-            && !self.conflicts.names(r.name)
-        {
-            desc.conflicts = Conflicts::Colour2;
-        }
+        // described with the default scheme, then given the loop's own
+        let mut desc = describe(
+            r.name,
+            &r.kernel.kernel,
+            r.specs,
+            r.dom,
+            &soa,
+            Conflicts::Colour2,
+        )?;
+        desc.conflicts = self.conflicts.of(r.name, desc.needs_colouring().is_some());
         let o = Options {
             dialect: D::DIALECT,
             block_size: self.block_size,
@@ -504,16 +502,28 @@ mod tests {
     #[test]
     fn conflict_choices_default_and_per_loop() {
         let c = ConflictChoice::parse("atomics, dirichlet=colour2,res_calc=atomics").unwrap();
-        assert_eq!(c.of("spMV"), Conflicts::Atomics);
-        assert_eq!(c.of("dirichlet"), Conflicts::Colour2);
-        assert!(c.names("res_calc") && c.names("dirichlet") && !c.names("spMV"));
+        assert_eq!(c.of("spMV", false), Conflicts::Atomics);
+        assert_eq!(c.of("dirichlet", true), Conflicts::Colour2);
+        // named loops keep their own scheme; an unnamed one writing
+        // through a map is coloured
+        assert_eq!(c.of("res_calc", true), Conflicts::Atomics);
+        assert_eq!(c.of("dirichlet", false), Conflicts::Colour2);
+        assert_eq!(c.of("spMV", true), Conflicts::Colour2);
         let none = ConflictChoice::parse("").unwrap();
-        assert_eq!(none.of("spMV"), Conflicts::Colour2);
-        assert!(!none.names("spMV"));
+        assert_eq!(none.of("spMV", false), Conflicts::Colour2);
+        assert_eq!(none.of("spMV", true), Conflicts::Colour2);
         // the last entry for a loop wins
         let c = ConflictChoice::parse("pin=atomics,pin=colour2").unwrap();
-        assert_eq!(c.of("pin"), Conflicts::Colour2);
-        assert_eq!(c.of("other"), Conflicts::Colour2);
+        assert_eq!(c.of("pin", true), Conflicts::Colour2);
+        assert_eq!(c.of("other", false), Conflicts::Colour2);
+        // atomics for every loop: a loop writing through a map is coloured,
+        // unless named
+        let c = ConflictChoice::parse("atomics,pin=atomics").unwrap();
+        assert_eq!(c.of("dirichlet", true), Conflicts::Colour2);
+        assert_eq!(c.of("spMV", false), Conflicts::Atomics);
+        assert_eq!(c.of("pin", true), Conflicts::Atomics);
+        let g = ConflictChoice::parse("colour2-global").unwrap();
+        assert_eq!(g.of("dirichlet", true), Conflicts::Colour2Global);
     }
 
     #[test]
