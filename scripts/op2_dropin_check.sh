@@ -43,6 +43,12 @@
 #                loop's CUDA C++ written at run time and compiled by NVRTC
 #                (PyPI, scripts/cuda_toolkit.sh), then run on host threads;
 #                OP2's on its seq library; FAIL unless every loop compiled
+#       cuemu    the op_seq.h source (C), ours on libop2_cuda on the CUDA
+#                emulator (scripts/cuda_emu.sh: an emulated driver and NVRTC;
+#                every loop's CUDA C++ written at run time, compiled by g++,
+#                its kernels run on the host, block by block; not a GPU),
+#                OP2's on its seq library; the verdict says how many loops
+#                ran on the (emulated) device
 #       mpiocl   the MPI source (-DUSE_MPI), ours on libop2_mpi_opencl (every
 #                rank's loops on the OpenCL device, code written at run
 #                time), OP2's on its mpi library, $RANKS ranks; the verdict
@@ -232,7 +238,7 @@ translate() {
 # link_flags LIBSIDE LANG KIND HDF5: the libraries, as each project links them
 link_flags() {
   local side=$1 lang=$2 kind=$3 h5=$4 clib
-  case $kind in seq | genseq | ocl | cujit) clib=seq ;; omp | genomp) clib=openmp ;; *) clib=mpi ;; esac
+  case $kind in seq | genseq | ocl | cujit | cuemu) clib=seq ;; omp | genomp) clib=openmp ;; *) clib=mpi ;; esac
   if [ "$side" = rs ]; then
     [ "$lang" = f ] && printf '%s\n' "$OUT/rs/lib/libop2_fortran.a"
     [ "$h5" = 1 ] && [ "$clib" != mpi ] && printf '%s\n' "$OP2_LIBDIR/libop2_hdf5.a"
@@ -241,7 +247,7 @@ link_flags() {
       printf '%s\n' "$OP2_LIBDIR/libop2_opencl.a" "${SYSLIBS[@]}"
     elif [ "$kind" = mpiocl ]; then
       printf '%s\n' "$OP2_LIBDIR/libop2_mpi_opencl.a" "${SYSLIBS[@]}"
-    elif [ "$kind" = cujit ]; then
+    elif [ "$kind" = cujit ] || [ "$kind" = cuemu ]; then
       printf '%s\n' "$OP2_LIBDIR/libop2_cuda.a" "${SYSLIBS[@]}"
     else
       printf '%s\n' "$OP2_LIBDIR/libop2_$clib.a" "${SYSLIBS[@]}"
@@ -277,7 +283,7 @@ build_one() {
   if [ "$C_LANG" = c ]; then
     if [ "$side" = rs ]; then inc=(-I"$ROOT/include"); else inc=(-I"$OP2/op2/include"); fi
     case $C_KIND in
-      seq | omp | mpi | mpiocl | ocl | cujit) for s in $C_SRCS; do srcs+=("$C_DIR/$s"); done ;;
+      seq | omp | mpi | mpiocl | ocl | cujit | cuemu) for s in $C_SRCS; do srcs+=("$C_DIR/$s"); done ;;
       *) for s in $C_SRCS; do srcs+=("$gen/$s"); done; srcs+=("$gen/$t/op2_kernels.cpp") ;;
     esac
     case $C_KIND in
@@ -339,6 +345,11 @@ run_one() { # run_one SIDE -> $OUT/run/CASE.SIDE/{out,rc}
       (cd "$d" && OP2_RS_DEVICE=host OP2_RS_CUDA_ARCH=sm_90 OP2_RS_CACHE_DIR="$OUT/cuda-cache" \
         LD_LIBRARY_PATH="$CUDA_HOME/lib" OP2_RS_DEVICE_STATS=1 OMP_NUM_THREADS=$THREADS \
         timeout "$RUN_TIMEOUT" "$OUT/bin/$C_ID.$side" > out 2>&1) || rc=$?
+      ;;
+    cuemu)
+      # libop2_cuda on the CUDA emulator: its own cache, where each loop ran at op_exit
+      (cd "$d" && LD_LIBRARY_PATH="$("$ROOT/scripts/cuda_emu.sh")" OP2_RS_CACHE_DIR="$OUT/cuemu-cache" \
+        OP2_RS_DEVICE_STATS=1 timeout "$RUN_TIMEOUT" "$OUT/bin/$C_ID.$side" > out 2>&1) || rc=$?
       ;;
     *) (cd "$d" && OMP_NUM_THREADS=1 timeout "$RUN_TIMEOUT" "$OUT/bin/$C_ID.$side" > out 2>&1) || rc=$? ;;
   esac
@@ -458,7 +469,7 @@ judge() { # judge: the verdict of the current case from both sides' builds and r
   local n where=""
   n=$(wc -l < "$o/answers")
   # ocl, mpiocl: how many loops ran on the device (the table printed at op_exit)
-  if [ "$C_KIND" = ocl ] || [ "$C_KIND" = mpiocl ]; then
+  if [ "$C_KIND" = ocl ] || [ "$C_KIND" = mpiocl ] || [ "$C_KIND" = cuemu ]; then
     where=" [device: $(awk '/where each loop ran/{t=1;next} t&&/^  [^ ]/{n++; if($2=="device")d++} END{printf "%d of %d loops", d, n}' "$r/out")]"
   fi
   # cujit: how many loops NVRTC compiled (each then runs on the host)
@@ -477,13 +488,13 @@ judge() { # judge: the verdict of the current case from both sides' builds and r
     return
   fi
   local strict=1 aero=0 tol=$TOL note
-  case $C_KIND in omp | mpi | genmpi | mpiocl | ocl | cujit) strict=0 ;; esac
+  case $C_KIND in omp | mpi | genmpi | mpiocl | ocl | cujit | cuemu) strict=0 ;; esac
   # ocl: the device sums CG's dot products per work-group in a tree; aero's
   # residuals drift further from the sequential ones than on host threads
   # (about 10% once they are 1e-7 of the first; each loop alone on the
   # device stays within 1%), as OP2's own CUDA build does
   local AERO_TOL=$AERO_TOL
-  case $C_KIND in ocl | mpiocl) AERO_TOL=$OCL_AERO_TOL ;; esac
+  case $C_KIND in ocl | mpiocl | cuemu) AERO_TOL=$OCL_AERO_TOL ;; esac
   case $C_ID in *aero*) aero=1 ;; esac
   case $C_ID in *_sp.*) tol=$SP_TOL ;; esac
   if [ $strict = 0 ] && note=$(compare_tolerant "$o/answers" "$r/answers" "$aero" "$tol"); then
@@ -567,9 +578,9 @@ f_app() {
 all_cases() {
   local FA=apps/c/airfoil T=tests/functional t
   # C/C++ applications
-  c_app airfoil_dp "$FA/airfoil_plain/dp" airfoil.cpp airfoil_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit"
-  c_app airfoil_sp "$FA/airfoil_plain/sp" airfoil.cpp airfoil_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit"
-  c_app airfoil_tempdats "$FA/airfoil_tempdats/dp" airfoil.cpp airfoil_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit"
+  c_app airfoil_dp "$FA/airfoil_plain/dp" airfoil.cpp airfoil_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit cuemu"
+  c_app airfoil_sp "$FA/airfoil_plain/sp" airfoil.cpp airfoil_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit cuemu"
+  c_app airfoil_tempdats "$FA/airfoil_tempdats/dp" airfoil.cpp airfoil_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit cuemu"
   c_app airfoil_hdf5_dp "$FA/airfoil_hdf5/dp" airfoil.cpp - 1 "seq omp genseq genomp mpi genmpi mpiocl"
   c_app airfoil_hdf5_sp "$FA/airfoil_hdf5/sp" airfoil.cpp - 1 "seq genseq"
   for t in 1 2 3 4 5; do
@@ -578,18 +589,18 @@ all_cases() {
   c_app tutorial_step6 "$FA/airfoil_tutorial/step6" airfoil_step6.cpp "" 1 "seq"
   c_app tutorial_step7 "$FA/airfoil_tutorial/step7" airfoil_step7.cpp "" 1 "seq"
   c_app tutorial_final "$FA/airfoil_tutorial/final" airfoil.cpp - 1 "seq genseq genomp mpi"
-  c_app aero "apps/c/aero/aero_plain" aero.cpp aero_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit"
+  c_app aero "apps/c/aero/aero_plain" aero.cpp aero_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit cuemu"
   c_app aero_hdf5 "apps/c/aero/aero_hdf5" aero.cpp - 1 "seq omp genseq genomp mpi genmpi mpiocl"
-  c_app jac1_dp apps/c/jac1/dp jac.cpp jac_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit"
+  c_app jac1_dp apps/c/jac1/dp jac.cpp jac_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit cuemu"
   c_app jac1_sp apps/c/jac1/sp jac.cpp jac_mpi.cpp 0 "seq genseq mpi"
   c_app jac1_longint apps/c/jac1/longint "" jac_mpi.cpp 0 "mpi genmpi"
-  c_app jac2 apps/c/jac2 jac.cpp jac_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit"
-  c_app reduction apps/c/reduction reduction.cpp reduction_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit"
-  c_app min_direct apps/c/min min_direct.cpp "" 0 "seq genseq genomp ocl cujit"
-  c_app min_indirect apps/c/min min_indirect.cpp "" 0 "seq genseq genomp ocl cujit"
+  c_app jac2 apps/c/jac2 jac.cpp jac_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit cuemu"
+  c_app reduction apps/c/reduction reduction.cpp reduction_mpi.cpp 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit cuemu"
+  c_app min_direct apps/c/min min_direct.cpp "" 0 "seq genseq genomp ocl cujit cuemu"
+  c_app min_indirect apps/c/min min_indirect.cpp "" 0 "seq genseq genomp ocl cujit cuemu"
   # C++ functional tests (MPI: the same source with -DUSE_MPI, as their makefiles)
   for t in const:const_tests dat_reductions:reduc_tests gbl:gbl_tests idx:idx_tests strides:stride_tests; do
-    c_app "func_${t%%:*}" "$T/${t%%:*}" "${t#*:}.cpp" - 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit"
+    c_app "func_${t%%:*}" "$T/${t%%:*}" "${t#*:}.cpp" - 0 "seq omp genseq genomp mpi genmpi mpiocl ocl cujit cuemu"
   done
   # Fortran applications: reference build (seq) and translator output
   local FF=apps/fortran

@@ -30,6 +30,48 @@ pub fn out_dir() -> PathBuf {
     d
 }
 
+/// Where a script prints a directory on its first line of output (run once
+/// per script and test process).
+fn script_dir(script: &str) -> String {
+    let out = Command::new(root().join(script))
+        .output()
+        .unwrap_or_else(|e| panic!("{script}: {e}"));
+    assert!(
+        out.status.success(),
+        "{script}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// The real NVRTC's directory (CUDA 13.0 from PyPI, installed by
+/// scripts/cuda_toolkit.sh the first time).
+pub fn nvrtc_dir() -> &'static str {
+    static DIR: OnceLock<String> = OnceLock::new();
+    DIR.get_or_init(|| format!("{}/lib", script_dir("scripts/cuda_toolkit.sh")))
+}
+
+/// The CUDA emulator's directory (scripts/cuda_emu.sh, built the first
+/// time): put first on LD_LIBRARY_PATH, a libop2_cuda program finds one
+/// emulated GPU there and runs its loops on the host through the library's
+/// whole CUDA path.
+pub fn cuda_emu_dir() -> &'static str {
+    static DIR: OnceLock<String> = OnceLock::new();
+    DIR.get_or_init(|| script_dir("scripts/cuda_emu.sh"))
+}
+
+/// The files in `dir` holding an ELF image (cubins, or the CUDA
+/// emulator's modules, in a compiled-program cache).
+pub fn elf_images(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| std::fs::read(e.ok()?.path()).ok())
+                .filter(|b| b.windows(4).any(|w| w == b"\x7fELF"))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
 /// Source language of a test program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lang {
@@ -193,6 +235,21 @@ pub fn build_with(name: &str, lang: Lang, srcs: &[&str], inc: &[&str], lib: &str
     build_once(&p)
 }
 
+/// c-examples' airfoil (op_seq.h, its NACA mesh generator built in),
+/// built once as `name` against `lib`.
+pub fn c_airfoil(name: &str, lib: &str) -> PathBuf {
+    build_with(
+        name,
+        Lang::Cxx17,
+        &[
+            "c-examples/airfoil/airfoil.cpp",
+            "c-examples/common/naca_mesh.c",
+        ],
+        &["c-examples/common", "c-examples/airfoil"],
+        lib,
+    )
+}
+
 /// Build once per test process (tests that share a program call this).
 /// Different programs build concurrently; the same program builds once.
 pub fn build_once(p: &Program) -> PathBuf {
@@ -341,4 +398,154 @@ pub fn export_table_lines(text: &str) -> Vec<ExportLine<'_>> {
         }
     }
     out
+}
+
+/// The lines a program prints about its results (no banner, timing table,
+/// placement table or run times).
+pub fn results(stdout: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for l in stdout.lines() {
+        if l.contains("where each loop ran") {
+            break;
+        }
+        let skip = l.trim().is_empty()
+            || l.contains("Initializing OP2")
+            || l.contains("Using device")
+            || l.contains("op2-rs: loop")
+            || l.starts_with("Total plan time")
+            || l.contains("runtime")
+            || l.contains(';')
+            || l.starts_with("  count ")
+            || l.starts_with(" ---");
+        if !skip {
+            out.push(l);
+        }
+    }
+    out
+}
+
+/// `loops` rows in the placement table, each `device`, and no fallback
+/// line.
+pub fn all_on_device(r: &Run, loops: usize) {
+    let p = placements(&r.stdout);
+    assert_eq!(p.len(), loops, "placement table:\n{}", r.stdout);
+    for (name, place) in &p {
+        assert_eq!(place, "device", "loop {name}:\n{}", r.stdout);
+    }
+    assert!(
+        !r.stdout.contains("runs on the host"),
+        "no fallback:\n{}",
+        r.stdout
+    );
+}
+
+/// Same lines, numbers equal to `rel` (0: the same text).
+pub fn same_results(dev: &Run, host: &Run, rel: f64, min_lines: usize) {
+    dev.ok();
+    host.ok();
+    let (a, b) = (results(&dev.stdout), results(&host.stdout));
+    assert!(
+        a.len() >= min_lines,
+        "too few result lines:\n{}",
+        dev.stdout
+    );
+    assert_eq!(a.len(), b.len(), "device:\n{a:#?}\nhost:\n{b:#?}");
+    for (x, y) in a.iter().zip(&b) {
+        let (tx, ty): (Vec<&str>, Vec<&str>) = (
+            x.split_whitespace().collect(),
+            y.split_whitespace().collect(),
+        );
+        assert_eq!(tx.len(), ty.len(), "{x}\n{y}");
+        for (u, v) in tx.iter().zip(&ty) {
+            match (u.parse::<f64>(), v.parse::<f64>()) {
+                (Ok(p), Ok(q)) if rel > 0.0 => {
+                    let scale = p.abs().max(q.abs()).max(1e-300);
+                    assert!(
+                        (p - q).abs() / scale <= rel || (p - q).abs() < 1e-13,
+                        "{u} vs {v} beyond {rel}:\n{x}\n{y}"
+                    );
+                }
+                _ => assert_eq!(u, v, "device: {x}\nhost:   {y}"),
+            }
+        }
+    }
+}
+
+/// What c-examples' airfoil moves on a device library, in its transfer
+/// report: its 6 dats go up once at declaration and never again (no host
+/// loop writes them), the one fetch (q sums) comes down once, and each of
+/// the 3 indirect loops' plans goes up once.
+pub const AIRFOIL_TRANSFERS: [&str; 4] = [
+    " dats_placed=6 ",
+    " dat_uploads=0 ",
+    " dat_downloads=1 ",
+    " plans=3 ",
+];
+
+/// The transfer report a device library prints at op_exit with
+/// OP2_RS_DEVICE_STATS=1 holds each of `want` (` name=value ` fields).
+pub fn assert_transfers(stdout: &str, want: &[&str]) {
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("op2-rs device transfers:"))
+        .unwrap_or_else(|| panic!("no transfer report:\n{stdout}"));
+    for w in want {
+        assert!(line.contains(w), "{w} in {line}");
+    }
+}
+
+/// tests/c/device_args with `OP2_RS_CONFLICTS=atomics,pin=atomics`: its
+/// checks pass, and loop `pin` (which writes through a map: atomics cannot
+/// serve it) runs on the host with one line saying why, the only fallback.
+pub fn assert_pin_falls_back_once(r: &Run) {
+    r.ok();
+    assert!(r.stdout.contains("PASSED (0 wrong values)"), "{}", r.stdout);
+    let line = "op2-rs: loop pin runs on the host: loop pin: argument 0: OP_RW through a map needs colouring, not atomics";
+    assert_eq!(r.stdout.matches(line).count(), 1, "{}", r.stdout);
+    assert_eq!(
+        r.stdout.matches("runs on the host").count(),
+        1,
+        "{}",
+        r.stdout
+    );
+}
+
+/// How a device test runs a program: executable, arguments, variables.
+pub type Runner<'a> = &'a dyn Fn(&Path, &[&str], &[(&str, &str)]) -> Run;
+
+/// c-examples' jac, quadvec and reduction built as `{prefix}_jac`... against
+/// the device library `lib` and run by `dev`: jac and quadvec print
+/// libop2_seq's results (run by `host`) to 1e-12 relative, reduction passes
+/// its own checks (sums, minima, maxima, vector arguments; it prints no
+/// timing table, so OP2_RS_DEVICE_STATS asks for the placement table at
+/// op_exit), every loop on the device.
+pub fn jac_quadvec_reduction(
+    prefix: &str,
+    lib: &str,
+    args: (&[&str], &[&str]),
+    dev: Runner,
+    host: Runner,
+) {
+    let (jac_args, quad_args) = args;
+    for (app, args, loops, min_lines) in [("jac", jac_args, 2, 6), ("quadvec", quad_args, 2, 4)] {
+        let src = format!("c-examples/{app}/{app}.cpp");
+        let inc = format!("c-examples/{app}");
+        let build =
+            |l: &str| build_with(&format!("{prefix}_{app}"), Lang::Cxx17, &[&src], &[&inc], l);
+        let d = dev(&build(lib), args, &[]);
+        same_results(&d, &host(&build("op2_seq"), args, &[]), 1e-12, min_lines);
+        all_on_device(&d, loops);
+    }
+    let red = build_with(
+        &format!("{prefix}_reduction"),
+        Lang::Cxx17,
+        &["c-examples/reduction/reduction.cpp"],
+        &[],
+        lib,
+    );
+    let r = dev(&red, &[], &[("OP2_RS_DEVICE_STATS", "1")]);
+    r.ok();
+    assert!(r.stdout.contains("PASSED"), "{}", r.stdout);
+    assert_transfers(&r.stdout, &[]);
+    all_on_device(&r, 5);
 }

@@ -10,37 +10,15 @@
 //! argument. The cubins themselves run only on a GPU (the GPU bundle
 //! carries this cache: scripts/gpu_bundle.sh).
 
-use op2_tests::{out_dir, root, run_in, Lang, Run};
+use op2_tests::{elf_images, nvrtc_dir, out_dir, root, run_in, Lang, Run};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
-
-const MESH: &str = "c-examples/common/naca_mesh.c";
-
-/// NVRTC's directory (installing the toolkit from PyPI the first time).
-fn nvrtc_dir() -> &'static str {
-    static DIR: OnceLock<String> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let out = std::process::Command::new(root().join("scripts/cuda_toolkit.sh"))
-            .output()
-            .expect("scripts/cuda_toolkit.sh");
-        assert!(out.status.success(), "{out:?}");
-        let dir = String::from_utf8(out.stdout).unwrap().trim().to_string();
-        format!("{dir}/lib")
-    })
-}
 
 fn example(name: &str, lang: Lang, srcs: &[&str], inc: &[&str], lib: &str) -> PathBuf {
     op2_tests::build_with(name, lang, srcs, inc, lib)
 }
 
 fn airfoil(lib: &str) -> PathBuf {
-    example(
-        "cul_airfoil",
-        Lang::Cxx17,
-        &["c-examples/airfoil/airfoil.cpp", MESH],
-        &["c-examples/common", "c-examples/airfoil"],
-        lib,
-    )
+    op2_tests::c_airfoil("cul_airfoil", lib)
 }
 
 /// A run on the simulated device compiling for sm_90, with the cache in
@@ -94,17 +72,6 @@ fn results(stdout: &str) -> Vec<&str> {
         .collect()
 }
 
-/// The cache's entries holding an ELF image (a cubin).
-fn cubins(cache: &Path) -> usize {
-    std::fs::read_dir(cache)
-        .map(|d| {
-            d.filter_map(|e| std::fs::read(e.ok()?.path()).ok())
-                .filter(|b| b.windows(4).any(|w| w == b"\x7fELF"))
-                .count()
-        })
-        .unwrap_or(0)
-}
-
 const COMPILED: &str = "compiled for sm_90 by NVRTC; the device is simulated in host memory (OP2_RS_DEVICE=host) and runs no CUDA code";
 
 #[test]
@@ -142,7 +109,7 @@ fn airfoil_loops_compile_with_nvrtc_into_the_cache_and_answers_stay_the_hosts() 
     }
     assert_eq!(results(&r.stdout), results(&host.stdout));
     assert_eq!(
-        cubins(&cache),
+        elf_images(&cache),
         5,
         "one cubin per loop in {}",
         cache.display()
@@ -159,7 +126,7 @@ fn airfoil_loops_compile_with_nvrtc_into_the_cache_and_answers_stay_the_hosts() 
     let f = fallbacks(&none.stdout);
     assert_eq!(f.len(), 5, "{}", none.stdout);
     if f.iter().all(|(_, w)| w.starts_with("NVRTC not found")) {
-        assert_eq!(cubins(&empty), 0);
+        assert_eq!(elf_images(&empty), 0);
     } else {
         println!("note: NVRTC is on this system's library path");
     }
@@ -215,7 +182,7 @@ fn jac_quadvec_reduction_loops_compile_in_both_schemes() {
             total += loops;
         }
         assert!(runs[2].0.stdout.contains("PASSED"), "{}", runs[2].0.stdout);
-        assert_eq!(cubins(&cache), total, "{scheme}");
+        assert_eq!(elf_images(&cache), total, "{scheme}");
     }
 }
 
@@ -246,7 +213,7 @@ fn every_argument_kind_compiles_in_every_scheme() {
         let f = fallbacks(&r.stdout);
         assert_eq!(f.len(), 4, "{scheme}:\n{}", r.stdout);
         assert!(f.iter().all(|(_, w)| w == COMPILED), "{scheme}: {f:?}");
-        assert_eq!(cubins(&cache), 5, "{scheme}");
+        assert_eq!(elf_images(&cache), 5, "{scheme}");
     }
 }
 

@@ -13,7 +13,9 @@
 //! libop2_mpi_cuda: the same loops compiled by NVRTC on every rank (on the
 //! simulated device, where they then run on the host).
 
-use op2_tests::{lib_dir, mpirun, out_dir, placements, root, Run};
+use op2_tests::{
+    cuda_emu_dir, elf_images, lib_dir, mpirun, nvrtc_dir, out_dir, placements, root, Run,
+};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -182,40 +184,48 @@ fn moved(r: &Run, name: &str) -> u64 {
         .unwrap_or_else(|| panic!("no {name} in the transfer report:\n{}", ctx(r)))
 }
 
-/// airfoil_mpi on 2 ranks (RANDOM partition, 3,000 cells, 100 iterations):
-/// its own checks pass and every iteration's rms is libop2_mpi's to 1e-12
-/// relative (the device sums a loop's rms in another order), with all five
-/// loops on the device; the rows each exchange sends are gathered on the
-/// device (never the whole dat brought down), with the dats' device copies
-/// AoS and, with OP_AUTO_SOA, SoA (transposed rows gathered and halo rows
-/// uploaded per component); with two-level colouring (the core colours
-/// run while the halos travel) and with atomics (the exchange completes
-/// first).
-#[test]
-fn airfoil_over_ranks_on_the_device_as_on_host_threads() {
+/// airfoil_mpi on 2 ranks (RANDOM partition, 3,000 cells, 100 iterations)
+/// built as `name` on the device library `lib` and on libop2_mpi: its own
+/// checks pass and every iteration's rms is libop2_mpi's to 1e-12 relative
+/// (the device sums a loop's rms in another order), with all five loops on
+/// the device; the rows each exchange sends are gathered on the device
+/// (never the whole dat brought down), with the dats' device copies AoS
+/// and, with OP_AUTO_SOA, SoA (transposed rows gathered and halo rows
+/// uploaded per component); with two-level colouring (the core colours run
+/// while the halos travel) and with atomics (the exchange completes
+/// first). Each device run has the variables `env` too and passes `check`.
+fn airfoil_over_two_ranks(
+    name: &str,
+    lib: &str,
+    cache: &Path,
+    env: &[(&str, &str)],
+    check: &dyn Fn(&str, &Run),
+) {
     let sources = &[
         "c-examples/airfoil/airfoil_mpi.cpp",
         "c-examples/common/naca_mesh.c",
     ];
     let inc = &["c-examples/common", "c-examples/airfoil"];
-    let dev = build("airfoil_mpi", sources, inc, "op2_mpi_opencl");
-    let host = build("airfoil_mpi", sources, inc, "op2_mpi");
+    let dev = build(name, sources, inc, lib);
+    let host = build(name, sources, inc, "op2_mpi");
     let args = [
         "--cells=3000",
         "--iters=100",
         "--part=RANDOM",
         "--rms=rms.txt",
     ];
-    let (rh, dh) = run_np(&host, 2, &args, "airfoil-host");
+    let (rh, dh) = run_np(&host, 2, &args, &format!("{name}-host"));
     assert_eq!(rh.status, Some(0), "{}", ctx(&rh));
-    let cache = out_dir().join("opencl-cache");
     let variants: [(&str, &[(&str, &str)]); 3] = [
-        ("airfoil-dev", &[]),
-        ("airfoil-dev-soa", &[("OP_AUTO_SOA", "1")]),
-        ("airfoil-dev-atomics", &[("OP2_RS_CONFLICTS", "atomics")]),
+        ("", &[]),
+        ("-soa", &[("OP_AUTO_SOA", "1")]),
+        ("-atomics", &[("OP2_RS_CONFLICTS", "atomics")]),
     ];
-    for (tag, env) in variants {
-        let (rd, dd) = mpirun_env(&dev, 2, &args, tag, &cache, env);
+    for (suffix, vars) in variants {
+        let tag = format!("{name}-{lib}{suffix}");
+        let mut all = env.to_vec();
+        all.extend_from_slice(vars);
+        let (rd, dd) = mpirun_env(&dev, 2, &args, &tag, cache, &all);
         assert_eq!(rd.status, Some(0), "{tag}: {}", ctx(&rd));
         assert!(rd.stdout.contains("checks: OK"), "{}", ctx(&rd));
         on_device(&rd, 5, &[]);
@@ -224,8 +234,12 @@ fn airfoil_over_ranks_on_the_device_as_on_host_threads() {
         // SoA copies are transposed at placement (thousands of values: far
         // from the report's 0.000 ms)
         let untransposed = rd.stdout.contains(" soa_transpose_ms=0.000");
-        let soa = env.iter().any(|(k, _)| *k == "OP_AUTO_SOA");
-        assert_eq!(untransposed, !soa, "{tag}: SoA copies: {}", ctx(&rd));
+        assert_eq!(
+            untransposed,
+            suffix != "-soa",
+            "{tag}: SoA copies: {}",
+            ctx(&rd)
+        );
         let (a, b) = (rms(&dd), rms(&dh));
         assert_eq!(a.len(), 100);
         assert_eq!(a.len(), b.len());
@@ -236,7 +250,42 @@ fn airfoil_over_ranks_on_the_device_as_on_host_threads() {
                 i + 1
             );
         }
+        check(&tag, &rd);
     }
+}
+
+/// [`airfoil_over_two_ranks`] on libop2_mpi_opencl (PoCL's CPU device).
+#[test]
+fn airfoil_over_ranks_on_the_device_as_on_host_threads() {
+    let cache = out_dir().join("opencl-cache");
+    airfoil_over_two_ranks("airfoil_mpi", "op2_mpi_opencl", &cache, &[], &|_, _| {});
+}
+
+/// [`airfoil_over_two_ranks`] on libop2_mpi_cuda, each rank with an
+/// emulated GPU (scripts/cuda_emu.sh: CUDA kernels run on the host; not a
+/// GPU), each rank's emulated driver running the library's CUDA row
+/// gather. Built under its own name: the test above builds airfoil_mpi at
+/// the same time.
+#[test]
+fn airfoil_over_ranks_on_emulated_cuda_devices() {
+    let cache = out_dir().join("cuda-emu-cache");
+    let env = [("LD_LIBRARY_PATH", cuda_emu_dir()), ("OP2EMU_STATS", "1")];
+    airfoil_over_two_ranks(
+        "airfoil_mpi_emu",
+        "op2_mpi_cuda",
+        &cache,
+        &env,
+        &|tag, rd| {
+            assert!(rd.stdout.contains("op2-rs CUDA emulator"), "{}", ctx(rd));
+            let gathers = rd
+                .stderr
+                .lines()
+                .filter(|l| l.starts_with("op2-rs CUDA emulator: launches:"))
+                .filter(|l| l.contains(" op2rs_gather_rows="))
+                .count();
+            assert_eq!(gathers, 2, "{tag}: {}", ctx(rd));
+        },
+    );
 }
 
 /// mpi_reduce on libop2_mpi_cuda, 2 ranks, simulated device with
@@ -250,11 +299,6 @@ fn mpi_cuda_compiles_op_seq_loops_with_nvrtc_on_every_rank() {
         &[],
         "op2_mpi_cuda",
     );
-    let out = Command::new(root().join("scripts/cuda_toolkit.sh"))
-        .output()
-        .expect("scripts/cuda_toolkit.sh");
-    assert!(out.status.success(), "{out:?}");
-    let nvrtc = format!("{}/lib", String::from_utf8(out.stdout).unwrap().trim());
     let cache = out_dir().join("runs").join("mpi-device-cubins");
     let _ = std::fs::remove_dir_all(&cache);
     let (r, _) = mpirun_env(
@@ -266,7 +310,7 @@ fn mpi_cuda_compiles_op_seq_loops_with_nvrtc_on_every_rank() {
         &[
             ("OP2_RS_DEVICE", "host"),
             ("OP2_RS_CUDA_ARCH", "sm_90"),
-            ("LD_LIBRARY_PATH", &nvrtc),
+            ("LD_LIBRARY_PATH", nvrtc_dir()),
         ],
     );
     assert_eq!(r.status, Some(0), "{}", ctx(&r));
@@ -277,10 +321,5 @@ fn mpi_cuda_compiles_op_seq_loops_with_nvrtc_on_every_rank() {
         .filter(|l| l.contains("runs on the host: compiled for sm_90 by NVRTC"))
         .count();
     assert_eq!(compiled, 5, "{}", ctx(&r));
-    let cubins = std::fs::read_dir(&cache)
-        .unwrap()
-        .flatten()
-        .filter(|e| std::fs::read(e.path()).is_ok_and(|b| b.windows(4).any(|w| w == b"\x7fELF")))
-        .count();
-    assert_eq!(cubins, 5);
+    assert_eq!(elf_images(&cache), 5);
 }

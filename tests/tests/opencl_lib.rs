@@ -10,23 +10,18 @@
 //! OpenCL compiler), OP_FALLBACK_MODE, no OpenCL platform, and a corrupt
 //! compiled-program cache.
 
-use op2_tests::{build_once, out_dir, placements, root, run_in, Lang, Program, Run};
+use op2_tests::{
+    all_on_device, assert_pin_falls_back_once, assert_transfers, build_once, out_dir, placements,
+    results, root, run_in, same_results, Lang, Program, Run,
+};
 use std::path::{Path, PathBuf};
-
-const MESH: &str = "c-examples/common/naca_mesh.c";
 
 fn example(name: &str, lang: Lang, srcs: &[&str], inc: &[&str], lib: &str) -> PathBuf {
     op2_tests::build_with(name, lang, srcs, inc, lib)
 }
 
 fn airfoil(lib: &str) -> PathBuf {
-    example(
-        "ocl_airfoil",
-        Lang::Cxx17,
-        &["c-examples/airfoil/airfoil.cpp", MESH],
-        &["c-examples/common", "c-examples/airfoil"],
-        lib,
-    )
+    op2_tests::c_airfoil("ocl_airfoil", lib)
 }
 
 /// A cache directory shared by the tests of this process (compiled once).
@@ -39,73 +34,6 @@ fn run_with(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut all: Vec<(&str, &str)> = vec![("OP2_RS_CACHE_DIR", cache.to_str().unwrap())];
     all.extend_from_slice(env);
     run_in(exe, args, &out_dir().join("runs").join("opencl"), &all)
-}
-
-/// The lines a program prints about its results (no banner, timing table,
-/// placement table or run times).
-fn results(stdout: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    for l in stdout.lines() {
-        if l.contains("where each loop ran") {
-            break;
-        }
-        let skip = l.trim().is_empty()
-            || l.contains("Initializing OP2")
-            || l.contains("Using device")
-            || l.contains("runtime")
-            || l.contains(';')
-            || l.starts_with("  count ")
-            || l.starts_with(" ---");
-        if !skip {
-            out.push(l);
-        }
-    }
-    out
-}
-
-fn all_on_device(r: &Run, loops: usize) {
-    let p = placements(&r.stdout);
-    assert_eq!(p.len(), loops, "placement table:\n{}", r.stdout);
-    for (name, place) in &p {
-        assert_eq!(place, "device", "loop {name}:\n{}", r.stdout);
-    }
-    assert!(
-        !r.stdout.contains("runs on the host"),
-        "no fallback:\n{}",
-        r.stdout
-    );
-}
-
-/// Same lines, numbers equal to `rel` (0: the same text).
-fn same_results(dev: &Run, host: &Run, rel: f64, min_lines: usize) {
-    dev.ok();
-    host.ok();
-    let (a, b) = (results(&dev.stdout), results(&host.stdout));
-    assert!(
-        a.len() >= min_lines,
-        "too few result lines:\n{}",
-        dev.stdout
-    );
-    assert_eq!(a.len(), b.len(), "device:\n{a:#?}\nhost:\n{b:#?}");
-    for (x, y) in a.iter().zip(&b) {
-        let (tx, ty): (Vec<&str>, Vec<&str>) = (
-            x.split_whitespace().collect(),
-            y.split_whitespace().collect(),
-        );
-        assert_eq!(tx.len(), ty.len(), "{x}\n{y}");
-        for (u, v) in tx.iter().zip(&ty) {
-            match (u.parse::<f64>(), v.parse::<f64>()) {
-                (Ok(p), Ok(q)) if rel > 0.0 => {
-                    let scale = p.abs().max(q.abs()).max(1e-300);
-                    assert!(
-                        (p - q).abs() / scale <= rel || (p - q).abs() < 1e-13,
-                        "{u} vs {v} beyond {rel}:\n{x}\n{y}"
-                    );
-                }
-                _ => assert_eq!(u, v, "device: {x}\nhost:   {y}"),
-            }
-        }
-    }
 }
 
 #[test]
@@ -134,19 +62,7 @@ fn airfoil_on_the_device_prints_seq_residuals_every_loop_on_the_device() {
         &args,
         &[("OP2_RS_DEVICE_STATS", "1")],
     );
-    let line = stats
-        .stdout
-        .lines()
-        .find(|l| l.starts_with("op2-rs device transfers:"))
-        .unwrap_or_else(|| panic!("{}", stats.stdout));
-    for want in [
-        " dats_placed=6 ",
-        " dat_uploads=0 ",
-        " dat_downloads=1 ",
-        " plans=3 ",
-    ] {
-        assert!(line.contains(want), "{want} in {line}");
-    }
+    assert_transfers(&stats.stdout, &op2_tests::AIRFOIL_TRANSFERS);
     // atomics instead of colouring: the printed residuals still
     let atomics = run_with(
         &airfoil("op2_opencl"),
@@ -176,57 +92,13 @@ fn airfoil_on_the_device_prints_seq_residuals_every_loop_on_the_device() {
 
 #[test]
 fn jac_quadvec_reduction_on_the_device() {
-    let jac = |lib| {
-        example(
-            "ocl_jac",
-            Lang::Cxx17,
-            &["c-examples/jac/jac.cpp"],
-            &["c-examples/jac"],
-            lib,
-        )
-    };
-    let dev = run_with(&jac("op2_opencl"), &["--iters=1000"], &[]);
-    same_results(
-        &dev,
-        &run_with(&jac("op2_seq"), &["--iters=1000"], &[]),
-        1e-12,
-        6,
-    );
-    all_on_device(&dev, 2);
-
-    let quad = |lib| {
-        example(
-            "ocl_quadvec",
-            Lang::Cxx17,
-            &["c-examples/quadvec/quadvec.cpp"],
-            &["c-examples/quadvec"],
-            lib,
-        )
-    };
-    let args = ["--nx=120", "--ny=90", "--iters=40"];
-    let dev = run_with(&quad("op2_opencl"), &args, &[]);
-    same_results(&dev, &run_with(&quad("op2_seq"), &args, &[]), 1e-12, 4);
-    all_on_device(&dev, 2);
-
-    // reduction checks its own answers (sums, minima, maxima, vector args);
-    // it prints no timing table: OP2_RS_DEVICE_STATS asks for the report
-    // (transfers, where each loop ran) at op_exit
-    let red = example(
-        "ocl_reduction",
-        Lang::Cxx17,
-        &["c-examples/reduction/reduction.cpp"],
-        &[],
+    op2_tests::jac_quadvec_reduction(
+        "ocl",
         "op2_opencl",
+        (&["--iters=1000"], &["--nx=120", "--ny=90", "--iters=40"]),
+        &|exe, args, env| run_with(exe, args, env),
+        &|exe, args, env| run_with(exe, args, env),
     );
-    let r = run_with(&red, &[], &[("OP2_RS_DEVICE_STATS", "1")]);
-    r.ok();
-    assert!(r.stdout.contains("PASSED"), "{}", r.stdout);
-    assert!(
-        r.stdout.contains("op2-rs device transfers:"),
-        "{}",
-        r.stdout
-    );
-    all_on_device(&r, 5);
 }
 
 #[test]
@@ -310,16 +182,7 @@ fn every_argument_kind_runs_on_the_device_in_every_scheme() {
         all_on_device(&r, 4);
     }
     let r = run_with(&exe, &[], &[("OP2_RS_CONFLICTS", "atomics,pin=atomics")]);
-    r.ok();
-    assert!(r.stdout.contains("PASSED (0 wrong values)"), "{}", r.stdout);
-    let line = "op2-rs: loop pin runs on the host: loop pin: argument 0: OP_RW through a map needs colouring, not atomics";
-    assert_eq!(r.stdout.matches(line).count(), 1, "{}", r.stdout);
-    assert_eq!(
-        r.stdout.matches("runs on the host").count(),
-        1,
-        "{}",
-        r.stdout
-    );
+    assert_pin_falls_back_once(&r);
 }
 
 fn fallback_program() -> PathBuf {
@@ -496,13 +359,7 @@ fn helpers_of_the_main_file_and_direct_increments() {
     assert!(r.stdout.contains("PASSED (0 wrong values"), "{}", r.stdout);
     all_on_device(&r, 1);
     // op_print_dat_to_txtfile brought u back; op_fetch_data after it did not
-    let line = r
-        .stdout
-        .lines()
-        .find(|l| l.starts_with("op2-rs device transfers:"))
-        .unwrap_or_else(|| panic!("{}", r.stdout));
-    assert!(line.contains(" dat_downloads=1 "), "{line}");
-    assert!(line.contains(" dat_uploads=0 "), "{line}");
+    assert_transfers(&r.stdout, &[" dat_downloads=1 ", " dat_uploads=0 "]);
     let txt = std::fs::read_to_string(out_dir().join("runs/opencl/u.txt")).unwrap();
     let vals: Vec<f64> = txt
         .split_whitespace()

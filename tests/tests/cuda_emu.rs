@@ -1,0 +1,269 @@
+//! libop2_cuda's whole device path for unchanged op_seq.h programs, run on
+//! the CUDA emulator (tests/cuda-emu, built by scripts/cuda_emu.sh): an
+//! emulated driver (libcuda.so.1: one GPU of compute capability 9.0 whose
+//! kernels run on the host, each block's threads as fibers switching at
+//! __syncthreads(), device memory guarded against stray writes) and an
+//! emulated NVRTC (libnvrtc.so.13: the CUDA C++ the library writes,
+//! compiled by g++). Nothing here runs on a GPU; what it shows is that the
+//! library's CUDA host path (generation, compilation, cache, module load,
+//! constants, launch parameters, dynamic shared memory, reductions,
+//! transfers) and the CUDA dialect's code give libop2_seq's answers, as
+//! the OpenCL dialect does on PoCL (tests/tests/opencl_lib.rs):
+//! c-examples' airfoil in the three conflict schemes and with SoA device
+//! copies, tests/c/device_args (every argument kind, checking itself) with
+//! a block's threads run forwards and backwards, jac, quadvec and
+//! reduction, blocks of 1,024 threads needing more than 48 KiB of shared
+//! memory, a helper function from the program's main file. Then the
+//! failure paths a GPU would take: cached cubins the driver refuses are
+//! compiled again, a failed launch stops the program naming the loop.
+
+use op2_tests::{
+    all_on_device, assert_pin_falls_back_once, assert_transfers, cuda_emu_dir, elf_images,
+    nvrtc_dir, out_dir, placements, results, run_in, same_results, Lang, Run,
+};
+use std::path::{Path, PathBuf};
+
+fn example(name: &str, lang: Lang, srcs: &[&str], inc: &[&str], lib: &str) -> PathBuf {
+    op2_tests::build_with(name, lang, srcs, inc, lib)
+}
+
+fn airfoil(lib: &str) -> PathBuf {
+    op2_tests::c_airfoil("emu_airfoil", lib)
+}
+
+/// A run on the emulated GPU with the compiled-program cache `cache`.
+fn run_emu(exe: &Path, args: &[&str], cache: &Path, env: &[(&str, &str)]) -> Run {
+    let mut all: Vec<(&str, &str)> = vec![
+        ("LD_LIBRARY_PATH", cuda_emu_dir()),
+        ("OP2_RS_CACHE_DIR", cache.to_str().unwrap()),
+    ];
+    all.extend_from_slice(env);
+    run_in(exe, args, &out_dir().join("runs").join("cuda-emu"), &all)
+}
+
+/// The cache the tests of this process share (each loop compiled once).
+fn shared_cache() -> PathBuf {
+    out_dir().join("cuda-emu-cache")
+}
+
+fn run_host(exe: &Path, args: &[&str]) -> Run {
+    run_host_env(exe, args, &[])
+}
+
+fn run_host_env(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    run_in(exe, args, &out_dir().join("runs").join("cuda-emu"), env)
+}
+
+/// The residual lines (airfoil prints them every 100 iterations).
+fn rms(r: &Run) -> Vec<String> {
+    results(&r.stdout)
+        .into_iter()
+        .filter(|l| !l.contains("sums"))
+        .map(String::from)
+        .collect()
+}
+
+fn device_name(r: &Run) {
+    assert!(
+        r.stdout
+            .contains("Using device: CUDA: op2-rs CUDA emulator (host CPU) (sm_90)"),
+        "{}\n{}",
+        r.stdout,
+        r.stderr
+    );
+}
+
+#[test]
+fn airfoil_on_the_emulated_gpu_prints_seq_residuals_in_every_scheme() {
+    let args = ["--cells=2000", "--iters=200"];
+    let exe = airfoil("op2_cuda");
+    let cache = shared_cache();
+    let schemes: [(&str, &[(&str, &str)]); 4] = [
+        ("colour2", &[]),
+        ("colour2-global", &[("OP2_RS_CONFLICTS", "colour2-global")]),
+        ("atomics", &[("OP2_RS_CONFLICTS", "atomics")]),
+        (
+            "atomics, SoA",
+            &[("OP2_RS_CONFLICTS", "atomics"), ("OP_AUTO_SOA", "1")],
+        ),
+    ];
+    for (tag, env) in schemes {
+        // libop2_seq with the same variables (OP_AUTO_SOA prints a line)
+        let host = run_host_env(&airfoil("op2_seq"), &args, env);
+        let dev = run_emu(&exe, &args, &cache, env);
+        device_name(&dev);
+        assert_eq!(rms(&dev), rms(&host), "{tag}: the printed residuals");
+        same_results(&dev, &host, 1e-12, 3);
+        all_on_device(&dev, 5);
+    }
+    // two-level colouring: each value's increments in the plan's order,
+    // whatever order a block's threads run in
+    let fwd = run_emu(&exe, &args, &cache, &[]);
+    let rev = run_emu(&exe, &args, &cache, &[("OP2EMU_ORDER", "reverse")]);
+    rev.ok();
+    assert_eq!(results(&rev.stdout), results(&fwd.stdout));
+    // the state machine as on OpenCL: declared dats go up once, the one
+    // fetch comes down once, each indirect loop's plan goes up once
+    let stats = run_emu(&exe, &args, &cache, &[("OP2_RS_DEVICE_STATS", "1")]);
+    assert_transfers(&stats.stdout, &op2_tests::AIRFOIL_TRANSFERS);
+}
+
+/// The most dynamic shared memory one launch of `kernel` had (the
+/// emulator's OP2EMU_STATS line).
+fn most_shared(r: &Run, kernel: &str) -> usize {
+    let line = r
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("op2-rs CUDA emulator: launches:"))
+        .unwrap_or_else(|| panic!("no launch statistics:\n{}", r.stderr));
+    let entry = line
+        .split(' ')
+        .find_map(|w| w.strip_prefix(&format!("{kernel}=")[..]))
+        .unwrap_or_else(|| panic!("{kernel} not launched: {line}"));
+    entry.split_once('/').map_or(0, |(_, b)| b.parse().unwrap())
+}
+
+/// Blocks of 1024 threads: res_calc's staged block needs more than the
+/// 48 KiB of shared memory a kernel gets without asking, so the library
+/// raises the function's limit first (the emulated driver refuses a launch
+/// over the limit, as a GPU's does); the answers stay libop2_seq's.
+#[test]
+fn staged_blocks_over_48_kib_of_shared_memory_raise_the_limit() {
+    let args = ["--cells=20000", "--iters=10"];
+    let host = run_host(&airfoil("op2_seq"), &args);
+    let env = [("OP2_RS_BLOCK_SIZE", "1024"), ("OP2EMU_STATS", "1")];
+    let dev = run_emu(&airfoil("op2_cuda"), &args, &shared_cache(), &env);
+    same_results(&dev, &host, 1e-12, 1);
+    all_on_device(&dev, 5);
+    let res = most_shared(&dev, "op2_k_res_calc");
+    assert!(res > 48 * 1024, "res_calc had {res} bytes");
+}
+
+/// tests/c/device_args checks every argument kind against plain C++ loops
+/// (tests/tests/opencl_lib.rs lists them); on the emulated GPU in every
+/// scheme, with a block's threads run forwards and backwards between
+/// barriers, all four loops on the device; `pin` named for atomics runs on
+/// the host with one line.
+#[test]
+fn every_argument_kind_on_the_emulated_gpu_in_every_scheme() {
+    let exe = example(
+        "emu_device_args",
+        Lang::Cxx17,
+        &["tests/c/device_args/device_args.cpp"],
+        &["tests/c/device_args"],
+        "op2_cuda",
+    );
+    let cache = shared_cache();
+    for scheme in ["colour2", "colour2-global", "atomics"] {
+        for order in ["forward", "reverse"] {
+            let env = [("OP2_RS_CONFLICTS", scheme), ("OP2EMU_ORDER", order)];
+            let r = run_emu(&exe, &[], &cache, &env);
+            r.ok();
+            assert!(
+                r.stdout.contains("PASSED (0 wrong values)"),
+                "{scheme}, {order}:\n{}",
+                r.stdout
+            );
+            all_on_device(&r, 4);
+        }
+    }
+    let env = [("OP2_RS_CONFLICTS", "atomics,pin=atomics")];
+    let r = run_emu(&exe, &[], &cache, &env);
+    assert_pin_falls_back_once(&r);
+}
+
+#[test]
+fn jac_quadvec_reduction_on_the_emulated_gpu() {
+    let cache = shared_cache();
+    op2_tests::jac_quadvec_reduction(
+        "emu",
+        "op2_cuda",
+        (&["--iters=300"], &["--nx=60", "--ny=45", "--iters=20"]),
+        &|exe, args, env| run_emu(exe, args, &cache, env),
+        &|exe, args, env| run_host_env(exe, args, env),
+    );
+}
+
+/// A cached cubin the driver will not load (here: real NVRTC's sm_90
+/// cubins, which the emulated driver refuses as a GPU's driver refuses an
+/// image it cannot run) is compiled again, once, replacing the entry: the
+/// loops still run on the device, and the next run loads the new entries.
+#[test]
+fn cubins_the_driver_refuses_are_compiled_again() {
+    let args = ["--cells=500", "--iters=20"];
+    let cache = out_dir().join("cuda-emu-refused");
+    let _ = std::fs::remove_dir_all(&cache);
+    let exe = airfoil("op2_cuda");
+    // the real NVRTC fills the cache (a device simulated in host memory)
+    let sim = run_in(
+        &exe,
+        &args,
+        &out_dir().join("runs").join("cuda-emu"),
+        &[
+            ("OP2_RS_DEVICE", "host"),
+            ("OP2_RS_CUDA_ARCH", "sm_90"),
+            ("OP2_RS_CACHE_DIR", cache.to_str().unwrap()),
+            ("LD_LIBRARY_PATH", nvrtc_dir()),
+        ],
+    );
+    sim.ok();
+    assert_eq!(elf_images(&cache), 5, "{}", sim.stdout);
+    let refused = "op2-rs CUDA emulator: cuModuleLoadData: not an image of the emulated NVRTC (ELF machine 190)";
+    let first = run_emu(&exe, &args, &cache, &[]);
+    assert_eq!(first.stderr.matches(refused).count(), 5, "{}", first.stderr);
+    all_on_device(&first, 5);
+    let host = run_host(&airfoil("op2_seq"), &args);
+    same_results(&first, &host, 1e-12, 2);
+    let second = run_emu(&exe, &args, &cache, &[]);
+    assert!(!second.stderr.contains(refused), "{}", second.stderr);
+    all_on_device(&second, 5);
+    assert_eq!(results(&second.stdout), results(&first.stdout));
+}
+
+/// A launch the device reports as failed stops the program with OP2's
+/// error line naming the loop and the driver's error, and a non-zero
+/// status (the emulator fails every launch of res_calc's kernel).
+#[test]
+fn a_failed_launch_stops_the_program_naming_the_loop() {
+    let r = run_emu(
+        &airfoil("op2_cuda"),
+        &["--cells=500", "--iters=2"],
+        &shared_cache(),
+        &[("OP2EMU_FAIL", "op2_k_res_calc")],
+    );
+    assert_eq!(r.status, Some(1), "{}\n{}", r.stdout, r.stderr);
+    let all = format!("{}{}", r.stdout, r.stderr);
+    assert!(
+        all.contains(
+            "OP2 error in op_par_loop (loop \"res_calc\"): device: cuLaunchKernel: CUDA_ERROR_LAUNCH_FAILED"
+        ),
+        "{all}"
+    );
+    assert!(
+        r.stderr.contains(
+            "op2-rs CUDA emulator: cuLaunchKernel: op2_k_res_calc: fails as OP2EMU_FAIL asks"
+        ),
+        "{}",
+        r.stderr
+    );
+    assert!(placements(&r.stdout).is_empty(), "{}", r.stdout);
+}
+
+/// A kernel calling a helper function its header does not define (the
+/// program's main file does): the first compile fails naming it (the
+/// emulated NVRTC words that as NVRTC does), the library adds the main
+/// file's helpers and compiles again; the loop runs on the device.
+#[test]
+fn helpers_of_the_main_file_on_the_emulated_gpu() {
+    let exe = example(
+        "emu_helpers",
+        Lang::C99,
+        &["tests/c/opencl_helpers/main.c"],
+        &["tests/c/opencl_helpers"],
+        "op2_cuda",
+    );
+    let r = run_emu(&exe, &[], &shared_cache(), &[]);
+    r.ok();
+    assert!(r.stdout.contains("PASSED (0 wrong values"), "{}", r.stdout);
+    all_on_device(&r, 1);
+}
