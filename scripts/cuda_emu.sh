@@ -19,7 +19,9 @@
 # memory a launch asked for, barriers not reached by a whole block. It is
 # not a GPU: no warps, no concurrency between threads, no timing; what runs
 # on one is said in BENCHMARKS.md. Options: OP2EMU_ORDER=reverse,
-# OP2EMU_FAIL=KERNEL, OP2EMU_CXX (tests/cuda-emu/*.cpp say what they do).
+# OP2EMU_FAIL=KERNEL, OP2EMU_STATS=1, OP2EMU_TSAN=1 (a race checker for
+# programs built with -fsanitize=thread), OP2EMU_CXX (tests/cuda-emu/*.cpp
+# say what they do).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SRC=$PWD/tests/cuda-emu

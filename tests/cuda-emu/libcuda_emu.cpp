@@ -8,12 +8,14 @@
 // after each allocation. Modules are shared objects made by the emulated
 // NVRTC (libnvrtc_emu.cpp); anything else (a real cubin) is
 // CUDA_ERROR_INVALID_IMAGE. A launch runs its blocks one after another, each
-// block's threads as fibers (ucontext) on the calling thread, switching at
-// __syncthreads(). Checked, with a line on stderr naming the call:
+// block's threads as fibers on the calling thread, switching at
+// __syncthreads(); each block's shared memory is fresh (0xFF bytes: NaN).
+// Checked, with a line on stderr naming the call:
 //  - transfers and memsets inside one allocation (or a module's global);
 //  - dynamic shared memory within the default 48 KiB, or within what
 //    cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) allowed (at most
-//    227 KiB), and never written past (guard bytes after it);
+//    227 KiB), and neither it nor a shared array written past (guard
+//    bytes after each);
 //  - every allocation's guard bytes after each launch (a kernel writing
 //    outside its buffers: CUDA_ERROR_ILLEGAL_ADDRESS, sticky as on a GPU);
 //  - __syncthreads() reached by all threads of a block, the same number of
@@ -24,6 +26,8 @@
 // test what a library does then). OP2EMU_STATS=1 prints, at exit, how
 // many times each kernel was launched and the most dynamic shared memory
 // one launch of it had (one line on stderr: NAME=COUNT[/BYTES]).
+// OP2EMU_TSAN=1: a race checker with ThreadSanitizer ("ThreadSanitizer"
+// below).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -100,7 +104,7 @@ struct Module {
 struct Func {
   Module *module;
   std::string name;
-  void (*launch)(op2emu_ctx *, void **);
+  void (*launch)(void **);
   int max_dyn = DEFAULT_DYN_SHARED;
 };
 
@@ -173,6 +177,64 @@ CUresult ready(const char *call) {
   return sticky;
 }
 
+// ---- ThreadSanitizer ---------------------------------------------------------
+// With OP2EMU_TSAN=1, in a program built with -fsanitize=thread (the
+// emulated NVRTC then compiles kernels with it too), every thread of a
+// block is a TSan fiber and the driver tells TSan what orders them on a
+// GPU: the launch before a block's first instruction, __syncthreads()
+// within a block, the end of the launch before what the host does next;
+// nothing orders two blocks of one launch. TSan then reports two threads
+// touching one location, one of them writing, with none of that between
+// them: a missing barrier, or a colouring that lets two threads (or two
+// blocks) of one launch write one value. Fibers are reused for the same
+// thread index, so thread t of one block is ordered after thread t of an
+// earlier block. Shared memory is never freed in this mode (a free would
+// have to be ordered after the block's threads, which would order the
+// blocks). Each block's threads are new TSan fibers on freshly mapped
+// stacks (the top TSAN_STACK bytes: mapping them again clears what TSan
+// knew of the previous block's use), so no thread of a block is ordered
+// after a thread of an earlier block of the same launch.
+struct Tsan {
+  void *(*current)() = nullptr;
+  void *(*create)(unsigned) = nullptr;
+  void (*destroy)(void *) = nullptr;
+  void (*to_fiber)(void *, unsigned) = nullptr;
+  void (*acquire)(void *) = nullptr;
+  void (*release)(void *) = nullptr;
+  bool on = false;
+  void *host = nullptr;       // the fiber the launch runs on
+  char *start = nullptr;      // the block's start token (the host's release)
+  std::vector<char *> phases; // the block's barrier k: token k
+  char end;                   // the launch's end token
+  // token of barrier k of this block (fresh for each block, never freed:
+  // TSan keys its clocks by address)
+  char *phase(unsigned k) {
+    while (phases.size() <= k) phases.push_back(new char);
+    return phases[k];
+  }
+};
+Tsan tsan;
+constexpr unsigned TSAN_NO_SYNC = 1; // __tsan_switch_to_fiber_no_sync
+constexpr size_t TSAN_STACK = 64 * 1024;
+
+void tsan_init() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  const char *v = getenv("OP2EMU_TSAN");
+  if (!v || strcmp(v, "1") != 0) return;
+  tsan.current = (void *(*)())dlsym(RTLD_DEFAULT, "__tsan_get_current_fiber");
+  tsan.create = (void *(*)(unsigned))dlsym(RTLD_DEFAULT, "__tsan_create_fiber");
+  tsan.destroy = (void (*)(void *))dlsym(RTLD_DEFAULT, "__tsan_destroy_fiber");
+  tsan.to_fiber = (void (*)(void *, unsigned))dlsym(RTLD_DEFAULT, "__tsan_switch_to_fiber");
+  tsan.acquire = (void (*)(void *))dlsym(RTLD_DEFAULT, "__tsan_acquire");
+  tsan.release = (void (*)(void *))dlsym(RTLD_DEFAULT, "__tsan_release");
+  tsan.on = tsan.current && tsan.create && tsan.destroy && tsan.to_fiber && tsan.acquire && tsan.release;
+  if (!tsan.on)
+    fprintf(stderr, "op2-rs CUDA emulator: OP2EMU_TSAN=1 but the program has no ThreadSanitizer "
+                    "runtime (build it with -fsanitize=thread)\n");
+}
+
 // ---- fibers ----------------------------------------------------------------
 // A block's threads are fibers switched by hand: on x86-64 a few
 // instructions (callee-saved registers, the x87 and SSE control words, the
@@ -183,6 +245,7 @@ struct Fiber {
   void *stack = nullptr;
   State state = DONE;
   unsigned syncs = 0;
+  void *tsan = nullptr;
 #if defined(__x86_64__) && !defined(OP2EMU_UCONTEXT)
   void *sp = nullptr;
 #else
@@ -195,6 +258,29 @@ int running = -1;
 Func *launching = nullptr;
 void **launch_params = nullptr;
 op2emu_ctx block_ctx;
+
+// What a fiber does before its first instruction, at each barrier (the
+// k-th: each phase has its own token, as the fibers run one after another:
+// a thread must not see another's arrival at a later barrier), and after
+// its last (TSan's order; nothing without it).
+void thread_begins() {
+  if (tsan.on) tsan.acquire(tsan.start);
+}
+void thread_arrives(unsigned k) {
+  if (tsan.on) tsan.release(tsan.phase(k));
+}
+void thread_departs(unsigned k) {
+  if (tsan.on) tsan.acquire(tsan.phase(k));
+}
+void thread_ends() {
+  if (tsan.on) tsan.release(&tsan.end);
+}
+void to_host() {
+  if (tsan.on) tsan.to_fiber(tsan.host, TSAN_NO_SYNC);
+}
+void to_thread(Fiber &f) {
+  if (tsan.on) tsan.to_fiber(f.tsan, TSAN_NO_SYNC);
+}
 
 #if defined(__x86_64__) && !defined(OP2EMU_UCONTEXT)
 extern "C" void op2emu_switch(void **save_sp, void *to_sp);
@@ -234,8 +320,11 @@ void *scheduler_sp;
 
 [[noreturn]] void fiber_start() {
   int t = running;
-  launching->launch(&block_ctx, launch_params);
+  thread_begins();
+  launching->launch(launch_params);
+  thread_ends();
   fibers[t].state = DONE;
+  to_host();
   op2emu_switch(&fibers[t].sp, scheduler_sp);
   abort(); // a finished fiber is never resumed
 }
@@ -252,19 +341,28 @@ void fiber_init(Fiber &f) {
   *--p = 0x037F;       // x87 control word as at start-up
   f.sp = p;
 }
-void fiber_resume(Fiber &f) { op2emu_switch(&scheduler_sp, f.sp); }
+void fiber_resume(Fiber &f) {
+  to_thread(f);
+  op2emu_switch(&scheduler_sp, f.sp);
+}
 void fiber_sync() {
   Fiber &f = fibers[running];
   f.state = WAITING;
-  f.syncs++;
+  unsigned k = f.syncs++;
+  thread_arrives(k);
+  to_host();
   op2emu_switch(&f.sp, scheduler_sp);
+  thread_departs(k);
 }
 #else
 ucontext_t scheduler;
 
 void fiber_main(int t) {
-  launching->launch(&block_ctx, launch_params);
+  thread_begins();
+  launching->launch(launch_params);
+  thread_ends();
   fibers[t].state = DONE;
+  to_host();
   // returns to `scheduler` through uc_link
 }
 
@@ -278,14 +376,85 @@ void fiber_init(Fiber &f) {
   f.uc.uc_link = &scheduler;
   makecontext(&f.uc, (void (*)())fiber_main, 1, (int)(&f - fibers.data()));
 }
-void fiber_resume(Fiber &f) { swapcontext(&scheduler, &f.uc); }
+void fiber_resume(Fiber &f) {
+  to_thread(f);
+  swapcontext(&scheduler, &f.uc);
+}
 void fiber_sync() {
   Fiber &f = fibers[running];
   f.state = WAITING;
-  f.syncs++;
+  unsigned k = f.syncs++;
+  thread_arrives(k);
+  to_host();
   swapcontext(&f.uc, &scheduler);
+  thread_departs(k);
 }
 #endif
+
+// ---- shared memory ------------------------------------------------------------
+// One block's shared memory, fresh for each block, in one buffer: the
+// launch's dynamic shared memory, then the shared arrays the emulated NVRTC
+// numbered, carved on first use (at most STATIC_SHARED bytes); each part
+// starts as 0xFF bytes (a NaN as double or float) with guard bytes after it.
+constexpr size_t STATIC_SHARED = 64 * 1024;
+struct Arena {
+  unsigned char *base = nullptr;
+  size_t used = 0, cap = 0;
+  std::vector<std::pair<size_t, size_t>> parts; // offset, bytes; [0] dynamic
+  std::vector<long> by_id;                      // part of each array, or -1
+  bool full = false;
+};
+Arena arena;
+
+void *static_shared(int id, size_t bytes) {
+  if (id < 0) abort();
+  if (arena.by_id.size() <= (size_t)id) arena.by_id.resize((size_t)id + 1, -1);
+  long &k = arena.by_id[(size_t)id];
+  if (k < 0) {
+    size_t at = (arena.used + 15) & ~(size_t)15;
+    if (at + bytes + GUARD > arena.cap) {
+      // reported after the block; the array lands at the start meanwhile
+      arena.full = true;
+      return arena.base;
+    }
+    // guard bytes by plain stores (the driver is not instrumented: TSan
+    // does not see them)
+    for (size_t i = 0; i < GUARD; i++) arena.base[at + bytes + i] = GUARD_BYTE;
+    arena.parts.push_back({at, bytes});
+    arena.used = at + bytes + GUARD;
+    k = (long)arena.parts.size() - 1;
+  }
+  return arena.base + arena.parts[(size_t)k].first;
+}
+
+void open_arena(size_t dynamic) {
+  arena.cap = dynamic + GUARD + STATIC_SHARED;
+  arena.base = (unsigned char *)malloc(arena.cap);
+  if (!arena.base) abort();
+  memset(arena.base, 0xFF, arena.cap);
+  memset(arena.base + dynamic, GUARD_BYTE, GUARD);
+  arena.parts.assign(1, {0, dynamic});
+  arena.by_id.clear();
+  arena.used = dynamic + GUARD;
+  arena.full = false;
+  block_ctx.dyn_shared = arena.base;
+}
+
+// Ends the block's shared memory; "" or which part was written past.
+std::string close_arena() {
+  std::string why;
+  if (arena.full) why = "more than " + std::to_string(STATIC_SHARED) + " bytes of shared arrays";
+  for (size_t i = 0; i < arena.parts.size() && why.empty(); i++) {
+    auto [at, n] = arena.parts[i];
+    for (size_t k = 0; k < GUARD && why.empty(); k++)
+      if (arena.base[at + n + k] != GUARD_BYTE)
+        why = i == 0 ? "wrote past its " + std::to_string(n) + " bytes of dynamic shared memory"
+                     : "wrote past a shared array of " + std::to_string(n) + " bytes";
+  }
+  if (!tsan.on) free(arena.base);
+  arena.base = nullptr;
+  return why;
+}
 
 // Runs one block; "" or why it failed.
 std::string run_block(unsigned nthreads, bool reverse) {
@@ -300,11 +469,27 @@ std::string run_block(unsigned nthreads, bool reverse) {
         return "cannot map a fiber stack";
       }
     }
+    if (tsan.on) {
+      // a new TSan fiber on a fresh stack for each thread of each block
+      void *top = (char *)f.stack + STACK - TSAN_STACK;
+      if (mmap(top, TSAN_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != top)
+        return "cannot map a fiber stack again";
+      if (f.tsan) tsan.destroy(f.tsan);
+      f.tsan = tsan.create(0);
+    }
     fiber_init(f);
     f.state = READY;
     f.syncs = 0;
   }
+  // the block's start, released by the host after preparing the block
+  if (tsan.on) {
+    tsan.start = new char;
+    tsan.phases.clear();
+    tsan.host = tsan.current();
+    tsan.release(tsan.start);
+  }
   const op2emu_dim3 bd = block_ctx.block_dim;
+  std::string why;
   for (;;) {
     for (unsigned i = 0; i < nthreads; i++) {
       unsigned t = reverse ? nthreads - 1 - i : i;
@@ -324,15 +509,20 @@ std::string run_block(unsigned nthreads, bool reverse) {
         done++;
       }
     }
-    if (waiting == 0) return "";
-    if (done > 0)
-      return "__syncthreads() reached by " + std::to_string(waiting) + " of " + std::to_string(nthreads) +
-             " threads (the others returned)";
-    if (lo != hi)
-      return "threads wait at different __syncthreads() (passed " + std::to_string(lo) + " and " +
-             std::to_string(hi) + " barriers)";
+    if (waiting == 0) break;
+    if (done > 0) {
+      why = "__syncthreads() reached by " + std::to_string(waiting) + " of " + std::to_string(nthreads) +
+            " threads (the others returned)";
+      break;
+    }
+    if (lo != hi) {
+      why = "threads wait at different __syncthreads() (passed " + std::to_string(lo) + " and " +
+            std::to_string(hi) + " barriers)";
+      break;
+    }
     for (unsigned t = 0; t < nthreads; t++) fibers[t].state = READY;
   }
+  return why;
 }
 
 } // namespace
@@ -357,6 +547,7 @@ CUresult cuGetErrorString(CUresult e, const char **s) { return cuGetErrorName(e,
 CUresult cuInit(unsigned flags) {
   std::lock_guard<std::mutex> g(lock);
   if (flags != 0) return INVALID_VALUE;
+  tsan_init();
   initialised = true;
   return SUCCESS;
 }
@@ -575,12 +766,14 @@ CUresult cuModuleLoadData(CUmodule *m, const void *image) {
   }
   std::string path = "/proc/self/fd/" + std::to_string(fd);
   void *h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!h || !dlsym(h, "op2emu_module_marker")) {
+  if (!h || !dlsym(h, "op2emu_module_marker") || !dlsym(h, "op2emu_bind")) {
     say("cuModuleLoadData", h ? "no emulator marker in the image" : dlerror());
     if (h) dlclose(h);
     close(fd);
     return INVALID_IMAGE;
   }
+  // the module reads the block being run through this pointer, set once
+  ((void (*)(op2emu_ctx *))dlsym(h, "op2emu_bind"))(&block_ctx);
   Module *mod = new Module;
   mod->handle = h;
   mod->fd = fd;
@@ -614,7 +807,7 @@ CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
       m->funcs.erase(name);
       return NOT_FOUND;
     }
-    slot.reset(new Func{m, name, (void (*)(op2emu_ctx *, void **))s, DEFAULT_DYN_SHARED});
+    slot.reset(new Func{m, name, (void (*)(void **))s, DEFAULT_DYN_SHARED});
   }
   *f = slot.get();
   return SUCCESS;
@@ -677,33 +870,30 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
   auto &count = launches[f->name];
   count.first++;
   count.second = std::max(count.second, shared);
-  std::vector<unsigned char> dyn(shared + GUARD);
   launching = f;
   launch_params = params;
   block_ctx.block_dim = {bx, by, bz};
   block_ctx.grid_dim = {gx, gy, gz};
   block_ctx.sync = fiber_sync;
+  block_ctx.static_shared = static_shared;
   const char *order = getenv("OP2EMU_ORDER");
   bool reverse = order && strcmp(order, "reverse") == 0;
   for (unsigned z = 0; z < gz; z++)
     for (unsigned y = 0; y < gy; y++)
       for (unsigned x = 0; x < gx; x++) {
-        memset(dyn.data(), 0xFF, shared); // shared memory starts as garbage (NaN)
-        memset(dyn.data() + shared, GUARD_BYTE, GUARD);
-        block_ctx.dyn_shared = dyn.data();
+        open_arena(shared);
         block_ctx.block_idx = {x, y, z};
         std::string why = run_block((unsigned)threads, reverse);
-        if (why.empty()) {
-          for (size_t i = 0; i < GUARD; i++)
-            if (dyn[shared + i] != GUARD_BYTE) why = "wrote past its " + std::to_string(shared) +
-                                                     " bytes of dynamic shared memory";
-        }
+        std::string past = close_arena();
+        if (why.empty()) why = past;
         if (!why.empty()) {
           say(call, f->name + ": block " + std::to_string(x) + ": " + why);
-          sticky = why.find("shared memory") != std::string::npos ? ILLEGAL_ADDRESS : LAUNCH_FAILED;
+          sticky = why.find("wrote past") != std::string::npos ? ILLEGAL_ADDRESS : LAUNCH_FAILED;
           return sticky;
         }
       }
+  // the host goes on after every thread of the launch
+  if (tsan.on) tsan.acquire(&tsan.end);
   for (auto &a : allocs)
     if (!guards_intact(a.first, a.second)) {
       say(call, f->name + " wrote outside the allocation at " + hex(a.first) + " (" +

@@ -2,8 +2,10 @@
 // driver (libcuda_emu.cpp) with the host's C++ compiler. Only what op2-rs
 // (through cudarc) calls. The "cubin" it returns is a shared object: the
 // program with prelude.h before it, each `extern "C" __global__` kernel
-// given a launch trampoline `op2emu_launch_NAME(ctx, params)`, and a marker
-// the emulated driver checks before loading it.
+// given a launch trampoline `op2emu_launch_NAME(params)`, `op2emu_bind(ctx)`
+// (the driver's block context, set once at load), and a marker the
+// emulated driver checks before loading it. OP2EMU_TSAN=1 compiles with
+// -fsanitize=thread (for programs built with it: libcuda_emu.cpp).
 //
 // Options: --gpu-architecture=/-arch (sm_NN or compute_NN), -default-device,
 // --fmad=false|true, -std=c++NN, -D, -I, -lineinfo, -G are understood;
@@ -63,13 +65,26 @@ std::string host_source(const std::string &src) {
   static const std::regex dyn(
       R"(extern\s+__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s+)?([A-Za-z_][A-Za-z0-9_ ]*?)\s+([A-Za-z_]\w*)\s*\[\s*\]\s*;)");
   std::string out = std::regex_replace(src, dyn, "$1 *$2 = ($1 *)op2emu_cur->dyn_shared;");
+  // one-dimensional shared arrays: the block's own copy, numbered
+  static const std::regex fixed(
+      R"(__shared__\s+([A-Za-z_][A-Za-z0-9_ ]*?)\s+([A-Za-z_]\w*)\s*\[([^\]\[;]+)\]\s*;)");
+  std::string rest = out;
+  out.clear();
+  int id = 0;
+  for (std::smatch m; std::regex_search(rest, m, fixed); rest = m.suffix()) {
+    out += m.prefix().str() + m[1].str() + " *" + m[2].str() + " = (" + m[1].str() +
+           " *)op2emu_cur->static_shared(" + std::to_string(id++) + ", sizeof(" + m[1].str() + ") * (" +
+           m[3].str() + "));";
+  }
+  out += rest;
   static const std::regex kern(R"(extern\s+"C"\s+__global__\s+void\s+([A-Za-z_]\w*)\s*\()");
   out += "\n// ---- op2-rs CUDA emulator: launch trampolines ----\n";
   out += "extern \"C\" const int op2emu_module_marker = 1;\n";
+  out += "extern \"C\" void op2emu_bind(op2emu_ctx *c) { op2emu_cur = c; }\n";
   for (std::sregex_iterator i(src.begin(), src.end(), kern), e; i != e; ++i) {
     std::string n = (*i)[1];
     out += "extern \"C\" void op2emu_launch_" + n +
-           "(op2emu_ctx *c, void **p) { op2emu_cur = c; op2emu_call(" + n + ", p); }\n";
+           "(void **p) { op2emu_call(" + n + ", p); }\n";
   }
   return out;
 }
@@ -119,7 +134,8 @@ nvrtcResult compile(Program &p, int n, const char *const *opts) {
     std::ofstream f(src);
     f << host_source(p.src);
   }
-  const char *cxx = getenv("OP2EMU_CXX");
+  const char *cxx = getenv("OP2EMU_CXX"), *tsan = getenv("OP2EMU_TSAN");
+  if (tsan && strcmp(tsan, "1") == 0) flags += " -fsanitize=thread";
   std::string cmd = "LC_ALL=C " + std::string(cxx && *cxx ? cxx : "g++") +
                     " -std=c++17 -O1 -fPIC -shared -ffp-contract=off -w" + flags +
                     " -include " + quote(OP2EMU_PRELUDE) + " " + quote(src) + " -o " + quote(so) +

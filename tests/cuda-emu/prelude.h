@@ -20,8 +20,11 @@ struct op2emu_dim3 {
 // One block's view, shared with the driver (same layout there).
 struct op2emu_ctx {
   op2emu_dim3 thread_idx, block_idx, block_dim, grid_dim;
-  void *dyn_shared;          // this launch's dynamic shared memory
+  void *dyn_shared;          // this block's dynamic shared memory
   void (*sync)(void);        // __syncthreads(): park this fiber
+  // this block's copy of the shared array declared `id`-th in the program
+  // (the emulated NVRTC numbers them), `bytes` long, fresh for each block
+  void *(*static_shared)(int id, size_t bytes);
 };
 
 #ifndef OP2EMU_DRIVER
@@ -43,40 +46,53 @@ struct op2emu_ctx {
 #define __noinline__
 #define __restrict__ __restrict
 #define __constant__
-// function-scope shared arrays: one copy for all fibers of the block
+// shared arrays the emulated NVRTC did not rewrite (not one-dimensional):
+// one copy for all blocks
 #define __shared__ static
 
-// Fibers of one block never run at the same time: a read-modify-write is
-// atomic as written.
+// Atomic read-modify-writes as the host's atomics (relaxed), so that a race
+// detector sees them as atomic; floating point through compare-and-swap on
+// the value's bits.
+template <class T> struct op2emu_bits {
+  using type = std::conditional_t<sizeof(T) == 8, unsigned long long, unsigned int>;
+};
+template <class T, class F> inline T op2emu_rmw(T *p, F f) {
+  if constexpr (std::is_integral_v<T>) {
+    T o = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(p, &o, f(o), false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+    return o;
+  } else {
+    using B = typename op2emu_bits<T>::type;
+    static_assert(sizeof(B) == sizeof(T), "a 4- or 8-byte type");
+    B *q = reinterpret_cast<B *>(p);
+    B ob = __atomic_load_n(q, __ATOMIC_RELAXED), nb;
+    for (;;) {
+      T o, n;
+      __builtin_memcpy(&o, &ob, sizeof o);
+      n = f(o);
+      __builtin_memcpy(&nb, &n, sizeof n);
+      if (__atomic_compare_exchange_n(q, &ob, nb, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return o;
+    }
+  }
+}
 template <class T> inline T atomicAdd(T *p, T v) {
-  T o = *p;
-  *p = o + v;
-  return o;
+  return op2emu_rmw(p, [v](T o) { return o + v; });
 }
 template <class T> inline T atomicSub(T *p, T v) {
-  T o = *p;
-  *p = o - v;
-  return o;
+  return op2emu_rmw(p, [v](T o) { return o - v; });
 }
 template <class T> inline T atomicExch(T *p, T v) {
-  T o = *p;
-  *p = v;
-  return o;
+  return op2emu_rmw(p, [v](T) { return v; });
 }
 template <class T> inline T atomicMin(T *p, T v) {
-  T o = *p;
-  if (v < o) *p = v;
-  return o;
+  return op2emu_rmw(p, [v](T o) { return v < o ? v : o; });
 }
 template <class T> inline T atomicMax(T *p, T v) {
-  T o = *p;
-  if (o < v) *p = v;
-  return o;
+  return op2emu_rmw(p, [v](T o) { return o < v ? v : o; });
 }
 template <class T> inline T atomicCAS(T *p, T cmp, T v) {
-  T o = *p;
-  if (o == cmp) *p = v;
-  return o;
+  return op2emu_rmw(p, [cmp, v](T o) { return o == cmp ? v : o; });
 }
 inline double __longlong_as_double(long long v) {
   double d;
