@@ -37,6 +37,7 @@
 #include <link.h>
 #include <map>
 #include <memory>
+#include <atomic>
 #include <mutex>
 #include <string>
 #include <sys/mman.h>
@@ -109,7 +110,7 @@ struct Func {
 };
 
 std::mutex lock;
-bool initialised = false;
+std::atomic<bool> initialised{false}; // read without the lock by the query calls
 int sticky = SUCCESS;
 Context primary;
 thread_local Context *current = nullptr;
