@@ -283,6 +283,17 @@ void to_thread(Fiber &f) {
   if (tsan.on) tsan.to_fiber(f.tsan, TSAN_NO_SYNC);
 }
 
+// A thread's whole life on its fiber, up to the switch back to the host.
+void thread_body(int t) {
+  thread_begins();
+  launching->launch(launch_params);
+  thread_ends();
+  fibers[t].state = DONE;
+  to_host();
+}
+
+// Each way of switching gives fiber_init (a fiber that will run
+// thread_body), switch_in (host to fiber) and switch_out (fiber to host).
 #if defined(__x86_64__) && !defined(OP2EMU_UCONTEXT)
 extern "C" void op2emu_switch(void **save_sp, void *to_sp);
 // Saves the callee-saved state on the current stack, stores the stack
@@ -321,11 +332,7 @@ void *scheduler_sp;
 
 [[noreturn]] void fiber_start() {
   int t = running;
-  thread_begins();
-  launching->launch(launch_params);
-  thread_ends();
-  fibers[t].state = DONE;
-  to_host();
+  thread_body(t);
   op2emu_switch(&fibers[t].sp, scheduler_sp);
   abort(); // a finished fiber is never resumed
 }
@@ -342,28 +349,13 @@ void fiber_init(Fiber &f) {
   *--p = 0x037F;       // x87 control word as at start-up
   f.sp = p;
 }
-void fiber_resume(Fiber &f) {
-  to_thread(f);
-  op2emu_switch(&scheduler_sp, f.sp);
-}
-void fiber_sync() {
-  Fiber &f = fibers[running];
-  f.state = WAITING;
-  unsigned k = f.syncs++;
-  thread_arrives(k);
-  to_host();
-  op2emu_switch(&f.sp, scheduler_sp);
-  thread_departs(k);
-}
+void switch_in(Fiber &f) { op2emu_switch(&scheduler_sp, f.sp); }
+void switch_out(Fiber &f) { op2emu_switch(&f.sp, scheduler_sp); }
 #else
 ucontext_t scheduler;
 
 void fiber_main(int t) {
-  thread_begins();
-  launching->launch(launch_params);
-  thread_ends();
-  fibers[t].state = DONE;
-  to_host();
+  thread_body(t);
   // returns to `scheduler` through uc_link
 }
 
@@ -377,20 +369,25 @@ void fiber_init(Fiber &f) {
   f.uc.uc_link = &scheduler;
   makecontext(&f.uc, (void (*)())fiber_main, 1, (int)(&f - fibers.data()));
 }
+void switch_in(Fiber &f) { swapcontext(&scheduler, &f.uc); }
+void switch_out(Fiber &f) { swapcontext(&f.uc, &scheduler); }
+#endif
+
 void fiber_resume(Fiber &f) {
   to_thread(f);
-  swapcontext(&scheduler, &f.uc);
+  switch_in(f);
 }
+
+// __syncthreads(): park until every thread of the block has arrived.
 void fiber_sync() {
   Fiber &f = fibers[running];
   f.state = WAITING;
   unsigned k = f.syncs++;
   thread_arrives(k);
   to_host();
-  swapcontext(&f.uc, &scheduler);
+  switch_out(f);
   thread_departs(k);
 }
-#endif
 
 // ---- shared memory ------------------------------------------------------------
 // One block's shared memory, fresh for each block, in one buffer: the
