@@ -12,7 +12,12 @@
 #  3. the size limit is enforced: the same bundle with MAX_MIB=1 is refused
 #     with a message naming the limit;
 #  4. check.sh's GPU path on mock programs (scripts/gpu_check_mock_test.sh):
-#     every verdict it must give, pass and fail.
+#     every verdict it must give, pass and fail;
+#  5. check.sh's GPU path on the bundle's real op_seq.h programs run on the
+#     CUDA emulator (scripts/gpu_check_emu_test.sh): every check passes.
+# The op_seq.h programs' sizes are small here (EX_ARGS, DA_ARGS: the
+# references are computed at these sizes, and the emulator runs them in
+# seconds); a bundle for a GPU keeps gpu_bundle.sh's defaults.
 # The bundle goes to target/gpu-bundle-test (target/gpu-bundle is left to
 # full builds with OP2_DIR).
 set -euo pipefail
@@ -21,6 +26,7 @@ T=target/gpu-bundle-test
 rm -rf "$T"
 mkdir -p "$T"
 
+export EX_ARGS='--cells=2000 --iters=100' DA_ARGS=3000
 OUT=$T/bundle WORK=$T/work CARGO_BUILD=${CARGO_BUILD:-0} scripts/gpu_bundle.sh
 cubins=$(grep -l $'\x7fELF' "$T/bundle/cache"/*.bin 2> /dev/null | wc -l)
 # ex_airfoil_jit 5; device_args 5 (flux with its optional argument on and
@@ -71,4 +77,9 @@ scripts/gpu_check_mock_test.sh "$T/bundle" > "$T/mock.txt" 2>&1 || {
   exit 1
 }
 tail -n 1 "$T/mock.txt"
+scripts/gpu_check_emu_test.sh "$T/bundle" > "$T/emu.txt" 2>&1 || {
+  cat "$T/emu.txt"
+  exit 1
+}
+tail -n 1 "$T/emu.txt"
 echo "gpu_bundle_test: passed ($n programs stopped cleanly, bundle $(du -sk "$T/bundle" | cut -f1) KiB)"

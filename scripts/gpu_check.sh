@@ -71,6 +71,11 @@
 #            residual (outer step 12) and by 0.8% in the geometric mean
 #            (BENCHMARKS.md, "GPU check"); the tolerances are about twice
 #            that. A wrong kernel moves every residual, and the mean.
+#            A residual below AERO_FLOOR [1e-9] times the reference's
+#            first is round-off (on small meshes Newton converges and the
+#            last steps print 1e-13..1e-17, differing by factors): its step
+#            number is compared, its value reported, not compared. On the
+#            bundle's mesh the smallest is 6e-3 times the first.
 # Writes RESULTS_DIR/summary.txt (also printed), RESULTS_DIR/logs/, and
 # RESULTS_DIR/timing.txt, transfers.txt (meshes and run folders go to a
 # scratch folder under $TMPDIR, removed at the end). Stops starting new runs after
@@ -91,6 +96,7 @@ ROUNDS=${ROUNDS:-3}
 MAXERR_TOL=${MAXERR_TOL:-1e-9}
 AERO_LOOSE=${AERO_LOOSE:-0.3}
 AERO_MEAN=${AERO_MEAN:-0.03}
+AERO_FLOOR=${AERO_FLOOR:-1e-9}
 JIT_TARGET=${JIT_TARGET:-1.2}
 SUMMARY=$R/summary.txt
 : > "$SUMMARY"
@@ -254,7 +260,9 @@ line ""
 line "== meshes"
 AIRFOIL_MESH=""
 AERO_MESH=""
-if grep -q '^airfoil mesh' "$B/manifest.txt"; then
+# the large meshes only where a program runs OP2's airfoil or aero
+uses_app() { awk -v a="$1" '$3 == a' "$B/programs.txt" | grep -q .; }
+if grep -q '^airfoil mesh' "$B/manifest.txt" && { uses_app airfoil || uses_app aero; }; then
   # shellcheck disable=SC2046 # the manifest's arguments are words
   AIRFOIL_MESH=$(make_mesh airfoil new_grid.dat meshgen $(mesh_args airfoil)) || fail "meshgen"
   # shellcheck disable=SC2046
@@ -308,7 +316,7 @@ compare() {
   local app=$1 ref=$2 test=$3
   answers "$app" "$ref" > "$test.ref.ans"
   answers "$app" "$test" > "$test.ans"
-  awk -v app="$app" -v mtol="$MAXERR_TOL" -v mean="$AERO_MEAN" -v loose="$AERO_LOOSE" '
+  awk -v app="$app" -v mtol="$MAXERR_TOL" -v mean="$AERO_MEAN" -v loose="$AERO_LOOSE" -v floor="$AERO_FLOOR" '
     function rel(a, b) { a += 0; b += 0; if (a == b) return 0; d = (a - b) / (b != 0 ? b : 1); return d < 0 ? -d : d }
     FNR == NR { r[FNR] = $0; nr = FNR; next }
     { n = FNR; split(r[FNR], a, /[ ,]+/); split($0, b, /[ ,]+/)
@@ -327,8 +335,10 @@ compare() {
         if (a[8] != b[8]) cells++
       } else {
         if (a[1] != b[1]) { bad++; why = why " line" FNR }
-        w = rel(b[3], a[3]); if (w > wmax) wmax = w
+        if (FNR == 1) first = a[3] + 0
         if (a[2] != b[2]) inner++
+        if (a[3] + 0 < floor * first && a[3] + 0 >= 0 && b[3] + 0 >= 0) { rounded++; next }
+        w = rel(b[3], a[3]); if (w > wmax) wmax = w
         if (w > loose) { bad++; why = why " res@" a[1] }
         if (a[3] > 0 && b[3] > 0) { lsum += log(b[3] / a[3]); nl++ } else { bad++; why = why " res<=0@" a[1] }
       }
@@ -339,6 +349,7 @@ compare() {
       if (nl) { g = exp(lsum / nl); printf ", geometric mean ratio %.4f", g
         if (g - 1 > mean || 1 - g > mean) { bad++; why = why " mean" } }
       if (inner) printf ", inner iterations differ in %d", inner
+      if (rounded) printf ", %d residual(s) at round-off (below %g of the first) not compared", rounded, floor
       if (cells) printf ", max err at another cell in %d", cells
       if (bad) printf ", DIFFERENT:%s", substr(why, 1, 80)
       exit bad ? 1 : 0
@@ -468,7 +479,7 @@ app_round() { # ROUND
 # ---- op_seq.h programs, loops written at run time (kind jit) -----------------------------
 # the cache is copied: runs may add to it (compiled here when NVRTC is)
 JIT_CACHE=$W/cache
-[ -d "$B/cache" ] && cp -r "$B/cache" "$JIT_CACHE"
+[ -d "$B/cache" ] && cp -rL "$B/cache" "$JIT_CACHE"
 # jit_env NAME: the environment of a jit program; as gpu_bundle.sh's
 # name_env, a name ending in _atomics runs with atomics, one ending in
 # _global with two-level colouring unstaged, one with a _soa part with SoA
@@ -480,16 +491,22 @@ jit_env() {
   echo "OP2_RS_CACHE_DIR=$JIT_CACHE OP2_RS_KERNEL_PATH=$B/src/$1 LD_LIBRARY_PATH=${NVRTC_DIR}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}$opts"
 }
 # on_gpu LOG: every loop ran on the GPU (no fallback line, and the table
-# after op_timing_output lists each loop as "device")
+# of where each loop ran lists each loop as "device"; a program prints it
+# after op_timing_output and again at op_exit: loops counted once by name)
 on_gpu() {
-  local out=$1 host dev
+  local out=$1 host dev rows why
+  rows=$(sed -n '/where each loop ran/,/^ *$/p' "$out" | awk '(NF == 2 && $2 == "device") || ($2 == "host" && $3 ~ /^[(]/) {print $1, $2}' | sort -u)
+  dev=$(awk '$2 == "device"' <<< "$rows" | wc -l)
   host=$(grep -c 'runs on the host:' "$out")
-  dev=$(sed -n '/where each loop ran/,/^ *$/p' "$out" | awk 'NF == 2 && $2 == "device"' | wc -l)
+  # a loop the table lists as "host" counts even without a fallback line
+  rows=$(awk '$2 == "host"' <<< "$rows" | wc -l)
+  [ "$rows" -gt "$host" ] && host=$rows
   if [ "$host" = 0 ] && [ "$dev" -gt 0 ]; then
     echo "every loop on the GPU ($dev loops)"
     return 0
   fi
-  echo "$host loop(s) on the host, $dev on the GPU: $(grep -m1 'runs on the host:' "$out" | head -c 200)"
+  why=$(grep -m1 'runs on the host:' "$out") || why=$(sed -n '/where each loop ran/,/^ *$/p' "$out" | awk '$2 == "host"' | head -n 1)
+  echo "$host loop(s) on the host, $dev on the GPU: $(head -c 200 <<< "$why")"
   return 1
 }
 jit_round() { # ROUND APP MESH
@@ -569,7 +586,7 @@ if [ $APPS_OK = 1 ] && [ "$ROUNDS" -gt 1 ]; then
 fi
 
 # ---- timing ------------------------------------------------------------------------------
-if [ -s "$R/timing.txt" ]; then
+if [ -s "$R/timing.txt" ] && [ -n "$(programs rs airfoil)$(programs rs aero)" ]; then
   line ""
   line "== timing: the time loop per iteration (ms), median of the rounds; ours / OP2's (same generated code)"
   line "$(printf '%-16s %24s %24s %8s' program 'ours (runs)' "OP2's (runs)" ratio)"
@@ -602,7 +619,7 @@ fi
 # op_seq.h programs against the faster of OP2's translated configurations;
 # the target holds for an application when its best op_seq.h configuration
 # (colouring, atomics, SoA: the bundle's *_jit* programs) is within it
-if [ -s "$R/timing.txt" ] && [ -n "$(programs jit airfoil)$(programs jit aero)" ]; then
+if [ -s "$R/timing.txt" ] && [ -n "$(programs jit airfoil)$(programs jit aero)" ] && [ -n "$(programs op2)" ]; then
   line ""
   line "== timing: op_seq.h on our libop2_cuda (loops written at run time) / OP2's translated CUDA on OP2's library, median ms per iteration"
   for app in airfoil aero; do
