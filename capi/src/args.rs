@@ -4,12 +4,11 @@
 use crate::boundary::{c_api, exports};
 use crate::ffi::*;
 use crate::handles::Handles;
-use crate::state::{c_text, name_or, with_state};
+use crate::state::{name_or, with_state};
 use op2_core::arg::{check_arg_dat, check_arg_gbl, Access, ArgKind, ArgSpec};
 use op2_core::error::obj;
 use op2_core::runtime::{GeneratedArgs, GlobalData, Pick};
-use op2_core::{types, DatId, Op2Error, Result};
-use std::ffi::CStr;
+use op2_core::{DatId, Op2Error, Result};
 use std::os::raw::{c_char, c_int};
 use std::ptr::null_mut;
 
@@ -70,19 +69,22 @@ pub(crate) unsafe fn arg_dat(
             }
             if !type_.is_null() {
                 // SAFETY: a NUL-terminated type string (OP2's contract).
-                let t = unsafe { CStr::from_ptr(type_) }.to_string_lossy();
-                a.r#type = st.h.intern(&types::normalise(&t));
+                a.r#type = unsafe { st.h.type_text(type_) }.1;
             }
             return Ok(a);
         }
         let d = st.h.dat_id(dat)?;
         // The object's name is only formatted for an error (no allocation otherwise).
         let wrap = |e: Op2Error| Op2Error::new(call, st.dat_obj(d), e.msg);
-        // SAFETY: NULL or a NUL-terminated type string.
-        let t = unsafe { c_text("the type string", type_) }.map_err(wrap)?;
+        if type_.is_null() {
+            return Err(wrap(Op2Error::new("", "", "the type string is NULL")));
+        }
         let m = st.h.opt_map_id(map).map_err(wrap)?;
         let ac = access(acc).map_err(wrap)?;
-        check_arg_dat(call, st.rt.dom(), d, idx, m, dim, &t, ac)?;
+        // SAFETY: a non-NULL, NUL-terminated type string (OP2's contract).
+        let (t, interned) = unsafe { st.h.type_text(type_) };
+        check_arg_dat(call, st.rt.dom(), d, idx, m, dim, t, ac)?;
+        a.r#type = interned;
         a.dat = dat;
         a.size = st.rt.dat(d).elem_bytes as c_int;
         let c = st.c.dat_c(d);
@@ -91,7 +93,6 @@ pub(crate) unsafe fn arg_dat(
             a.map_data = st.rt.dom().map(m).values.as_ptr() as *mut c_int;
             a.map_data_d = st.c.map_c(m).map_d;
         }
-        a.r#type = st.h.intern(&types::normalise(&t));
         Ok(a)
     })
 }
@@ -135,9 +136,12 @@ pub(crate) unsafe fn arg_gbl(
         let mut a = blank_arg();
         (a.argtype, a.dim, a.acc, a.data) = (argtype, dim, acc, data);
         a.opt = (opt != 0 && !data.is_null()) as c_int;
-        // SAFETY: NULL or a NUL-terminated type string.
-        let t = unsafe { c_text("the type string", type_) }?;
-        a.r#type = st.h.intern(&types::normalise(&t));
+        if type_.is_null() {
+            return Err(Op2Error::new("", "", "the type string is NULL"));
+        }
+        // SAFETY: a non-NULL, NUL-terminated type string (OP2's contract).
+        let (t, interned) = unsafe { st.h.type_text(type_) };
+        a.r#type = interned;
         a.size = dim.saturating_mul(type_size);
         if opt == 0 {
             return Ok(a);
@@ -152,7 +156,7 @@ pub(crate) unsafe fn arg_gbl(
         if argtype == OP_ARG_GBL {
             access(acc)?;
         }
-        check_arg_gbl(call, dim, &t, type_size)?;
+        check_arg_gbl(call, dim, t, type_size)?;
         Ok(a)
     })
 }

@@ -5,8 +5,8 @@
 //! an error naming it.
 
 use crate::ffi::*;
+use op2_core::FastHashMap as HashMap;
 use op2_core::{DatId, MapId, Op2Error, Result, SetId};
-use std::collections::HashMap;
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int};
 use std::ptr::null_mut;
@@ -31,6 +31,10 @@ pub struct Handles {
     #[allow(clippy::vec_box)]
     null_maps: Vec<Box<op_map_core>>,
     interned: HashMap<String, CString>,
+    /// Type strings by the address a call gave them at: their bytes (a
+    /// hit must match them: an address says nothing of what a buffer holds
+    /// now), their text and their interned normalised spelling.
+    type_texts: HashMap<usize, (Box<[u8]>, String, *const c_char)>,
     /// `op_register_set(idx, set)`.
     pub registered_sets: HashMap<c_int, SetId>,
     /// Further arrays that name a map (copies from `op_copy_map_to_fort`,
@@ -108,6 +112,26 @@ impl Handles {
         let p: op_map = &mut *m;
         self.null_maps.push(m);
         p
+    }
+
+    /// The type string at `p` (not NULL, NUL-terminated, OP2's contract):
+    /// its text and the interned copy of OP2's spelling of it (what
+    /// `op_arg.type` holds). Converted once per address and text: an
+    /// application's type strings are literals, passed at every loop call.
+    ///
+    /// # Safety
+    /// `p` is a non-NULL, NUL-terminated string.
+    pub unsafe fn type_text(&mut self, p: *const c_char) -> (&str, *const c_char) {
+        // SAFETY: the caller's contract.
+        let bytes = unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes();
+        let key = p as usize;
+        if self.type_texts.get(&key).is_none_or(|e| *e.0 != *bytes) {
+            let text = String::from_utf8_lossy(bytes).into_owned();
+            let interned = self.intern(&op2_core::types::normalise(&text));
+            self.type_texts.insert(key, (bytes.into(), text, interned));
+        }
+        let e = &self.type_texts[&key];
+        (&e.1, e.2)
     }
 
     /// A stable C copy of `s` (type strings stored in op_args); allocates

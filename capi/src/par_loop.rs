@@ -212,15 +212,23 @@ unsafe fn on_device(
     let Some((kernel, file)) = lc.source.filter(|(k, _)| !k.is_null()) else {
         return Ok(None);
     };
-    // Converted only when the runtime asks (a library with device loops).
+    // Read only when the runtime asks (a library with device loops),
+    // borrowed (the runtime copies them for a loop's first call). A name
+    // that is not UTF-8 names no kernel the library can find (the loop
+    // falls back, saying so); such a file name gives no directory to search.
     let kernel_ref = || {
-        // SAFETY: the caller's contract (kernel checked non-NULL).
-        let k = unsafe { CStr::from_ptr(kernel) }.to_string_lossy();
-        // SAFETY: the caller's contract.
-        let f = (!file.is_null()).then(|| unsafe { CStr::from_ptr(file) }.to_string_lossy());
-        op2_core::runtime::KernelRef {
-            kernel: k.trim().to_string(),
-            file: f.map(|f| f.into_owned()),
+        // SAFETY: the caller's contract (kernel checked non-NULL): the
+        // strings live until op_par_loop returns, and the runtime borrows
+        // them only within this call.
+        let k = unsafe { CStr::from_ptr(kernel) };
+        // SAFETY: as above.
+        let f = (!file.is_null()).then(|| unsafe { CStr::from_ptr(file) });
+        op2_core::runtime::KernelSite {
+            kernel: k
+                .to_str()
+                .unwrap_or("(a kernel name that is not UTF-8)")
+                .trim(),
+            file: f.and_then(|f| f.to_str().ok()),
         }
     };
     st.rt.device_loop(

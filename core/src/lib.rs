@@ -61,3 +61,11 @@ pub use domain::{Dat, DatId, Domain, Fresh, Map, MapId, Set, SetId};
 pub use error::{ErrorKind, Op2Error, Result};
 pub use invoke::{ArgView, Invoker, ViewKind};
 pub use types::ScalarType;
+
+/// A hash map with a fast, non-cryptographic hasher (`rustc-hash`'s Fx),
+/// for the tables every loop call looks up (handles, cached loops, plans,
+/// device kernels): their keys come from the program itself (addresses,
+/// loop names), so the default hasher's resistance to chosen keys buys
+/// nothing and costs a large part of a device loop's host time
+/// (BENCHMARKS.md, "host time per device loop").
+pub type FastHashMap<K, V> = std::collections::HashMap<K, V, rustc_hash::FxBuildHasher>;

@@ -131,6 +131,10 @@ pub fn normalise(type_name: &str) -> std::borrow::Cow<'_, str> {
 
 /// Do two type strings describe the same element type? (`double` ≡ `r8` ≡ `double:soa`.)
 pub fn equivalent(a: &str, b: &str) -> bool {
+    if a == b {
+        // the common case (a loop's type string spelled as its dat's)
+        return true;
+    }
     let (ta, tb) = (ScalarType::parse(a), ScalarType::parse(b));
     if ta == ScalarType::Other || tb == ScalarType::Other {
         base_type(a) == base_type(b)

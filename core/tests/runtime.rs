@@ -680,7 +680,7 @@ mod device_loops {
     //! as the policy says).
     use super::*;
     use op2_core::runtime::{
-        CompileRequest, ConstDecl, DeviceKernel, DevicePolicy, KernelRef, LaunchInput,
+        CompileRequest, ConstDecl, DeviceKernel, DevicePolicy, KernelSite, LaunchInput,
         LoopCompiler, Placement, PlanShape,
     };
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -758,8 +758,8 @@ mod device_loops {
         k: &str,
         p: DevicePolicy,
     ) -> Result<Option<op2_core::runtime::LoopTiming>> {
-        let kernel = || KernelRef {
-            kernel: k.into(),
+        let kernel = || KernelSite {
+            kernel: k,
             file: None,
         };
         rt.device_loop(&mut NoMirror, "op_par_loop", lp, &kernel, &|_| p)

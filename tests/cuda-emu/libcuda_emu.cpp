@@ -27,7 +27,9 @@
 // many times each kernel was launched and the most dynamic shared memory
 // one launch of it had (one line on stderr: NAME=COUNT[/BYTES]).
 // OP2EMU_TSAN=1: a race checker with ThreadSanitizer ("ThreadSanitizer"
-// below).
+// below). OP2EMU_SKIP=1 checks and counts each launch but runs no block:
+// kernels take no time, so a program's time is the host's (the library's
+// cost per loop, scripts/bench_device_host.sh); its answers are wrong.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -859,7 +861,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     return INVALID_VALUE;
   }
   if (extra || stream) return NOT_SUPPORTED;
-  const char *fail = getenv("OP2EMU_FAIL");
+  static const char *fail = getenv("OP2EMU_FAIL");
   if (fail && f->name == fail) {
     say(call, f->name + ": fails as OP2EMU_FAIL asks");
     sticky = LAUNCH_FAILED;
@@ -868,14 +870,21 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
   auto &count = launches[f->name];
   count.first++;
   count.second = std::max(count.second, shared);
+  static const bool skip = [] {
+    const char *v = getenv("OP2EMU_SKIP");
+    return v && strcmp(v, "1") == 0;
+  }();
+  if (skip) return SUCCESS;
   launching = f;
   launch_params = params;
   block_ctx.block_dim = {bx, by, bz};
   block_ctx.grid_dim = {gx, gy, gz};
   block_ctx.sync = fiber_sync;
   block_ctx.static_shared = static_shared;
-  const char *order = getenv("OP2EMU_ORDER");
-  bool reverse = order && strcmp(order, "reverse") == 0;
+  static const bool reverse = [] {
+    const char *order = getenv("OP2EMU_ORDER");
+    return order && strcmp(order, "reverse") == 0;
+  }();
   for (unsigned z = 0; z < gz; z++)
     for (unsigned y = 0; y < gy; y++)
       for (unsigned x = 0; x < gx; x++) {

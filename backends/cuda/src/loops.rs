@@ -86,6 +86,11 @@ pub struct CuKernel {
     /// Dynamic shared memory the function is allowed (above 48 KiB it must
     /// be raised).
     shared_limit: usize,
+    /// The parameters' bytes of the last launch, and the pointers to them
+    /// cuLaunchKernel takes (rebuilt at every launch; kept so that a launch
+    /// allocates nothing).
+    store: Vec<[u8; 8]>,
+    ptrs: Vec<*mut c_void>,
 }
 
 // SAFETY: a CUfunction is a handle valid while its module is loaded (the
@@ -315,6 +320,8 @@ impl CudaDevice {
             module,
             func,
             shared_limit: DEFAULT_SHARED,
+            store: Vec::new(),
+            ptrs: Vec::new(),
         })
     }
 }
@@ -391,19 +398,22 @@ impl Device for CudaDevice {
         if !matches!(self.target, Target::Gpu(_)) {
             return Err(bad("the device is simulated".into()));
         }
-        let mut store = params
-            .iter()
-            .map(|v| match *v {
-                Value::Ptr(p) => Ok(p.to_ne_bytes()),
+        k.store.clear();
+        for v in params {
+            k.store.push(match *v {
+                Value::Ptr(p) => p.to_ne_bytes(),
                 Value::Int(x) => {
                     let mut b = [0u8; 8];
                     b[..4].copy_from_slice(&x.to_ne_bytes());
-                    Ok(b)
+                    b
                 }
-                Value::Local(_) => Err(bad("a local-memory parameter in CUDA code".into())),
-            })
-            .collect::<Result<Vec<[u8; 8]>, _>>()?;
-        let mut ptrs: Vec<*mut c_void> = store.iter_mut().map(|s| s.as_mut_ptr().cast()).collect();
+                Value::Local(_) => return Err(bad("a local-memory parameter in CUDA code".into())),
+            });
+        }
+        k.ptrs.clear();
+        k.ptrs
+            .extend(k.store.iter_mut().map(|s| s.as_mut_ptr().cast::<c_void>()));
+        let ptrs = &mut k.ptrs;
         let dims = (
             u32::try_from(groups),
             u32::try_from(block),
@@ -430,17 +440,8 @@ impl Device for CudaDevice {
             // parameter of the generated code, each to 8 live bytes whose
             // first 4 or 8 are the value the parameter's type reads; the
             // legacy default stream (null) orders it with the transfers.
-            unsafe {
-                drv::launch_kernel(
-                    func,
-                    (g, 1, 1),
-                    (b, 1, 1),
-                    s,
-                    std::ptr::null_mut(),
-                    &mut ptrs,
-                )
-            }
-            .map_err(|e| format!("cuLaunchKernel: {}", err_name(e)))
+            unsafe { drv::launch_kernel(func, (g, 1, 1), (b, 1, 1), s, std::ptr::null_mut(), ptrs) }
+                .map_err(|e| format!("cuLaunchKernel: {}", err_name(e)))
         })
         .map_err(DeviceError)?;
         if raise {

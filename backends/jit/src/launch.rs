@@ -17,6 +17,7 @@ use op2_core::plan::Plan;
 use op2_core::reduce;
 use op2_core::runtime::LaunchInput;
 use op2_core::types::ScalarType;
+use std::sync::{Arc, Weak};
 
 /// What a launch binds: core's [`LaunchInput`] (the loop's set, its
 /// checked arguments in the order the generator was given them, the
@@ -64,6 +65,12 @@ struct Run {
 #[derive(Debug, Default)]
 pub struct Scratch {
     bufs: Vec<(usize, DevPtr, usize)>,
+    /// The local (shared) memory of the largest block of the plan the
+    /// last launch ran by: a maximum over every block, found once per
+    /// plan, not at every launch (it was most of a loop's host time on a
+    /// large mesh). The plan is held weakly: while this is held its
+    /// address names no other plan.
+    local: Option<(Weak<Plan>, usize)>,
 }
 
 impl Scratch {
@@ -85,6 +92,18 @@ impl Scratch {
         let p = mem.alloc(bytes.max(8))?;
         self.bufs.push((param, p, bytes.max(8)));
         Ok(p)
+    }
+
+    /// [`local_bytes`] of `plan`, computed once per plan.
+    fn local_bytes(&mut self, g: &Generated, plan: &Arc<Plan>) -> usize {
+        match &self.local {
+            Some((p, bytes)) if std::ptr::eq(p.as_ptr(), Arc::as_ptr(plan)) => *bytes,
+            _ => {
+                let bytes = local_bytes(g, plan);
+                self.local = Some((Arc::downgrade(plan), bytes));
+                bytes
+            }
+        }
     }
 
     /// Free every buffer (the kernel is going).
@@ -123,8 +142,12 @@ pub fn launch<D: Device>(
         }
         (Scheme::Flat, _) => b.set_size.div_ceil(g.block_size),
     };
-    let run = bind((dev.memory(), scratch), g, b, slots)?;
-    execute(dev, kernel, g, b, &run, slots)
+    let local = match &b.plan {
+        Some((p, _)) if g.scheme == Scheme::Staged => scratch.local_bytes(g, p),
+        _ => 0,
+    };
+    let run = bind((dev.memory(), scratch), g, b, slots, local)?;
+    execute(dev, kernel, g, b, &run, (slots, local))
 }
 
 fn bind(
@@ -132,6 +155,7 @@ fn bind(
     g: &Generated,
     b: &Bindings<'_>,
     slots: usize,
+    local: usize,
 ) -> Result<Run, DeviceError> {
     let maps = maps_in_order(b.specs);
     let dev_dat = |d: DatId| {
@@ -152,7 +176,7 @@ fn bind(
         reductions: Vec::new(),
     };
     for (i, p) in g.params.iter().enumerate() {
-        if let Some(v) = plan_param(p, g, b.plan.as_ref()) {
+        if let Some(v) = plan_param(p, b.plan.as_ref(), local) {
             run.params.push(v?);
             continue;
         }
@@ -225,8 +249,8 @@ fn slot_bytes(s: &ArgSpec, a: usize) -> Result<usize, DeviceError> {
 /// others).
 fn plan_param(
     p: &LaunchParam,
-    g: &Generated,
-    plan: Option<&(&Plan, PlanDeviceArrays)>,
+    plan: Option<&(&Arc<Plan>, PlanDeviceArrays)>,
+    local: usize,
 ) -> Option<Result<Value, DeviceError>> {
     use LaunchParam as P;
     let from_plan = matches!(
@@ -265,7 +289,7 @@ fn plan_param(
         P::Nelems => Value::Ptr(d.nelems),
         P::Nthrcol => Value::Ptr(d.nthrcol),
         P::Thrcol => Value::Ptr(d.thrcol),
-        _ => Value::Local(local_bytes(g, plan)),
+        _ => Value::Local(local),
     }))
 }
 
@@ -289,12 +313,14 @@ fn execute<D: Device>(
     g: &Generated,
     b: &Bindings<'_>,
     run: &Run,
-    slots: usize,
+    (slots, local): (usize, usize),
 ) -> Result<Vec<Option<Vec<u8>>>, DeviceError> {
-    let shared = match (&b.plan, D::DIALECT) {
-        // CUDA's staged blocks: dynamically sized shared memory
-        (Some((p, _)), Dialect::Cuda) if g.scheme == Scheme::Staged => local_bytes(g, p),
-        _ => 0,
+    // CUDA's staged blocks: dynamically sized shared memory (OpenCL's is
+    // a `__local` parameter)
+    let shared = if D::DIALECT == Dialect::Cuda {
+        local
+    } else {
+        0
     };
     let halo_wait = || (b.halo_wait)().map_err(err);
     match (&b.plan, run.block_offset) {
@@ -392,14 +418,19 @@ fn combine_info(
 fn combine(spec: &ArgSpec, start: &[u8], raw: &[u8], per: usize) -> Result<Vec<u8>, DeviceError> {
     let t = ScalarType::parse(&spec.type_name);
     let mut acc = start.to_vec();
-    for slot in raw.chunks_exact(per) {
-        if !reduce::combine(t, spec.access, &mut acc, slot) {
-            return Err(err(format!(
-                "launch: a {} {} cannot be reduced",
-                spec.type_name,
-                spec.access.name()
-            )));
-        }
+    let combined = if acc.len() == per {
+        reduce::combine_slots(t, spec.access, &mut acc, raw)
+    } else {
+        // a switched-off optional global has no bytes: nothing to combine
+        raw.chunks_exact(per)
+            .all(|slot| reduce::combine(t, spec.access, &mut acc, slot))
+    };
+    if !combined {
+        return Err(err(format!(
+            "launch: a {} {} cannot be reduced",
+            spec.type_name,
+            spec.access.name()
+        )));
     }
     Ok(acc)
 }

@@ -76,7 +76,7 @@ fn run_split(conflicts: Conflicts, n: usize, owned: usize, core: usize) -> Ran {
         },
     )
     .unwrap();
-    let plan = plan_for(&ends, n, core, g.groups.len());
+    let plan = std::sync::Arc::new(plan_for(&ends, n, core, g.groups.len()));
     let dev_plan = copies.plan(0, &PlanHostArrays::of(&plan)).unwrap();
     let dev = ClDevice::new(cl.clone());
     let mut k = op2_backend_jit::Device::build(&dev, &g, None).unwrap();

@@ -6,8 +6,6 @@
 //! [`Runtime`](super::Runtime): anything that frees objects or moves storage
 //! starts a new one, and the cache empties itself on its next look-up.
 
-use std::collections::HashMap;
-
 /// A call reduced to plain values (borrowed: building one allocates nothing).
 #[derive(Clone, Copy, Debug)]
 pub struct CallSig<'a> {
@@ -50,14 +48,14 @@ struct Entry<T> {
 /// Values by call signature, for one generation.
 pub struct CallCache<T> {
     generation: u64,
-    entries: HashMap<u64, Vec<Entry<T>>>,
+    entries: crate::FastHashMap<u64, Vec<Entry<T>>>,
 }
 
 impl<T> Default for CallCache<T> {
     fn default() -> Self {
         CallCache {
             generation: 0,
-            entries: HashMap::new(),
+            entries: crate::FastHashMap::default(),
         }
     }
 }

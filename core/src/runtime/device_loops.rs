@@ -23,7 +23,7 @@ use crate::domain::{DatId, Domain, SetId};
 use crate::error::{obj, Op2Error, Result};
 use crate::plan::{Plan, Staging};
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -35,6 +35,30 @@ pub struct KernelRef {
     /// The source file of the call site (`__FILE__`), when known: its
     /// directory is searched after `OP2_RS_KERNEL_PATH`.
     pub file: Option<String>,
+}
+
+impl KernelRef {
+    /// Is this the kernel `site` names?
+    fn is(&self, site: &KernelSite<'_>) -> bool {
+        self.kernel == site.kernel && self.file.as_deref() == site.file
+    }
+}
+
+/// A [`KernelRef`] borrowed from the call (every device loop call names
+/// its kernel; an owned copy is made only for a loop's first call).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelSite<'a> {
+    pub kernel: &'a str,
+    pub file: Option<&'a str>,
+}
+
+impl KernelSite<'_> {
+    pub fn to_ref(&self) -> KernelRef {
+        KernelRef {
+            kernel: self.kernel.to_string(),
+            file: self.file.map(str::to_string),
+        }
+    }
 }
 
 /// A constant the program declared with `op_decl_const`: its current value.
@@ -87,7 +111,7 @@ pub struct LaunchInput<'a> {
     pub owned: usize,
     /// The plan (when [`DeviceKernel::plan_shape`] asked for one) and its
     /// device arrays.
-    pub plan: Option<(&'a Plan, PlanDeviceArrays)>,
+    pub plan: Option<(&'a Arc<Plan>, PlanDeviceArrays)>,
     /// Per argument, a global's current bytes; empty for the others.
     pub globals: &'a [Vec<u8>],
     /// Elements below this touch no halo row (under MPI the set's core;
@@ -151,7 +175,20 @@ enum Entry {
     Device {
         kernel: Box<dyn DeviceKernel>,
         consts_gen: u64,
+        /// The loop's plan and its number, found for `plans_gen` (the
+        /// look-up by [`PlanKey`] is made once, not at every call).
+        plan: Option<(Arc<Plan>, usize, u64)>,
     },
+    /// Taken out while its kernel runs (put back after).
+    Running,
+}
+
+/// A prepared loop's entry for one kernel (the entry keeps the loop
+/// alive, so its address names no other loop).
+struct Slot {
+    kernel: KernelRef,
+    lp: Arc<PreparedLoop>,
+    entry: Entry,
 }
 
 /// The runtime's state for loops on a device.
@@ -160,10 +197,13 @@ pub(crate) struct DeviceLoops {
     consts: Vec<ConstDecl>,
     /// Changes whenever a constant's value does.
     consts_gen: u64,
-    /// Per prepared loop (its address; the entry keeps it alive) and kernel.
-    entries: HashMap<(usize, KernelRef), (Arc<PreparedLoop>, Entry)>,
+    /// Per prepared loop (its address) the entry of each kernel it ran
+    /// with (one, but for a loop name given to several kernels).
+    entries: crate::FastHashMap<usize, Vec<Slot>>,
     /// Plans of device loops, with their numbers for the device copies.
-    plans: HashMap<PlanKey, (Arc<Plan>, usize)>,
+    plans: crate::FastHashMap<PlanKey, (Arc<Plan>, usize)>,
+    /// Changes whenever the plans are cleared (entries' plans are stale).
+    plans_gen: u64,
     /// Where each loop (by name) ran last.
     placement: BTreeMap<String, Placement>,
     /// The runtime's generation when entries were last pruned.
@@ -179,8 +219,9 @@ impl DeviceLoops {
             compiler,
             consts: Vec::new(),
             consts_gen: 0,
-            entries: HashMap::new(),
-            plans: HashMap::new(),
+            entries: crate::FastHashMap::default(),
+            plans: crate::FastHashMap::default(),
+            plans_gen: 0,
             placement: BTreeMap::new(),
             generation: 0,
         }
@@ -193,13 +234,41 @@ impl DeviceLoops {
     fn prune(&mut self, generation: u64) {
         if generation != self.generation {
             self.generation = generation;
-            self.entries.retain(|_, (lp, _)| Arc::strong_count(lp) > 1);
+            self.entries.retain(|_, slots| {
+                slots.retain(|s| Arc::strong_count(&s.lp) > 1);
+                !slots.is_empty()
+            });
         }
     }
 
     /// The mesh moved: plans are stale (kernels are not).
     pub(crate) fn clear_plans(&mut self) {
         self.plans.clear();
+        self.plans_gen += 1;
+    }
+
+    /// The entry of loop `lp` with the kernel `site` names, if any.
+    fn slot(&mut self, lp: &Arc<PreparedLoop>, site: &KernelSite<'_>) -> Option<&mut Slot> {
+        self.entries
+            .get_mut(&(Arc::as_ptr(lp) as usize))?
+            .iter_mut()
+            .find(|s| s.kernel.is(site))
+    }
+
+    /// Set the entry of `lp` with `site`'s kernel (a new one if none).
+    fn set_entry(&mut self, lp: &Arc<PreparedLoop>, site: &KernelSite<'_>, entry: Entry) {
+        if let Some(s) = self.slot(lp, site) {
+            s.entry = entry;
+            return;
+        }
+        self.entries
+            .entry(Arc::as_ptr(lp) as usize)
+            .or_default()
+            .push(Slot {
+                kernel: site.to_ref(),
+                lp: lp.clone(),
+                entry,
+            });
     }
 }
 
@@ -272,12 +341,12 @@ impl Runtime {
     ///
     /// `kernel` and `policy` (the program's fallback policy for a loop
     /// name) are asked only by a library with device loops.
-    pub fn device_loop(
+    pub fn device_loop<'k>(
         &mut self,
         m: &mut dyn Mirror,
         call: &'static str,
         lp: &Arc<PreparedLoop>,
-        kernel: &dyn Fn() -> KernelRef,
+        kernel: &dyn Fn() -> KernelSite<'k>,
         policy: &dyn Fn(&str) -> DevicePolicy,
     ) -> Result<Option<LoopTiming>> {
         if self.device_loops.is_none() || self.device.is_none() {
@@ -297,20 +366,28 @@ impl Runtime {
         if !policy.allowed {
             return self.on_host(call, lp, "not in OP_WHITELIST".into(), policy, true);
         }
-        let key = (Arc::as_ptr(lp) as usize, k);
-        let Some(mut kernel) = self.device_kernel(lp, &key)? else {
-            let why = match self.device_loops.as_ref().and_then(|d| d.entries.get(&key)) {
-                Some((_, Entry::Host(w))) => w.clone(),
+        let Some((mut kernel, mut plan)) = self.device_kernel(lp, &k)? else {
+            let why = match self.device_loops.as_mut().and_then(|d| d.slot(lp, &k)) {
+                Some(Slot {
+                    entry: Entry::Host(w),
+                    ..
+                }) => w.clone(),
                 _ => "no device code".into(),
             };
             return self.on_host(call, lp, why, policy, false);
         };
-        let out = self.launch_device(m, call, lp, &mut *kernel);
+        let out = self.launch_device(m, call, lp, &mut *kernel, &mut plan);
         if let Some(d) = self.device_loops.as_mut() {
             let consts_gen = d.consts_gen;
-            d.entries
-                .insert(key, (lp.clone(), Entry::Device { kernel, consts_gen }));
-            d.placement.insert(lp.name.clone(), Placement::Device);
+            let entry = Entry::Device {
+                kernel,
+                consts_gen,
+                plan,
+            };
+            d.set_entry(lp, &k, entry);
+            if d.placement.get(&lp.name) != Some(&Placement::Device) {
+                d.placement.insert(lp.name.clone(), Placement::Device);
+            }
         }
         out.map(Some)
     }
@@ -343,33 +420,41 @@ impl Runtime {
         Ok(None)
     }
 
-    /// The loop's compiled kernel, taken out of its entry (compiled now
-    /// the first time, or when a constant changed); `None` when it has
-    /// none (the entry says why).
+    /// The loop's compiled kernel and its plan (if found before), taken
+    /// out of its entry (compiled now the first time, or when a constant
+    /// changed); `None` when it has none (the entry says why).
+    #[allow(clippy::type_complexity)]
     fn device_kernel(
         &mut self,
         lp: &Arc<PreparedLoop>,
-        key: &(usize, KernelRef),
-    ) -> Result<Option<Box<dyn DeviceKernel>>> {
+        site: &KernelSite<'_>,
+    ) -> Result<Option<(Box<dyn DeviceKernel>, Option<(Arc<Plan>, usize, u64)>)>> {
         let Some(d) = self.device_loops.as_mut() else {
             return Ok(None);
         };
-        match d.entries.remove(key) {
-            Some((_, Entry::Device { kernel, consts_gen })) if consts_gen == d.consts_gen => {
-                return Ok(Some(kernel))
+        let consts_gen_now = d.consts_gen;
+        if let Some(s) = d.slot(lp, site) {
+            match std::mem::replace(&mut s.entry, Entry::Running) {
+                Entry::Device {
+                    kernel,
+                    consts_gen,
+                    plan,
+                } if consts_gen == consts_gen_now => return Ok(Some((kernel, plan))),
+                Entry::Host(w) => {
+                    s.entry = Entry::Host(w);
+                    return Ok(None);
+                }
+                // compiled again below (a constant changed)
+                _ => {}
             }
-            Some((keep, Entry::Host(w))) => {
-                d.entries.insert(key.clone(), (keep, Entry::Host(w)));
-                return Ok(None);
-            }
-            _ => {}
         }
         let (Some(d), Some(copies)) = (self.device_loops.as_mut(), self.device.as_ref()) else {
             return Ok(None);
         };
+        let kref = site.to_ref();
         let req = CompileRequest {
             name: &lp.name,
-            kernel: &key.1,
+            kernel: &kref,
             set: lp.set,
             specs: &lp.specs,
             dom: &self.dom,
@@ -382,10 +467,9 @@ impl Runtime {
         let compiled = d.compiler.compile(&req);
         progress.done();
         match compiled {
-            Ok(k) => Ok(Some(k)),
+            Ok(k) => Ok(Some((k, None))),
             Err(why) => {
-                d.entries
-                    .insert(key.clone(), (lp.clone(), Entry::Host(why)));
+                d.set_entry(lp, site, Entry::Host(why));
                 Ok(None)
             }
         }
@@ -427,15 +511,24 @@ impl Runtime {
         call: &'static str,
         lp: &PreparedLoop,
         kernel: &mut dyn DeviceKernel,
+        known: &mut Option<(Arc<Plan>, usize, u64)>,
     ) -> Result<LoopTiming> {
         let t0 = Instant::now();
         let mpi = self.dist.kind() != DistKind::SingleNode;
         let (set_size, core, flights) = self.device_copies_for(m, call, lp)?;
         let mut halo_secs = t0.elapsed().as_secs_f64();
         let globals = global_bytes(lp);
-        let plan = match kernel.plan_shape() {
-            Some(shape) => Some(self.device_loop_plan(m, call, lp, &shape)?),
-            None => None,
+        let plans_gen = self.device_loops.as_ref().map_or(0, |d| d.plans_gen);
+        let plan = match known.as_ref().filter(|k| k.2 == plans_gen) {
+            Some((p, number, _)) => Some((p.clone(), *number)),
+            None => match kernel.plan_shape() {
+                Some(shape) => {
+                    let (p, number) = self.device_loop_plan(m, call, lp, &shape)?;
+                    *known = Some((p.clone(), number, plans_gen));
+                    Some((p, number))
+                }
+                None => None,
+            },
         };
         let dev_err =
             |e: String| Op2Error::new(call, obj("loop", &lp.name), format!("device: {e}"));
@@ -448,7 +541,7 @@ impl Runtime {
                 let d = copies
                     .plan(*number, &PlanHostArrays::of(p))
                     .map_err(|e| dev_err(e.to_string()))?;
-                Some((&**p, d))
+                Some((p, d))
             }
             None => None,
         };

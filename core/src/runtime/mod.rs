@@ -25,8 +25,8 @@ mod residency;
 pub use calls::{CallCache, CallSig};
 pub use config::{Config, Opt};
 pub use device_loops::{
-    CompileRequest, ConstDecl, DeviceKernel, DevicePolicy, KernelRef, LaunchInput, LoopCompiler,
-    Placement, PlanShape,
+    CompileRequest, ConstDecl, DeviceKernel, DevicePolicy, KernelRef, KernelSite, LaunchInput,
+    LoopCompiler, Placement, PlanShape,
 };
 pub use lifecycle::{GeneratedArgs, LoopTiming, Pick, Ready, Side};
 pub use plans::PlanKey;
@@ -38,7 +38,6 @@ use crate::domain::{Dat, DatId, Domain, Fresh, MapId};
 use crate::error::Result;
 use crate::invoke::Executor;
 use crate::plan::Plan;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// What a front end mirrors of the model, told by the runtime whenever it
@@ -91,7 +90,7 @@ pub struct Runtime {
     /// Checked loops by call, for one generation.
     loops: CallCache<Arc<PreparedLoop>>,
     /// Plans of the loops the runtime runs, per key.
-    plans: HashMap<PlanKey, Arc<Plan>>,
+    plans: crate::FastHashMap<PlanKey, Arc<Plan>>,
     /// Loops whose plan colouring was pictured (`OP2_RS_PLAN_CSV`,
     /// `OP2_RS_PLAN_VTK`), and which of the two directories could not be
     /// written (reported once, nothing more is tried there).
@@ -116,7 +115,7 @@ impl Runtime {
             config: Config::default(),
             say,
             loops: CallCache::default(),
-            plans: HashMap::new(),
+            plans: crate::FastHashMap::default(),
             plan_pictures: Default::default(),
             plan_pictures_failed: [false; 2],
             in_flight: Vec::new(),
