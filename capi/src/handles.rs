@@ -21,6 +21,9 @@ fn find<T: Copy>(ids: &HashMap<usize, T>, p: usize, kind: &str, what: &str) -> R
     ids.get(&p).copied().ok_or_else(e)
 }
 
+/// At most this many type-string addresses are remembered.
+const TYPE_TEXTS_MAX: usize = 1024;
+
 /// Handles and the ids behind them.
 #[derive(Default)]
 pub struct Handles {
@@ -126,6 +129,11 @@ impl Handles {
         let bytes = unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes();
         let key = p as usize;
         if self.type_texts.get(&key).is_none_or(|e| *e.0 != *bytes) {
+            // strings built at run time may come at ever new addresses:
+            // the table stays small (a program's literals are few)
+            if self.type_texts.len() >= TYPE_TEXTS_MAX {
+                self.type_texts.clear();
+            }
             let text = String::from_utf8_lossy(bytes).into_owned();
             let interned = self.intern(&op2_core::types::normalise(&text));
             self.type_texts.insert(key, (bytes.into(), text, interned));

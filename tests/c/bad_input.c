@@ -99,6 +99,17 @@ int main(int argc, char **argv) {
     op_arg_dat(x, -1, OP_ID, 3, "double", OP_READ);
   } else if (strcmp(c, "arg_type") == 0) {
     op_arg_dat(x, -1, OP_ID, 2, "float", OP_READ);
+  } else if (strcmp(c, "arg_type_buffer_reused") == 0) {
+    /* type strings in buffers: more addresses than the library remembers,
+       all valid, then the last buffer's text changed (the library must
+       read it again, not trust the address) */
+    static char bufs[3000][8];
+    for (int i = 0; i < 3000; i++) {
+      strcpy(bufs[i], "double");
+      op_arg_dat(x, -1, OP_ID, 2, bufs[i], OP_READ);
+    }
+    strcpy(bufs[2999], "float");
+    op_arg_dat(x, -1, OP_ID, 2, bufs[2999], OP_READ);
   } else if (strcmp(c, "arg_access") == 0) {
     op_arg_dat(x, -1, OP_ID, 2, "double", 9);
   } else if (strcmp(c, "arg_min_on_dat") == 0) {

@@ -298,6 +298,22 @@ fn arg_type_not_the_dats() {
     );
 }
 
+/// A type string's address says nothing of its text: a buffer given again
+/// with other text is read again (3,000 buffers first: more than the
+/// library remembers by address).
+#[test]
+fn arg_type_in_a_reused_buffer() {
+    for p in [c99(), c11()] {
+        expect(
+            p,
+            "arg_type_buffer_reused",
+            "op_arg_dat",
+            Some(r#"dat "x""#),
+            r#"arg type "float" is not the dat's type "double""#,
+        );
+    }
+}
+
 #[test]
 fn arg_access_mode_unknown() {
     expect(
