@@ -59,42 +59,29 @@ pub fn combine(t: ScalarType, acc: Access, dst: &mut [u8], src: &[u8]) -> bool {
 
 /// Combine every `dst.len()`-byte slot of `slots` into `dst`, in order:
 /// bitwise the result of [`combine`] called slot by slot (the same
-/// operations in the same order), with `dst` decoded once rather than at
-/// every slot. A device's block-wise reductions have a slot per block
-/// (11,250 for a 720,000-element direct loop): slot by slot, their
-/// combination was most of such a loop's host time.
+/// operations in the same order). A device's block-wise reductions have a
+/// slot per block (11,250 for a 720,000-element direct loop), and slot by
+/// slot their combination was most of such a loop's host time: a global
+/// of one scalar (the common case) is folded in a register, the operation
+/// chosen once; longer ones go slot by slot.
 pub fn combine_slots(t: ScalarType, acc: Access, dst: &mut [u8], slots: &[u8]) -> bool {
-    if dst.is_empty() {
+    if dst.is_empty() || slots.len() < dst.len() {
+        // no slot: nothing to combine (as slot by slot)
         return true;
     }
-    // the operation chosen once, not per value; a dim-1 global (the common
-    // case) folds its slots in one register
     macro_rules! fold {
         ($ty:ty, $op:expr) => {{
             const W: usize = std::mem::size_of::<$ty>();
             let op = $op;
-            let mut cur: Vec<$ty> = dst
-                .chunks_exact(W)
-                .map(|d| <$ty>::from_ne_bytes(d.try_into().unwrap()))
-                .collect();
-            if let [a] = cur.as_mut_slice() {
-                for s in slots.chunks_exact(W) {
-                    *a = op(*a, <$ty>::from_ne_bytes(s.try_into().unwrap()));
-                }
-            } else {
-                for slot in slots.chunks_exact(dst.len()) {
-                    for (a, s) in cur.iter_mut().zip(slot.chunks_exact(W)) {
-                        *a = op(*a, <$ty>::from_ne_bytes(s.try_into().unwrap()));
-                    }
-                }
+            let mut a = <$ty>::from_ne_bytes(dst[..W].try_into().unwrap());
+            for s in slots.chunks_exact(W) {
+                a = op(a, <$ty>::from_ne_bytes(s.try_into().unwrap()));
             }
-            for (d, a) in dst.chunks_exact_mut(W).zip(&cur) {
-                d.copy_from_slice(&a.to_ne_bytes());
-            }
+            dst.copy_from_slice(&a.to_ne_bytes());
             true
         }};
     }
-    macro_rules! go {
+    macro_rules! one {
         ($ty:ty) => {
             match acc {
                 Access::Inc => fold!($ty, |a: $ty, b: $ty| a + b),
@@ -104,17 +91,17 @@ pub fn combine_slots(t: ScalarType, acc: Access, dst: &mut [u8], slots: &[u8]) -
             }
         };
     }
+    let scalar = t.size() == Some(dst.len()) && t != ScalarType::Bool;
     match t {
-        ScalarType::F64 => go!(f64),
-        ScalarType::F32 => go!(f32),
-        ScalarType::I32 => go!(i32),
-        ScalarType::U32 => go!(u32),
-        ScalarType::I64 => go!(i64),
-        ScalarType::U64 => go!(u64),
-        ScalarType::Bool | ScalarType::Other => {
-            let per = dst.len();
-            slots.chunks_exact(per).all(|s| combine(t, acc, dst, s))
-        }
+        ScalarType::F64 if scalar => one!(f64),
+        ScalarType::F32 if scalar => one!(f32),
+        ScalarType::I32 if scalar => one!(i32),
+        ScalarType::U32 if scalar => one!(u32),
+        ScalarType::I64 if scalar => one!(i64),
+        ScalarType::U64 if scalar => one!(u64),
+        _ => slots
+            .chunks_exact(dst.len())
+            .all(|s| combine(t, acc, dst, s)),
     }
 }
 
