@@ -34,10 +34,10 @@ pub struct Handles {
     #[allow(clippy::vec_box)]
     null_maps: Vec<Box<op_map_core>>,
     interned: HashMap<String, CString>,
-    /// Type strings by the address a call gave them at: their bytes (a
-    /// hit must match them: an address says nothing of what a buffer holds
-    /// now), their text and their interned normalised spelling.
-    type_texts: HashMap<usize, (Box<[u8]>, String, *const c_char)>,
+    /// Type strings by the address a call gave them at: their text (a hit
+    /// must match the bytes there now: an address says nothing of what a
+    /// buffer holds) and their interned normalised spelling.
+    type_texts: HashMap<usize, (String, *const c_char)>,
     /// `op_register_set(idx, set)`.
     pub registered_sets: HashMap<c_int, SetId>,
     /// Further arrays that name a map (copies from `op_copy_map_to_fort`,
@@ -128,7 +128,13 @@ impl Handles {
         // SAFETY: the caller's contract.
         let bytes = unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes();
         let key = p as usize;
-        if self.type_texts.get(&key).is_none_or(|e| *e.0 != *bytes) {
+        // (a string that is not UTF-8 never matches its lossy text: it is
+        // converted at every call, as before)
+        if self
+            .type_texts
+            .get(&key)
+            .is_none_or(|e| e.0.as_bytes() != bytes)
+        {
             // strings built at run time may come at ever new addresses:
             // the table stays small (a program's literals are few)
             if self.type_texts.len() >= TYPE_TEXTS_MAX {
@@ -136,10 +142,10 @@ impl Handles {
             }
             let text = String::from_utf8_lossy(bytes).into_owned();
             let interned = self.intern(&op2_core::types::normalise(&text));
-            self.type_texts.insert(key, (bytes.into(), text, interned));
+            self.type_texts.insert(key, (text, interned));
         }
         let e = &self.type_texts[&key];
-        (&e.1, e.2)
+        (&e.0, e.1)
     }
 
     /// A stable C copy of `s` (type strings stored in op_args); allocates

@@ -418,14 +418,11 @@ fn combine_info(
 fn combine(spec: &ArgSpec, start: &[u8], raw: &[u8], per: usize) -> Result<Vec<u8>, DeviceError> {
     let t = ScalarType::parse(&spec.type_name);
     let mut acc = start.to_vec();
-    let combined = if acc.len() == per {
-        reduce::combine_slots(t, spec.access, &mut acc, raw)
-    } else {
-        // a switched-off optional global has no bytes: nothing to combine
-        raw.chunks_exact(per)
-            .all(|slot| reduce::combine(t, spec.access, &mut acc, slot))
-    };
-    if !combined {
+    if acc.is_empty() {
+        // a switched-off optional global: nothing to combine
+        return Ok(acc);
+    }
+    if acc.len() != per || !reduce::combine_slots(t, spec.access, &mut acc, raw) {
         return Err(err(format!(
             "launch: a {} {} cannot be reduced",
             spec.type_name,

@@ -175,13 +175,25 @@ enum Entry {
     Device {
         kernel: Box<dyn DeviceKernel>,
         consts_gen: u64,
-        /// The loop's plan and its number, found for `plans_gen` (the
-        /// look-up by [`PlanKey`] is made once, not at every call).
-        plan: Option<(Arc<Plan>, usize, u64)>,
+        /// The loop's plan (looked up by [`PlanKey`] once, not at every
+        /// call).
+        plan: Option<KnownPlan>,
     },
     /// Taken out while its kernel runs (put back after).
     Running,
 }
+
+/// A device loop's plan as its entry keeps it: valid while the plans
+/// are (`plans_gen`).
+struct KnownPlan {
+    plan: Arc<Plan>,
+    /// Its number for the device copies.
+    number: usize,
+    plans_gen: u64,
+}
+
+/// A kernel taken out of its entry to run, with its plan if known.
+type Taken = (Box<dyn DeviceKernel>, Option<KnownPlan>);
 
 /// A prepared loop's entry for one kernel (the entry keeps the loop
 /// alive, so its address names no other loop).
@@ -423,12 +435,11 @@ impl Runtime {
     /// The loop's compiled kernel and its plan (if found before), taken
     /// out of its entry (compiled now the first time, or when a constant
     /// changed); `None` when it has none (the entry says why).
-    #[allow(clippy::type_complexity)]
     fn device_kernel(
         &mut self,
         lp: &Arc<PreparedLoop>,
         site: &KernelSite<'_>,
-    ) -> Result<Option<(Box<dyn DeviceKernel>, Option<(Arc<Plan>, usize, u64)>)>> {
+    ) -> Result<Option<Taken>> {
         let Some(d) = self.device_loops.as_mut() else {
             return Ok(None);
         };
@@ -511,7 +522,7 @@ impl Runtime {
         call: &'static str,
         lp: &PreparedLoop,
         kernel: &mut dyn DeviceKernel,
-        known: &mut Option<(Arc<Plan>, usize, u64)>,
+        known: &mut Option<KnownPlan>,
     ) -> Result<LoopTiming> {
         let t0 = Instant::now();
         let mpi = self.dist.kind() != DistKind::SingleNode;
@@ -519,13 +530,17 @@ impl Runtime {
         let mut halo_secs = t0.elapsed().as_secs_f64();
         let globals = global_bytes(lp);
         let plans_gen = self.device_loops.as_ref().map_or(0, |d| d.plans_gen);
-        let plan = match known.as_ref().filter(|k| k.2 == plans_gen) {
-            Some((p, number, _)) => Some((p.clone(), *number)),
+        let plan = match known.as_ref().filter(|k| k.plans_gen == plans_gen) {
+            Some(k) => Some((k.plan.clone(), k.number)),
             None => match kernel.plan_shape() {
                 Some(shape) => {
-                    let (p, number) = self.device_loop_plan(m, call, lp, &shape)?;
-                    *known = Some((p.clone(), number, plans_gen));
-                    Some((p, number))
+                    let (plan, number) = self.device_loop_plan(m, call, lp, &shape)?;
+                    *known = Some(KnownPlan {
+                        plan: plan.clone(),
+                        number,
+                        plans_gen,
+                    });
+                    Some((plan, number))
                 }
                 None => None,
             },
