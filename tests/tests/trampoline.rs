@@ -61,6 +61,9 @@ enum Simd {
     /// `-march=native` and no OP2_RS_SIMD macro: the defaults op_seq.h picks
     /// for this machine's instruction set (level 3 where it has AVX-512).
     Native,
+    /// `-DOP2_RS_SIMD=level -DOP2_RS_PREFETCH=0`, sums in order: no
+    /// prefetching (every other build prefetches, op_seq.h's default).
+    NoPrefetch { level: u32 },
 }
 
 fn level(level: u32, sums: bool) -> Simd {
@@ -94,6 +97,15 @@ fn program(simd: Simd, lib: &str) -> PathBuf {
             "trampoline_native".to_string(),
             vec![],
             &["-O3", "-march=native"],
+        ),
+        Simd::NoPrefetch { level } => (
+            format!("trampoline_simd{level}_noprefetch"),
+            vec![
+                format!("OP2_RS_SIMD={level}"),
+                "OP2_RS_SIMD_SUMS=0".to_string(),
+                "OP2_RS_PREFETCH=0".to_string(),
+            ],
+            &[],
         ),
     };
     let mut p = Program::new(&name, Lang::Cxx17, &["tests/c/trampoline.cpp"]).lib(lib);
@@ -177,6 +189,24 @@ fn simd_blocks_change_no_bit() {
     }
     let d1 = digest(&run_seq(level(1, true), "tramp-dig-1s"));
     assert_ne!(d0, d1, "OP2_RS_SIMD=1 with sums per lane");
+}
+
+/// Prefetching (op_seq.h's default, OP2_RS_PREFETCH=2: the scalar path runs
+/// loops with a direct dat in blocks, and SIMD blocks that gather prefetch)
+/// changes no bit: builds without it give the scalar paths' digest, at the
+/// scalar level and at level 3, where every kind of block runs.
+#[test]
+fn prefetching_changes_no_bit() {
+    let d0 = scalar_digest("tramp-pf-ref");
+    for simd in [0, 3] {
+        let r = run_seq(
+            Simd::NoPrefetch { level: simd },
+            &format!("tramp-nopf-{simd}"),
+        );
+        assert_all_pass(&r, CHECKS);
+        assert!(r.stdout.contains("DONE 0 failures"), "{}", r.stdout);
+        assert_eq!(d0, digest(&r), "OP2_RS_SIMD={simd}, OP2_RS_PREFETCH=0");
+    }
 }
 
 #[test]
