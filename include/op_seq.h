@@ -1026,8 +1026,6 @@ inline bool simd_views_ok(const op2_arg_view *v, std::index_sequence<I...>) {
   return ((!is_dat(desc_of<Info, I>::d.kind) || (v[I].flags & OP2_VIEW_EXCLUSIVE) != 0) && ...);
 }
 
-/* ---- ranges ------------------------------------------------------------------ */
-
 /* ---- prefetching ------------------------------------------------------------- */
 
 constexpr long kPrefetchAhead = (long)OP2_RS_PREFETCH * kLanes;
@@ -1065,6 +1063,8 @@ OP2_RS_INLINE void prefetch_ahead(const cursors<count_of<Info>> &c, long n, long
     if (n + kPrefetchAhead + kLanes <= end)
       (prefetch_block<Info, I, T>(c, n + kPrefetchAhead), ...);
 }
+
+/* ---- ranges ------------------------------------------------------------------ */
 
 /* The SIMD blocks of elements [n, end) (at least one); returns where the
    scalar remainder starts. */
