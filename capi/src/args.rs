@@ -4,7 +4,7 @@
 use crate::boundary::{c_api, exports};
 use crate::ffi::*;
 use crate::handles::Handles;
-use crate::state::{name_or, with_state};
+use crate::state::{name_or, not_null, with_state};
 use op2_core::arg::{check_arg_dat, check_arg_gbl, Access, ArgKind, ArgSpec};
 use op2_core::error::obj;
 use op2_core::runtime::{GeneratedArgs, GlobalData, Pick};
@@ -76,9 +76,7 @@ pub(crate) unsafe fn arg_dat(
         let d = st.h.dat_id(dat)?;
         // The object's name is only formatted for an error (no allocation otherwise).
         let wrap = |e: Op2Error| Op2Error::new(call, st.dat_obj(d), e.msg);
-        if type_.is_null() {
-            return Err(wrap(Op2Error::new("", "", "the type string is NULL")));
-        }
+        not_null("the type string", type_).map_err(wrap)?;
         let m = st.h.opt_map_id(map).map_err(wrap)?;
         let ac = access(acc).map_err(wrap)?;
         // SAFETY: a non-NULL, NUL-terminated type string (OP2's contract).
@@ -136,9 +134,7 @@ pub(crate) unsafe fn arg_gbl(
         let mut a = blank_arg();
         (a.argtype, a.dim, a.acc, a.data) = (argtype, dim, acc, data);
         a.opt = (opt != 0 && !data.is_null()) as c_int;
-        if type_.is_null() {
-            return Err(Op2Error::new("", "", "the type string is NULL"));
-        }
+        not_null("the type string", type_)?;
         // SAFETY: a non-NULL, NUL-terminated type string (OP2's contract).
         let (t, interned) = unsafe { st.h.type_text(type_) };
         a.r#type = interned;

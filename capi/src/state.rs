@@ -72,11 +72,18 @@ pub unsafe fn c_str(what: &str, p: *const c_char) -> Result<String> {
 /// # Safety
 /// As for [`c_str`]; the string outlives the result.
 pub unsafe fn c_text<'a>(what: &str, p: *const c_char) -> Result<std::borrow::Cow<'a, str>> {
+    not_null(what, p)?;
+    // SAFETY: the caller's contract.
+    Ok(unsafe { CStr::from_ptr(p) }.to_string_lossy())
+}
+
+/// The error [`c_text`] gives for a NULL string (`what` names it), for
+/// callers that read the string some other way.
+pub fn not_null(what: &str, p: *const c_char) -> Result<()> {
     if p.is_null() {
         return Err(Op2Error::new("", "", format!("{what} is NULL")));
     }
-    // SAFETY: the caller's contract.
-    Ok(unsafe { CStr::from_ptr(p) }.to_string_lossy())
+    Ok(())
 }
 
 /// A C string, or `none` when NULL (borrowed: no allocation for valid

@@ -137,6 +137,11 @@ int main(int argc, char **argv) {
     op_arg_idx(0, OP_ID);
   } else if (strcmp(c, "gbl_null") == 0) {
     op_arg_gbl((double *)NULL, 1, "double", OP_INC);
+  } else if (strcmp(c, "arg_type_null") == 0) {
+    op_arg_dat(x, -1, OP_ID, 2, (const char *)NULL, OP_READ);
+  } else if (strcmp(c, "gbl_type_null") == 0) {
+    double g = 0;
+    op_arg_gbl(&g, 1, (const char *)NULL, OP_INC);
   } else if (strcmp(c, "gbl_dim_zero") == 0) {
     double g = 0;
     op_arg_gbl(&g, 0, "double", OP_INC);

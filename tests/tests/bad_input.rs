@@ -445,6 +445,28 @@ fn gbl_null_pointer() {
     );
 }
 
+/// A NULL type string is named, for a dat and for a global, on every
+/// header (the library reads type strings by address, never a NULL one).
+#[test]
+fn type_string_null() {
+    for p in [c99(), c11()] {
+        expect(
+            p.clone(),
+            "arg_type_null",
+            "op_arg_dat",
+            Some(r#"dat "x""#),
+            "the type string is NULL",
+        );
+        expect(
+            p,
+            "gbl_type_null",
+            "op_arg_gbl",
+            None,
+            "the type string is NULL",
+        );
+    }
+}
+
 #[test]
 fn gbl_dim_zero() {
     expect(
