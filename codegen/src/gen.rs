@@ -33,8 +33,11 @@
 //! Global reductions: each work-item accumulates over its elements, the
 //! work-group combines in a fixed tree (`block_size` a power of two), and
 //! work-group `w` (flat) or plan block `b` (staged) writes slot `w`/`b` of
-//! the reduction output; the host combines the slots in index order. No
-//! result depends on the device's scheduling. Elements from `owned` on
+//! the reduction output; the host combines the slots in index order. A
+//! flat loop that reduces is launched with at most
+//! [`FLAT_REDUCTION_ITEMS`] work-items, each taking elements a grid apart
+//! (in order), so that a large set has a few thousand slots, not one per
+//! work-group of elements. No result depends on the device's scheduling. Elements from `owned` on
 //! (under MPI: another process's, run for their increments through maps)
 //! leave the accumulators as they found them. An `OP_WORK` global is a
 //! private array per element, started from the global's value (as OP2's
@@ -147,13 +150,59 @@ pub struct Generated {
     pub groups: Vec<Group>,
     /// Work-group size the code was written for.
     pub block_size: usize,
+    /// Flat scheme: every work-item runs elements a grid apart until the
+    /// set's end, so the launch may give fewer work-groups than the set
+    /// needs at one element each ([`Generated::flat_groups`]).
+    pub strided: bool,
     /// CUDA: the constants' values, copied into the module's `__constant__`
     /// variables by name after it is loaded (empty for OpenCL, whose
     /// constants are literals in the text).
     pub const_values: Vec<(String, Vec<u8>)>,
 }
 
+/// The most work-items a flat loop with a reduction is launched with
+/// (2,048 work-groups of 64). One work-group per 64 elements gave airfoil's
+/// `update` on 720,000 cells 11,250 reduction slots, downloaded and
+/// combined on the host at every call: the largest part of the host's time
+/// per device loop (BENCHMARKS.md, "Host time per device loop call"). With
+/// this many work-items (OP2's translated CUDA code launches 200 blocks for
+/// such loops) a GPU still has enough loads in flight, and a 720,000-cell
+/// loop has 2,048 slots. A function of the set size and the work-group size
+/// alone, never of the device, so a loop's result is the same on every
+/// device and in every run.
+pub const FLAT_REDUCTION_ITEMS: usize = 1 << 17;
+
+/// Flat loops that run strided: those with a reduction (a global `OP_INC`,
+/// `OP_MIN` or `OP_MAX`), unless an `op_arg_info` goes with it: an info's
+/// tie rule (the first element with the best value wins, as on the host)
+/// holds when work-item order is element order, i.e. one element each.
+fn flat_strided(desc: &LoopDesc) -> bool {
+    let reduces = desc.args.iter().any(|a| {
+        matches!(
+            a,
+            Arg::Global {
+                access: Access::Inc | Access::Min | Access::Max,
+                ..
+            }
+        )
+    });
+    let info = desc.args.iter().any(|a| matches!(a, Arg::Info { .. }));
+    reduces && !info
+}
+
 impl Generated {
+    /// The work-groups a flat launch over `set_size` elements gets: one per
+    /// `block_size` elements, at most [`FLAT_REDUCTION_ITEMS`] work-items
+    /// in all when the code is strided (never fewer than one).
+    pub fn flat_groups(&self, set_size: usize) -> usize {
+        let one_each = set_size.div_ceil(self.block_size.max(1));
+        if self.strided {
+            one_each.min((FLAT_REDUCTION_ITEMS / self.block_size.max(1)).max(1))
+        } else {
+            one_each
+        }
+    }
+
     /// Local (shared) memory a staged block with `sizes[g]` staged
     /// elements per group needs (each group 8-byte aligned).
     pub fn local_bytes(&self, sizes: &[usize]) -> usize {
@@ -293,6 +342,7 @@ pub fn generate(
         params: g.params,
         groups: g.groups,
         block_size: o.block_size,
+        strided: scheme == Scheme::Flat && flat_strided(desc),
         const_values: match o.dialect {
             Dialect::Cuda => consts::values(consts),
             Dialect::OpenCl => Vec::new(),
@@ -929,9 +979,25 @@ impl Gen<'_> {
         self.flat_params();
         self.common_params();
         self.ids();
-        self.line(1, &format!("const int e = wg * {bs} + tid;"));
-        self.reductions_start();
-        self.line(1, "if (e < set_size) {");
+        if flat_strided(desc) {
+            // as many work-groups as the launch gives (fewer than the
+            // elements: see FLAT_REDUCTION_ITEMS), each work-item taking
+            // elements a grid apart
+            let groups = match self.o.dialect {
+                Dialect::OpenCl => "(int)get_num_groups(0)",
+                Dialect::Cuda => "(int)gridDim.x",
+            };
+            self.reductions_start();
+            self.line(1, &format!("const int stride = {groups} * {bs};"));
+            self.line(
+                1,
+                &format!("for (int e = wg * {bs} + tid; e < set_size; e += stride) {{"),
+            );
+        } else {
+            self.line(1, &format!("const int e = wg * {bs} + tid;"));
+            self.reductions_start();
+            self.line(1, "if (e < set_size) {");
+        }
         self.private_decls(2);
         let first = self.ind_dat_first.clone();
         let src = |i: usize, j: usize, k: &str| through_map(desc, &first, i, j, k);

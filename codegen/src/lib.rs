@@ -32,4 +32,4 @@ pub use desc::{
 };
 pub use find::{find_kernel, FindError, KernelSource};
 pub use gather::{gather_text, GATHER_ENTRY};
-pub use gen::{generate, Generated, Group, LaunchParam, Options, Scheme};
+pub use gen::{generate, Generated, Group, LaunchParam, Options, Scheme, FLAT_REDUCTION_ITEMS};

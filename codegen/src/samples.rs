@@ -7,6 +7,7 @@
 use crate::desc::{Access, Arg, Conflicts, Const, ConstValue, DatArg, LoopDesc, MapDesc, Ty};
 
 /// A loop, its kernel source and the constants it sees.
+#[derive(Debug, Clone)]
 pub struct Sample {
     pub desc: LoopDesc,
     pub source: String,

@@ -124,7 +124,88 @@ fn direct_loops_are_flat_and_reductions_fixed_order() {
         assert!(g.text.contains("update(a0, a1, a2, a3, r4);"));
         // a direct loop never runs another process's elements: no guard
         assert!(!g.text.contains("owned"), "{}", g.text);
+        // it reduces: each work-item takes elements a grid apart, and the
+        // launch gives at most FLAT_REDUCTION_ITEMS work-items
+        assert!(g.strided);
+        assert!(g
+            .text
+            .contains("const int stride = (int)get_num_groups(0) * 128;"));
+        assert!(g
+            .text
+            .contains("for (int e = wg * 128 + tid; e < set_size; e += stride) {"));
+        assert!(!g.text.contains("if (e < set_size)"), "{}", g.text);
+        assert_eq!(FLAT_REDUCTION_ITEMS / 128, 1024);
+        assert_eq!(g.flat_groups(720_000), 1024, "capped");
+        assert_eq!(g.flat_groups(1024 * 128), 1024);
+        assert_eq!(g.flat_groups(1000), 8, "one element each below the cap");
+        assert_eq!(g.flat_groups(0), 0);
+        let cu = gen(find(&loops, "update"), Dialect::Cuda).unwrap();
+        assert!(cu.strided);
+        assert!(cu.text.contains("const int stride = (int)gridDim.x * 128;"));
+        // no reduction: one element per work-item, as many work-groups as
+        // that takes
+        let save = gen(find(&loops, "save_soln"), Dialect::OpenCl).unwrap();
+        assert!(!save.strided);
+        assert!(save.text.contains("const int e = wg * 128 + tid;"));
+        assert!(save.text.contains("if (e < set_size) {"));
+        assert_eq!(save.flat_groups(720_000), 5625);
     }
+}
+
+/// A maximum with its `op_arg_info`: the info's tie rule (the first
+/// element with the best value) needs work-item order to be element order,
+/// so such a loop runs one element per work-item, uncapped.
+#[test]
+fn reductions_with_an_info_run_one_element_per_work_item() {
+    let x = DatArg {
+        dat: 0,
+        dim: 1,
+        ty: Ty::F64,
+        soa: false,
+        access: Access::Read,
+        optional: false,
+    };
+    let s = samples::Sample {
+        desc: LoopDesc {
+            name: "peak".into(),
+            kernel: "peak".into(),
+            args: vec![
+                Arg::Direct(x),
+                Arg::Idx,
+                Arg::Global {
+                    dim: 1,
+                    ty: Ty::F64,
+                    access: Access::Max,
+                },
+                Arg::Info {
+                    reference: 2,
+                    dim: 1,
+                    ty: Ty::I32,
+                },
+            ],
+            maps: vec![],
+            conflicts: Conflicts::Colour2,
+        },
+        source: "void peak(const double *x, const int *i, double *m, int *at) {\n  if (*x > *m) { *m = *x; *at = *i; }\n}\n".into(),
+        consts: vec![],
+    };
+    for d in [Dialect::OpenCl, Dialect::Cuda] {
+        let g = gen(&s, d).unwrap();
+        assert_eq!(g.scheme, Scheme::Flat);
+        assert!(!g.strided, "{}", g.text);
+        assert!(g.text.contains("if (e < set_size) {"), "{}", g.text);
+        assert!(!g.text.contains("stride"), "{}", g.text);
+        assert_eq!(g.flat_groups(720_000), 5625);
+    }
+    // the same loop without the info reduces strided
+    let mut plain = s.clone();
+    plain.desc.args.pop();
+    plain.source =
+        "void peak(const double *x, const int *i, double *m) {\n  if (*x > *m) *m = *x;\n}\n"
+            .into();
+    let g = gen(&plain, Dialect::OpenCl).unwrap();
+    assert!(g.strided);
+    assert_eq!(g.flat_groups(720_000), 1024);
 }
 
 #[test]

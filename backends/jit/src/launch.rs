@@ -140,7 +140,7 @@ pub fn launch<D: Device>(
                 g.scheme
             )))
         }
-        (Scheme::Flat, _) => b.set_size.div_ceil(g.block_size),
+        (Scheme::Flat, _) => g.flat_groups(b.set_size),
     };
     let local = match &b.plan {
         Some((p, _)) if g.scheme == Scheme::Staged => scratch.local_bytes(g, p),

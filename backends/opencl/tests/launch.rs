@@ -31,6 +31,8 @@ struct Ran {
     w: Vec<f64>,
     at_wait: Vec<f64>,
     waits: usize,
+    /// Work-items a flat launch had (work-groups times their size).
+    items: usize,
 }
 
 fn run(conflicts: Conflicts, n: usize, owned: usize) -> (Vec<f64>, f64, Scheme, Vec<f64>) {
@@ -118,6 +120,7 @@ fn run_split(conflicts: Conflicts, n: usize, owned: usize, core: usize) -> Ran {
     let got = f64s(&dom.dat(acc).data.as_slice()[..8 * (n + 1)]);
     let sum = f64::from_ne_bytes(red[3].as_ref().unwrap()[..8].try_into().unwrap());
     let (at_wait, waits) = seen.into_inner();
+    let items = g.flat_groups(n) * g.block_size;
     Ran {
         got,
         sum,
@@ -125,6 +128,7 @@ fn run_split(conflicts: Conflicts, n: usize, owned: usize, core: usize) -> Ran {
         w,
         at_wait,
         waits,
+        items,
     }
 }
 
@@ -243,18 +247,45 @@ fn plan_for(ends: &[i32], n: usize, core: usize, ngroups: usize) -> Plan {
     Plan::build(&input)
 }
 
-fn check(conflicts: Conflicts, want_scheme: Scheme) {
-    let n = 5000;
-    let (got, sum, scheme, _) = run(conflicts, n, n);
-    assert_eq!(scheme, want_scheme);
+/// Node i holds the weights of the edges before and after it.
+fn check_nodes(got: &[f64], n: usize) {
     let w = |e: usize| 1.0 + e as f64 * 0.5;
+    assert_eq!(got.len(), n + 1);
     for (i, v) in got.iter().enumerate() {
         let want = if i > 0 { w(i - 1) } else { 0.0 } + if i < n { w(i) } else { 0.0 };
         // both additions exact: the weights are multiples of 0.5
         assert_eq!(*v, want, "node {i}");
     }
-    let total: f64 = (0..n).map(w).sum();
+}
+
+fn check(conflicts: Conflicts, want_scheme: Scheme) {
+    let n = 5000;
+    let (got, sum, scheme, _) = run(conflicts, n, n);
+    assert_eq!(scheme, want_scheme);
+    check_nodes(&got, n);
+    let total: f64 = (0..n).map(|e| 1.0 + e as f64 * 0.5).sum();
     assert_eq!(sum, total, "sum of the weights (exact in doubles)");
+}
+
+/// A flat loop that reduces, over more elements than
+/// `FLAT_REDUCTION_ITEMS`: the launch is capped, each work-item runs
+/// several elements a grid apart, and still every element runs exactly
+/// once (each node gets its two weights) and only owned elements reduce
+/// (the sums are exact in doubles, whatever their order).
+#[test]
+fn flat_reductions_past_the_work_item_cap() {
+    let n = 2 * op2_codegen::FLAT_REDUCTION_ITEMS + 4321;
+    let owned = n - 777;
+    let r = run_split(Conflicts::Atomics, n, owned, n);
+    assert_eq!(r.scheme, Scheme::Flat);
+    assert_eq!(
+        r.items,
+        op2_codegen::FLAT_REDUCTION_ITEMS,
+        "a capped launch"
+    );
+    assert!(r.items < n);
+    check_nodes(&r.got, n);
+    assert_eq!(r.sum, r.w[..owned].iter().sum::<f64>(), "owned edges' sum");
 }
 
 #[test]
