@@ -548,10 +548,16 @@ impl Gen<'_> {
                     self.param(LaunchParam::RedOut(i), format!("{g}{t} *red{i}"));
                 }
                 Arg::Global { ty, access, .. } => {
-                    self.param(
-                        LaunchParam::GblIn(i),
-                        format!("{g}const {} *gbl{i}", ty.c_name()),
-                    );
+                    // a sum starts from 0 on the device (the host adds the
+                    // global's value when it combines the slots): it needs
+                    // no upload, which on a GPU (pageable memory) would
+                    // wait for the loops before it
+                    if *access != Access::Inc {
+                        self.param(
+                            LaunchParam::GblIn(i),
+                            format!("{g}const {} *gbl{i}", ty.c_name()),
+                        );
+                    }
                     if !matches!(access, Access::Read | Access::Work) {
                         self.param(
                             LaunchParam::RedOut(i),
