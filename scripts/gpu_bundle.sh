@@ -147,14 +147,16 @@ program() { # NAME KIND APP [ARGS...]: record a program of the bundle
 }
 
 # name_env NAME: the environment a jit program's name asks for, the same rule
-# as check.sh's jit_env: a name ending in _atomics runs with
-# OP2_RS_CONFLICTS=atomics, one ending in _global with colour2-global
+# as check.sh's jit_env: a name with an _atomics part runs with
+# OP2_RS_CONFLICTS=atomics, one with a _global part with colour2-global
 # (two-level colouring, no staging), one with a _soa part with OP_AUTO_SOA=1
 # (device copies in SoA); the generated code, and so the cached cubins,
-# differ.
+# differ. A name ending in _async also runs with OP2_RS_DEVICE_ASYNC=1
+# (loops without a reduction leave their kernels queued: the same code).
 name_env() {
-  case $1 in *_atomics) printf ' OP2_RS_CONFLICTS=atomics' ;; *_global) printf ' OP2_RS_CONFLICTS=colour2-global' ;; esac
+  case $1 in *_atomics | *_atomics_*) printf ' OP2_RS_CONFLICTS=atomics' ;; *_global | *_global_*) printf ' OP2_RS_CONFLICTS=colour2-global' ;; esac
   case $1 in *_soa | *_soa_*) printf ' OP_AUTO_SOA=1' ;; esac
+  case $1 in *_async) printf ' OP2_RS_DEVICE_ASYNC=1' ;; esac
   return 0
 }
 
@@ -374,12 +376,15 @@ if [ -n "$OP2_DIR" ]; then
   # device copies (OP2's "soa"): which scheme wins on a GPU is what the
   # check is to find out
   say "OP2-Common's airfoil and aero (op_seq.h, not translated) on libop2_cuda -> bin/*_jit*, cache/"
-  for name in airfoil_jit airfoil_jit_global airfoil_jit_atomics airfoil_jit_soa_atomics; do
+  # and, with the loops' kernels left queued (OP2_RS_DEVICE_ASYNC=1, where
+  # OP2's code waits after each loop), the default and atomics
+  for name in airfoil_jit airfoil_jit_global airfoil_jit_atomics airfoil_jit_soa_atomics \
+    airfoil_jit_async airfoil_jit_atomics_async; do
     mkdir -p "$WORK/jit_$name"
     "$OUT/bin/meshgen" -o "$WORK/jit_$name/new_grid.dat" --ni 20 --nj 10 > /dev/null
     jit_program "$name" airfoil "$WORK/src/airfoil" "" "" "$WORK/src/airfoil/airfoil.cpp"
   done
-  for name in aero_jit aero_jit_global aero_jit_atomics; do
+  for name in aero_jit aero_jit_global aero_jit_atomics aero_jit_async; do
     mkdir -p "$WORK/jit_$name"
     "$OUT/bin/aero_meshgen" -o "$WORK/jit_$name/FE_grid.dat" --ni 20 --nj 10 > /dev/null
     jit_program "$name" aero "$WORK/src/aero" "" "" "$WORK/src/aero/aero.cpp"

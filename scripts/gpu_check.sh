@@ -42,7 +42,9 @@
 #     configurations). A program's name says how its loops run: *_jit
 #     two-level colouring staged (our default), *_global the same colouring
 #     unstaged, *_atomics atomics, *_soa* SoA device copies (OP_AUTO_SOA=1);
-#     the bundle's cubins were compiled so. device_args and device_args_atomics
+#     the bundle's cubins were compiled so; *_async: loops without a
+#     reduction do not wait for their kernels (OP2_RS_DEVICE_ASYNC=1; OP2's
+#     code waits after every loop), the same kernels, so no memcheck. device_args and device_args_atomics
 #     (app selfcheck: tests/c/device_args, every argument kind, colouring
 #     and atomics) check their own answers against plain C++ loops: their
 #     PASSED line as the reference's, every loop on the GPU, memcheck
@@ -481,13 +483,15 @@ app_round() { # ROUND
 JIT_CACHE=$W/cache
 [ -d "$B/cache" ] && cp -rL "$B/cache" "$JIT_CACHE"
 # jit_env NAME: the environment of a jit program; as gpu_bundle.sh's
-# name_env, a name ending in _atomics runs with atomics, one ending in
-# _global with two-level colouring unstaged, one with a _soa part with SoA
-# device copies (the bundle's cubins were compiled so)
+# name_env, a name with an _atomics part runs with atomics, one with a
+# _global part with two-level colouring unstaged, one with a _soa part with
+# SoA device copies (the bundle's cubins were compiled so), one ending in
+# _async with its loops' kernels left queued (OP2_RS_DEVICE_ASYNC=1)
 jit_env() {
   local opts=""
-  case $1 in *_atomics) opts+=" OP2_RS_CONFLICTS=atomics" ;; *_global) opts+=" OP2_RS_CONFLICTS=colour2-global" ;; esac
+  case $1 in *_atomics | *_atomics_*) opts+=" OP2_RS_CONFLICTS=atomics" ;; *_global | *_global_*) opts+=" OP2_RS_CONFLICTS=colour2-global" ;; esac
   case $1 in *_soa | *_soa_*) opts+=" OP_AUTO_SOA=1" ;; esac
+  case $1 in *_async) opts+=" OP2_RS_DEVICE_ASYNC=1" ;; esac
   echo "OP2_RS_CACHE_DIR=$JIT_CACHE OP2_RS_KERNEL_PATH=$B/src/$1 LD_LIBRARY_PATH=${NVRTC_DIR}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}$opts"
 }
 # on_gpu LOG: every loop ran on the GPU (no fallback line, and the table
@@ -539,6 +543,8 @@ memcheck_all() {
         skip "memcheck $name: time budget of $BUDGET_S s spent"
         continue
       fi
+      # the same kernels as the program without _async: checked there
+      case $name in *_async) continue ;; esac
       app=$(awk -v n="$name" '$1 == n {print $3}' "$B/programs.txt")
       mesh="" niter="" args=() envs=()
       case $app in

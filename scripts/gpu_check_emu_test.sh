@@ -79,6 +79,9 @@ while read -r name _ app _; do
   case $app in airfoil | aero) want "ok   $name transfers: .*" ;; esac
   # the run went through the emulator: the bundle's cubins refused, the
   # loops compiled again by the emulated NVRTC, run by the emulated driver
+  # (a name ending in _async has the kernels of the one without, which ran
+  # before it and left the emulated NVRTC's images in the run's cache)
+  case $name in *_async) continue ;; esac
   grep -q 'cuModuleLoadData: not an image of the emulated NVRTC' "$T/results/logs/$name.r1.err" || {
     echo "gpu_check_emu_test: $name: the emulated driver saw none of the bundle's cubins" >&2
     fails=$((fails + 1))

@@ -25,7 +25,9 @@
 // makes every launch of kernel NAME fail with CUDA_ERROR_LAUNCH_FAILED (to
 // test what a library does then). OP2EMU_STATS=1 prints, at exit, how
 // many times each kernel was launched and the most dynamic shared memory
-// one launch of it had (one line on stderr: NAME=COUNT[/BYTES]).
+// one launch of it had (one line on stderr: NAME=COUNT[/BYTES]), and how
+// many times the program waited for the device (cuCtxSynchronize,
+// cuStreamSynchronize: a second line, "synchronizations: N").
 // OP2EMU_TSAN=1: a race checker with ThreadSanitizer ("ThreadSanitizer"
 // below). OP2EMU_SKIP=1 checks and counts each launch but runs no block:
 // kernels take no time, so a program's time is the host's (the library's
@@ -127,6 +129,9 @@ std::vector<Module *> &modules = *new std::vector<Module *>;
 std::map<std::string, std::pair<unsigned long, unsigned>> &launches =
     *new std::map<std::string, std::pair<unsigned long, unsigned>>;
 
+// cuCtxSynchronize and cuStreamSynchronize calls
+std::atomic<unsigned long> syncs{0};
+
 __attribute__((destructor)) void print_stats() {
   const char *v = getenv("OP2EMU_STATS");
   if (!v || strcmp(v, "1") != 0) return;
@@ -136,6 +141,7 @@ __attribute__((destructor)) void print_stats() {
     if (l.second.second) line += "/" + std::to_string(l.second.second);
   }
   fprintf(stderr, "%s\n", line.c_str());
+  fprintf(stderr, "op2-rs CUDA emulator: synchronizations: %lu\n", syncs.load());
 }
 
 void say(const char *call, const std::string &what) {
@@ -642,6 +648,7 @@ CUresult cuCtxSetCurrent(CUcontext c) {
 
 CUresult cuCtxSynchronize() {
   std::lock_guard<std::mutex> g(lock);
+  syncs++;
   return ready("cuCtxSynchronize");
 }
 

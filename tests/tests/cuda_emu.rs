@@ -124,6 +124,54 @@ fn most_shared(r: &Run, kernel: &str) -> usize {
     entry.split_once('/').map_or(0, |(_, b)| b.parse().unwrap())
 }
 
+/// How many times the program waited for the device (the emulator's
+/// OP2EMU_STATS line).
+fn synchronizations(r: &Run) -> usize {
+    r.stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("op2-rs CUDA emulator: synchronizations: "))
+        .unwrap_or_else(|| panic!("no synchronization count:\n{}", r.stderr))
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// By default a loop without a reduction waits for its kernels (as OP2's
+/// generated code synchronises after each loop): airfoil's save_soln,
+/// adt_calc, res_calc and bres_calc, 7 calls per iteration. With
+/// OP2_RS_DEVICE_ASYNC=1 they return with their kernels queued (update's
+/// download of its slots waits for them): no wait at all, the same
+/// answers. Any value but 0 or 1 stops op_init naming the variable.
+#[test]
+fn loops_without_reductions_can_leave_their_kernels_queued() {
+    let (iters, args) = (20, ["--cells=2000", "--iters=20"]);
+    let exe = airfoil("op2_cuda");
+    let cache = shared_cache();
+    let stats = ("OP2EMU_STATS", "1");
+    let waiting = run_emu(&exe, &args, &cache, &[stats]);
+    waiting.ok();
+    assert_eq!(synchronizations(&waiting), 7 * iters, "{}", waiting.stderr);
+    for (v, waits) in [("0", 7 * iters), ("1", 0)] {
+        let r = run_emu(&exe, &args, &cache, &[stats, ("OP2_RS_DEVICE_ASYNC", v)]);
+        r.ok();
+        all_on_device(&r, 5);
+        assert_eq!(synchronizations(&r), waits, "OP2_RS_DEVICE_ASYNC={v}");
+        assert_eq!(
+            results(&r.stdout),
+            results(&waiting.stdout),
+            "OP2_RS_DEVICE_ASYNC={v}"
+        );
+    }
+    let bad = run_emu(&exe, &args, &cache, &[("OP2_RS_DEVICE_ASYNC", "yes")]);
+    assert_eq!(bad.status, Some(1), "{}\n{}", bad.stdout, bad.stderr);
+    assert!(
+        bad.stderr
+            .contains("OP2 error in op_init: OP2_RS_DEVICE_ASYNC=yes: not 0 or 1"),
+        "{}",
+        bad.stderr
+    );
+}
+
 /// Blocks of 1024 threads: res_calc's staged block needs more than the
 /// 48 KiB of shared memory a kernel gets without asking, so the library
 /// raises the function's limit first (the emulated driver refuses a launch

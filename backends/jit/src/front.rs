@@ -94,6 +94,11 @@ pub struct Front {
     cache: Option<Cache>,
     conflicts: ConflictChoice,
     block_size: usize,
+    /// `OP2_RS_DEVICE_ASYNC` unset or 0: a loop without a reduction waits
+    /// for its kernels before it returns (as OP2's generated code
+    /// synchronises after each loop, so the timing table's times are the
+    /// loops' own).
+    wait_each_loop: bool,
     kernel_path: Vec<PathBuf>,
     /// `OP2_RS_DUMP_CUDA`.
     dump_cuda: Option<PathBuf>,
@@ -125,6 +130,11 @@ impl Front {
                     format!("OP2_RS_BLOCK_SIZE={v}: not a power of two from 1 to 1024")
                 })?,
         };
+        let wait_each_loop = match var("OP2_RS_DEVICE_ASYNC").as_deref().map(str::trim) {
+            None | Some("0") => true,
+            Some("1") => false,
+            Some(v) => return Err(format!("OP2_RS_DEVICE_ASYNC={v}: not 0 or 1")),
+        };
         let cache = match var("OP2_RS_CACHE_DIR").as_deref() {
             Some("off") => None,
             _ => default_dir().map(Cache::new),
@@ -133,12 +143,19 @@ impl Front {
             cache,
             conflicts,
             block_size,
+            wait_each_loop,
             kernel_path: cg::find::split_path(&var("OP2_RS_KERNEL_PATH").unwrap_or_default()),
             dump_cuda: var("OP2_RS_DUMP_CUDA").map(PathBuf::from),
             decl_files: std::sync::OnceLock::new(),
             var_names: std::sync::OnceLock::new(),
             sources: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Does a loop without a reduction wait for its kernels
+    /// (`OP2_RS_DEVICE_ASYNC`)?
+    pub fn wait_each_loop(&self) -> bool {
+        self.wait_each_loop
     }
 
     /// Where kernel `kernel` is looked for: `OP2_RS_KERNEL_PATH`, then the

@@ -124,13 +124,30 @@ pub enum Value {
     Local(usize),
 }
 
-/// Launch `kernel` (built from `g`) with `b`; returns, per argument, the
-/// combined value of each reduction (`None` for the others).
+/// Launch `kernel` (built from `g`) with `b` and wait for it; returns,
+/// per argument, the combined value of each reduction (`None` for the
+/// others).
 pub fn launch<D: Device>(
+    dev: &D,
+    k: (&mut D::Kernel, &mut Scratch),
+    g: &Generated,
+    b: &Bindings<'_>,
+) -> Result<Vec<Option<Vec<u8>>>, DeviceError> {
+    launch_waiting(dev, k, g, b, true)
+}
+
+/// [`launch`], waiting for the kernels of a loop without a reduction only
+/// when `wait` (a loop with one waits for the slots it downloads). Not
+/// waiting leaves the device's queue full: the next loop's launches and
+/// every transfer are ordered after this loop's kernels on the device
+/// (CUDA: the legacy default stream and synchronous transfers), so
+/// nothing the host reads or writes can overtake them.
+pub fn launch_waiting<D: Device>(
     dev: &D,
     (kernel, scratch): (&mut D::Kernel, &mut Scratch),
     g: &Generated,
     b: &Bindings<'_>,
+    wait: bool,
 ) -> Result<Vec<Option<Vec<u8>>>, DeviceError> {
     let slots = match (g.scheme, &b.plan) {
         (Scheme::Staged | Scheme::Coloured, Some((p, _))) => p.nblocks,
@@ -147,7 +164,7 @@ pub fn launch<D: Device>(
         _ => 0,
     };
     let run = bind((dev.memory(), scratch), g, b, slots, local)?;
-    execute(dev, kernel, g, b, &run, (slots, local))
+    execute(dev, kernel, g, b, &run, (slots, local, wait))
 }
 
 fn bind(
@@ -313,7 +330,7 @@ fn execute<D: Device>(
     g: &Generated,
     b: &Bindings<'_>,
     run: &Run,
-    (slots, local): (usize, usize),
+    (slots, local, wait): (usize, usize, bool),
 ) -> Result<Vec<Option<Vec<u8>>>, DeviceError> {
     // CUDA's staged blocks: dynamically sized shared memory (OpenCL's is
     // a `__local` parameter)
@@ -349,8 +366,9 @@ fn execute<D: Device>(
     }
     let cl = dev.memory();
     // one wait per loop, as OP2's generated code synchronises after each
-    // loop: its time in the timing table is its own
-    if run.reductions.is_empty() {
+    // loop: its time in the timing table is its own (unless the program
+    // asked not to wait: OP2_RS_DEVICE_ASYNC)
+    if run.reductions.is_empty() && wait {
         cl.synchronize()?;
     }
     let mut raws: Vec<Option<(Vec<u8>, usize)>> = vec![None; b.specs.len()];

@@ -109,6 +109,7 @@ impl<D: Device> LoopCompiler for JitCompiler<D> {
             g,
             inds,
             scratch: launch::Scratch::default(),
+            wait: self.front.wait_each_loop(),
         }))
     }
 }
@@ -121,6 +122,9 @@ struct JitKernel<D: Device> {
     /// Each argument's staged group (-1: none).
     inds: Vec<i32>,
     scratch: launch::Scratch,
+    /// Wait for the kernels of a loop without a reduction
+    /// ([`Front::wait_each_loop`]).
+    wait: bool,
 }
 
 impl<D: Device> Drop for JitKernel<D> {
@@ -143,6 +147,6 @@ impl<D: Device> DeviceKernel for JitKernel<D> {
 
     fn launch(&mut self, l: &LaunchInput<'_>) -> Result<Vec<Option<Vec<u8>>>, String> {
         let k = (&mut self.kernel, &mut self.scratch);
-        launch::launch(&*self.dev, k, &self.g, l).map_err(|e| e.to_string())
+        launch::launch_waiting(&*self.dev, k, &self.g, l, self.wait).map_err(|e| e.to_string())
     }
 }
