@@ -92,8 +92,13 @@ pub enum LaunchParam {
     /// at `j * map_stride + e`).
     Map(usize),
     MapStride,
-    /// Argument `a`'s global values (read, or the start of a min/max).
+    /// Argument `a`'s global values (read, or the start of a min/max), in
+    /// device memory.
     GblIn(usize),
+    /// Argument `a`'s global values (`OP_READ`, at most
+    /// [`GBL_BY_VALUE_BYTES`]) passed by value: a struct `{ T v[dim]; }`,
+    /// the values' bytes in order.
+    GblValue(usize),
     /// Argument `a`'s reduction slots (`dim` values per work-group/block).
     RedOut(usize),
     /// Argument `a`'s `op_opt_arg_dat` flag (int, 0 = absent).
@@ -158,6 +163,19 @@ pub struct Generated {
     /// variables by name after it is loaded (empty for OpenCL, whose
     /// constants are literals in the text).
     pub const_values: Vec<(String, Vec<u8>)>,
+}
+
+/// An `OP_READ` global of at most this many bytes is a kernel parameter by
+/// value, not a device buffer the launch uploads into: on a GPU an upload
+/// from pageable memory waits for the loops queued before it (aero's
+/// `alpha` and `beta`, read by `updateUR` and `updateP` at every step).
+/// Small enough for any device's parameter space (OpenCL guarantees 1 KiB,
+/// CUDA 4 KiB, for all of a kernel's parameters together).
+pub const GBL_BY_VALUE_BYTES: usize = 64;
+
+/// Is global `dim` x `ty`, read only, passed by value?
+fn gbl_by_value(dim: usize, ty: Ty) -> bool {
+    dim * ty.bytes() <= GBL_BY_VALUE_BYTES
 }
 
 /// The most work-items a flat loop with a reduction is launched with
@@ -300,6 +318,7 @@ pub fn generate(
         ind_dat_first: vec![0; desc.args.len()],
         params: Vec::new(),
         decl: Vec::new(),
+        types: Vec::new(),
         body: String::new(),
         vec_types: params.iter().map(|p| pointee(&p.ty)).collect(),
     };
@@ -330,6 +349,10 @@ pub fn generate(
         Dialect::OpenCl => "__kernel void",
         Dialect::Cuda => "extern \"C\" __global__ void",
     };
+    for t in &g.types {
+        text += t;
+        text += "\n";
+    }
     text += &format!(
         "{qual} {entry}(\n    {}) {{\n{}}}\n",
         g.decl.join(",\n    "),
@@ -443,6 +466,8 @@ struct Gen<'a> {
     ind_dat_first: Vec<usize>,
     params: Vec<LaunchParam>,
     decl: Vec<String>,
+    /// Types the kernel's parameters need (globals by value).
+    types: Vec<String>,
     body: String,
     vec_types: Vec<Option<String>>,
 }
@@ -546,6 +571,20 @@ impl Gen<'_> {
                     let t = ty.c_name();
                     self.param(LaunchParam::GblIn(i), format!("{g}const {t} *gbl{i}"));
                     self.param(LaunchParam::RedOut(i), format!("{g}{t} *red{i}"));
+                }
+                Arg::Global {
+                    dim,
+                    ty,
+                    access: Access::Read,
+                } if gbl_by_value(*dim, *ty) => {
+                    self.types.push(format!(
+                        "typedef struct {{ {} v[{dim}]; }} op2_gbl{i}_t;",
+                        ty.c_name()
+                    ));
+                    self.param(
+                        LaunchParam::GblValue(i),
+                        format!("const op2_gbl{i}_t gbl{i}"),
+                    );
                 }
                 Arg::Global { ty, access, .. } => {
                     // a sum starts from 0 on the device (the host adds the
@@ -922,10 +961,15 @@ impl Gen<'_> {
                     ty,
                     access: Access::Read,
                 } => {
+                    let from = if gbl_by_value(*dim, *ty) {
+                        format!("gbl{i}.v[k]")
+                    } else {
+                        format!("gbl{i}[k]")
+                    };
                     self.line(depth, &format!("{} g{i}[{dim}];", ty.c_name()));
                     self.line(
                         depth,
-                        &format!("for (int k = 0; k < {dim}; k++) g{i}[k] = gbl{i}[k];"),
+                        &format!("for (int k = 0; k < {dim}; k++) g{i}[k] = {from};"),
                     );
                 }
                 _ => {}

@@ -32,4 +32,7 @@ pub use desc::{
 };
 pub use find::{find_kernel, FindError, KernelSource};
 pub use gather::{gather_text, GATHER_ENTRY};
-pub use gen::{generate, Generated, Group, LaunchParam, Options, Scheme, FLAT_REDUCTION_ITEMS};
+pub use gen::{
+    generate, Generated, Group, LaunchParam, Options, Scheme, FLAT_REDUCTION_ITEMS,
+    GBL_BY_VALUE_BYTES,
+};

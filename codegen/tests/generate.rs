@@ -624,3 +624,66 @@ fn kernels_are_found_in_the_examples_with_their_helpers() {
     let e = find_kernel("no_such_kernel", &dirs).unwrap_err();
     assert_eq!(e.kernel, "no_such_kernel");
 }
+
+/// A read-only global of at most GBL_BY_VALUE_BYTES is a kernel parameter
+/// by value (a struct of its values: no upload, which on a GPU waits for
+/// the loops queued before it); a larger one stays a device buffer.
+#[test]
+fn small_read_globals_are_passed_by_value() {
+    let gbl = |dim, ty| Arg::Global {
+        dim,
+        ty,
+        access: Access::Read,
+    };
+    let s = samples::Sample {
+        desc: LoopDesc {
+            name: "scale".into(),
+            kernel: "scale".into(),
+            args: vec![
+                Arg::Direct(DatArg {
+                    dat: 0,
+                    dim: 1,
+                    ty: Ty::F64,
+                    soa: false,
+                    access: Access::Rw,
+                    optional: false,
+                }),
+                gbl(3, Ty::F64),
+                gbl(9, Ty::F64),
+                gbl(16, Ty::I32),
+            ],
+            maps: vec![],
+            conflicts: Conflicts::Colour2,
+        },
+        source: "void scale(double *u, const double *c, const double *big, const int *n) {\n  *u = *u * c[0] + big[8] + n[15];\n}\n".into(),
+        consts: vec![],
+    };
+    assert_eq!(GBL_BY_VALUE_BYTES, 64);
+    for d in [Dialect::OpenCl, Dialect::Cuda] {
+        let g = gen(&s, d).unwrap();
+        use LaunchParam::*;
+        assert_eq!(
+            g.params,
+            [Dat(0), GblValue(1), GblIn(2), GblValue(3), SetSize],
+            "{}",
+            g.text
+        );
+        assert!(g
+            .text
+            .contains("typedef struct { double v[3]; } op2_gbl1_t;"));
+        assert!(g.text.contains("typedef struct { int v[16]; } op2_gbl3_t;"));
+        assert!(g.text.contains("const op2_gbl1_t gbl1"));
+        assert!(g
+            .text
+            .contains("for (int k = 0; k < 3; k++) g1[k] = gbl1.v[k];"));
+        assert!(g
+            .text
+            .contains("for (int k = 0; k < 9; k++) g2[k] = gbl2[k];"));
+        assert!(g
+            .text
+            .contains("for (int k = 0; k < 16; k++) g3[k] = gbl3.v[k];"));
+        // the types come before the kernel that takes them
+        let t = g.text.find("op2_gbl3_t;").unwrap();
+        assert!(t < g.text.find(&g.entry).unwrap(), "{}", g.text);
+    }
+}

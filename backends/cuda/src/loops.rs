@@ -26,7 +26,7 @@ use cudarc::nvrtc::result as rtc;
 use cudarc::nvrtc::sys as rsys;
 use op2_backend_jit::{BuildError, Device, JitCompiler, Value};
 use op2_codegen::cache::{Cache, Key};
-use op2_codegen::{Dialect, Generated};
+use op2_codegen::{Dialect, Generated, GBL_BY_VALUE_BYTES};
 use op2_core::device::memory::{DeviceError, DeviceMemory};
 use std::collections::HashMap;
 use std::ffi::{c_void, CString};
@@ -89,9 +89,14 @@ pub struct CuKernel {
     /// The parameters' bytes of the last launch, and the pointers to them
     /// cuLaunchKernel takes (rebuilt at every launch; kept so that a launch
     /// allocates nothing).
-    store: Vec<[u8; 8]>,
+    store: Vec<ParamBytes>,
     ptrs: Vec<*mut c_void>,
 }
+
+/// One kernel parameter's bytes: room for the largest (a global by value),
+/// aligned as any of the parameters' types needs.
+#[repr(C, align(16))]
+struct ParamBytes([u8; GBL_BY_VALUE_BYTES]);
 
 // SAFETY: a CUfunction is a handle valid while its module is loaded (the
 // kernel holds the module); launches bind the context first.
@@ -400,19 +405,21 @@ impl Device for CudaDevice {
         }
         k.store.clear();
         for v in params {
-            k.store.push(match *v {
-                Value::Ptr(p) => p.to_ne_bytes(),
-                Value::Int(x) => {
-                    let mut b = [0u8; 8];
-                    b[..4].copy_from_slice(&x.to_ne_bytes());
-                    b
-                }
+            let mut b = ParamBytes([0u8; GBL_BY_VALUE_BYTES]);
+            match *v {
+                Value::Ptr(p) => b.0[..8].copy_from_slice(&p.to_ne_bytes()),
+                Value::Int(x) => b.0[..4].copy_from_slice(&x.to_ne_bytes()),
+                Value::Bytes { data, len } => b.0[..len].copy_from_slice(&data[..len]),
                 Value::Local(_) => return Err(bad("a local-memory parameter in CUDA code".into())),
-            });
+            }
+            k.store.push(b);
         }
         k.ptrs.clear();
-        k.ptrs
-            .extend(k.store.iter_mut().map(|s| s.as_mut_ptr().cast::<c_void>()));
+        k.ptrs.extend(
+            k.store
+                .iter_mut()
+                .map(|s| s.0.as_mut_ptr().cast::<c_void>()),
+        );
         let ptrs = &mut k.ptrs;
         let dims = (
             u32::try_from(groups),
@@ -437,9 +444,11 @@ impl Device for CudaDevice {
                     .map_err(|e| format!("cuFuncSetAttribute: {}", err_name(e)))?;
             }
             // SAFETY: `func` is loaded; `ptrs` holds one pointer per
-            // parameter of the generated code, each to 8 live bytes whose
-            // first 4 or 8 are the value the parameter's type reads; the
-            // legacy default stream (null) orders it with the transfers.
+            // parameter of the generated code, each to GBL_BY_VALUE_BYTES
+            // live bytes (16-byte aligned) whose first 4, 8 or `len` (a
+            // global by value: its struct's size) are the value the
+            // parameter's type reads; the legacy default stream (null)
+            // orders it with the transfers.
             unsafe { drv::launch_kernel(func, (g, 1, 1), (b, 1, 1), s, std::ptr::null_mut(), ptrs) }
                 .map_err(|e| format!("cuLaunchKernel: {}", err_name(e)))
         })

@@ -7,7 +7,7 @@
 //! result never depends on the device's scheduling.
 
 use crate::Device;
-use op2_codegen::{Dialect, Generated, LaunchParam, Scheme};
+use op2_codegen::{Dialect, Generated, LaunchParam, Scheme, GBL_BY_VALUE_BYTES};
 use op2_core::arg::{ArgKind, ArgSpec};
 use op2_core::device::layout;
 use op2_core::device::memory::{DevPtr, DeviceError, DeviceMemory};
@@ -122,6 +122,12 @@ pub enum Value {
     Int(i32),
     /// OpenCL: a `__local` block of this many bytes.
     Local(usize),
+    /// A parameter passed by value: the first `len` bytes of `data` (a
+    /// global's values, [`LaunchParam::GblValue`]).
+    Bytes {
+        data: [u8; GBL_BY_VALUE_BYTES],
+        len: usize,
+    },
 }
 
 /// Launch `kernel` (built from `g`) with `b` and wait for it; returns,
@@ -225,23 +231,8 @@ fn bind(
                 })?)
             }
             LaunchParam::MapStride => Value::Int(layout::map_stride(b.dom.set(b.set)) as i32),
-            LaunchParam::GblIn(a) => {
-                let bytes = b
-                    .globals
-                    .get(a)
-                    .ok_or_else(|| err(format!("launch: no value for global {a}")))?;
-                let p = scratch.get(cl, i, bytes.len())?;
-                cl.upload(p, bytes)?;
-                Value::Ptr(p)
-            }
-            LaunchParam::RedOut(a) => {
-                let per = slot_bytes(&b.specs[a], a)?;
-                let p = scratch.get(cl, i, per * slots)?;
-                // every block writes its slot; zeroed all the same, so a
-                // block that wrote none cannot leave a stale partial
-                cl.zero(p, per * slots)?;
-                run.reductions.push((a, p, per));
-                Value::Ptr(p)
+            LaunchParam::GblIn(_) | LaunchParam::GblValue(_) | LaunchParam::RedOut(_) => {
+                global_param(p, (cl, scratch), b, (i, slots), &mut run.reductions)?
             }
             LaunchParam::Opt(a) => Value::Int(i32::from(b.specs[a].opt)),
             other => return Err(err(format!("launch: parameter {other:?} without a value"))),
@@ -249,6 +240,57 @@ fn bind(
         run.params.push(v);
     }
     Ok(run)
+}
+
+/// A global's parameter: its values uploaded (`GblIn`) or by value
+/// (`GblValue`), or its reduction's slots (`RedOut`, zeroed; noted in
+/// `reductions` to be read back). `i` is the parameter's index (its
+/// scratch buffer).
+fn global_param(
+    p: &LaunchParam,
+    (cl, scratch): (&dyn DeviceMemory, &mut Scratch),
+    b: &Bindings<'_>,
+    (i, slots): (usize, usize),
+    reductions: &mut Vec<(usize, DevPtr, usize)>,
+) -> Result<Value, DeviceError> {
+    let values = |a: usize| {
+        b.globals
+            .get(a)
+            .ok_or_else(|| err(format!("launch: no value for global {a}")))
+    };
+    Ok(match *p {
+        LaunchParam::GblIn(a) => {
+            let bytes = values(a)?;
+            let p = scratch.get(cl, i, bytes.len())?;
+            cl.upload(p, bytes)?;
+            Value::Ptr(p)
+        }
+        LaunchParam::GblValue(a) => {
+            let bytes = values(a)?;
+            // the kernel's struct holds dim values; a switched-off
+            // optional global has none (the kernel then gets zeros)
+            let len = slot_bytes(&b.specs[a], a)?;
+            if len > GBL_BY_VALUE_BYTES || bytes.len() > len {
+                return Err(err(format!(
+                    "launch: global {a} has {} bytes, its parameter {len} (at most {GBL_BY_VALUE_BYTES})",
+                    bytes.len()
+                )));
+            }
+            let mut data = [0u8; GBL_BY_VALUE_BYTES];
+            data[..bytes.len()].copy_from_slice(bytes);
+            Value::Bytes { data, len }
+        }
+        LaunchParam::RedOut(a) => {
+            let per = slot_bytes(&b.specs[a], a)?;
+            let p = scratch.get(cl, i, per * slots)?;
+            // every block writes its slot; zeroed all the same, so a
+            // block that wrote none cannot leave a stale partial
+            cl.zero(p, per * slots)?;
+            reductions.push((a, p, per));
+            Value::Ptr(p)
+        }
+        other => return Err(err(format!("launch: {other:?} is not a global's"))),
+    })
 }
 
 /// The bytes of one slot of a reduction (`dim` scalars).

@@ -819,6 +819,11 @@ impl Kernel {
         )
     }
 
+    /// A parameter passed by value: its bytes.
+    pub fn set_bytes(&mut self, i: usize, v: &[u8]) -> Result<(), DeviceError> {
+        self.set_raw(i, v.len(), v.as_ptr().cast::<c_void>())
+    }
+
     /// An `int` parameter.
     pub fn set_i32(&mut self, i: usize, v: i32) -> Result<(), DeviceError> {
         self.set_raw(i, 4, &v as *const i32 as *const c_void)
