@@ -668,20 +668,16 @@ fn small_read_globals_are_passed_by_value() {
             "{}",
             g.text
         );
-        assert!(g
-            .text
-            .contains("typedef struct { double v[3]; } op2_gbl1_t;"));
-        assert!(g.text.contains("typedef struct { int v[16]; } op2_gbl3_t;"));
-        assert!(g.text.contains("const op2_gbl1_t gbl1"));
-        assert!(g
-            .text
-            .contains("for (int k = 0; k < 3; k++) g1[k] = gbl1.v[k];"));
-        assert!(g
-            .text
-            .contains("for (int k = 0; k < 9; k++) g2[k] = gbl2[k];"));
-        assert!(g
-            .text
-            .contains("for (int k = 0; k < 16; k++) g3[k] = gbl3.v[k];"));
+        for want in [
+            "typedef struct { double v[3]; } op2_gbl1_t;",
+            "typedef struct { int v[16]; } op2_gbl3_t;",
+            "const op2_gbl1_t gbl1",
+            "for (int k = 0; k < 3; k++) g1[k] = gbl1.v[k];",
+            "for (int k = 0; k < 9; k++) g2[k] = gbl2[k];",
+            "for (int k = 0; k < 16; k++) g3[k] = gbl3.v[k];",
+        ] {
+            assert!(g.text.contains(want), "{want}:\n{}", g.text);
+        }
         // the types come before the kernel that takes them
         let t = g.text.find("op2_gbl3_t;").unwrap();
         assert!(t < g.text.find(&g.entry).unwrap(), "{}", g.text);
