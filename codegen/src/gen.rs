@@ -37,9 +37,9 @@
 //! flat loop that reduces is launched with at most
 //! [`FLAT_REDUCTION_ITEMS`] work-items, each taking elements a grid apart
 //! (in order), so that a large set has a few thousand slots, not one per
-//! work-group of elements. No result depends on the device's scheduling. Elements from `owned` on
-//! (under MPI: another process's, run for their increments through maps)
-//! leave the accumulators as they found them. An `OP_WORK` global is a
+//! work-group of elements. No result depends on the device's scheduling.
+//! Elements from `owned` on (under MPI: another process's, run for their
+//! increments through maps) leave the accumulators as they found them. An `OP_WORK` global is a
 //! private array per element, started from the global's value (as OP2's
 //! changelog describes its CUDA backends: per-thread scratch initialised
 //! per element); nothing of it goes back.
@@ -175,7 +175,7 @@ pub const GBL_BY_VALUE_BYTES: usize = 64;
 
 /// Is global `dim` x `ty`, read only, passed by value?
 fn gbl_by_value(dim: usize, ty: Ty) -> bool {
-    dim * ty.bytes() <= GBL_BY_VALUE_BYTES
+    dim > 0 && dim * ty.bytes() <= GBL_BY_VALUE_BYTES
 }
 
 /// The most work-items a flat loop with a reduction is launched with
@@ -211,7 +211,7 @@ fn flat_strided(desc: &LoopDesc) -> bool {
 impl Generated {
     /// The work-groups a flat launch over `set_size` elements gets: one per
     /// `block_size` elements, at most [`FLAT_REDUCTION_ITEMS`] work-items
-    /// in all when the code is strided (never fewer than one).
+    /// in all when the code is strided (none for an empty set).
     pub fn flat_groups(&self, set_size: usize) -> usize {
         let one_each = set_size.div_ceil(self.block_size.max(1));
         if self.strided {
