@@ -82,6 +82,15 @@ fn airfoil_on_the_device_prints_seq_residuals_every_loop_on_the_device() {
     };
     let (g1, g2) = (global(), global());
     assert_eq!(rms(&g1), rms(&host), "residuals with colour2-global");
+    // loops without a reduction leave their kernels queued (the queue is
+    // in order, transfers block): the same bits
+    let queued = run_with(
+        &airfoil("op2_opencl"),
+        &args,
+        &[("OP2_RS_DEVICE_ASYNC", "1")],
+    );
+    assert_eq!(results(&queued.stdout), results(&dev.stdout), "queued");
+    all_on_device(&queued, 5);
     assert_eq!(
         results(&g1.stdout),
         results(&g2.stdout),

@@ -146,8 +146,9 @@ pub fn launch<D: Device>(
 /// when `wait` (a loop with one waits for the slots it downloads). Not
 /// waiting leaves the device's queue full: the next loop's launches and
 /// every transfer are ordered after this loop's kernels on the device
-/// (CUDA: the legacy default stream and synchronous transfers), so
-/// nothing the host reads or writes can overtake them.
+/// (CUDA: the legacy default stream and synchronous transfers; OpenCL: an
+/// in-order queue and blocking transfers), so nothing the host reads or
+/// writes can overtake them.
 pub fn launch_waiting<D: Device>(
     dev: &D,
     (kernel, scratch): (&mut D::Kernel, &mut Scratch),

@@ -834,7 +834,8 @@ impl Kernel {
         self.set_raw(i, bytes.max(8), std::ptr::null())
     }
 
-    /// Launch `groups` work-groups of `group_size` work-items and wait.
+    /// Queue `groups` work-groups of `group_size` work-items (the caller
+    /// waits with `synchronize` when it must).
     pub fn launch(&mut self, groups: usize, group_size: usize) -> Result<(), DeviceError> {
         if groups == 0 {
             return Ok(());
