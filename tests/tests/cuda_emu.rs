@@ -156,6 +156,11 @@ fn loops_without_reductions_can_leave_their_kernels_queued() {
         r.ok();
         all_on_device(&r, 5);
         assert_eq!(synchronizations(&r), waits, "OP2_RS_DEVICE_ASYNC={v}");
+        // the table of where each loop ran says what the times mean
+        let queued = r.stdout.contains(
+            "; kernels queued, OP2_RS_DEVICE_ASYNC=1: a loop's time is the host's unless it waits (a reduction)):",
+        );
+        assert_eq!(queued, v == "1", "{}", r.stdout);
         assert_eq!(
             results(&r.stdout),
             results(&waiting.stdout),

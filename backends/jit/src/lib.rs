@@ -100,6 +100,14 @@ impl<D: Device> LoopCompiler for JitCompiler<D> {
         self.dev.name()
     }
 
+    fn timing_note(&self) -> Option<String> {
+        (!self.front.wait_each_loop()).then(|| {
+            "kernels queued, OP2_RS_DEVICE_ASYNC=1: a loop's time is the host's \
+             unless it waits (a reduction)"
+                .to_string()
+        })
+    }
+
     fn compile(&self, r: &CompileRequest<'_>) -> Result<Box<dyn DeviceKernel>, String> {
         let (g, kernel) = self.front.compile(r, &*self.dev)?;
         let inds = front::inds_of(&g, &launch::maps_in_order(r.specs), r.specs);

@@ -147,6 +147,11 @@ pub trait LoopCompiler: Send + Sync {
     /// The loop's device kernel, or why there is none (one line).
     fn compile(&self, r: &CompileRequest<'_>)
         -> std::result::Result<Box<dyn DeviceKernel>, String>;
+    /// What the timing table's reader must know about the device loops'
+    /// times, if anything (e.g. that loops do not wait for their kernels).
+    fn timing_note(&self) -> Option<String> {
+        None
+    }
 }
 
 /// What the program's fallback policy says about one loop.
@@ -313,7 +318,14 @@ impl Runtime {
     /// why; `None` without device loops.
     pub fn placement_table(&self) -> Option<String> {
         let d = self.device_loops.as_ref()?;
-        let mut s = format!("\n  where each loop ran ({}):\n", d.compiler.device_name());
+        let note = d
+            .compiler
+            .timing_note()
+            .map_or_else(String::new, |n| format!("; {n}"));
+        let mut s = format!(
+            "\n  where each loop ran ({}{note}):\n",
+            d.compiler.device_name()
+        );
         for (name, p) in &d.placement {
             match p {
                 Placement::Device => s += &format!("  {name:<24} device\n"),
