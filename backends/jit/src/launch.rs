@@ -74,24 +74,25 @@ pub struct Scratch {
 }
 
 impl Scratch {
-    /// The buffer of parameter `param`, at least `bytes` long.
+    /// The buffer of parameter `param`, at least `bytes` long, and
+    /// whether it was allocated now.
     fn get(
         &mut self,
         mem: &dyn DeviceMemory,
         param: usize,
         bytes: usize,
-    ) -> Result<DevPtr, DeviceError> {
+    ) -> Result<(DevPtr, bool), DeviceError> {
         if let Some(i) = self.bufs.iter().position(|b| b.0 == param) {
             let (_, p, n) = self.bufs[i];
             if n >= bytes {
-                return Ok(p);
+                return Ok((p, false));
             }
             mem.free(p);
             self.bufs.swap_remove(i);
         }
         let p = mem.alloc(bytes.max(8))?;
         self.bufs.push((param, p, bytes.max(8)));
-        Ok(p)
+        Ok((p, true))
     }
 
     /// [`local_bytes`] of `plan`, computed once per plan.
@@ -262,7 +263,7 @@ fn global_param(
     Ok(match *p {
         LaunchParam::GblIn(a) => {
             let bytes = values(a)?;
-            let p = scratch.get(cl, i, bytes.len())?;
+            let (p, _) = scratch.get(cl, i, bytes.len())?;
             cl.upload(p, bytes)?;
             Value::Ptr(p)
         }
@@ -283,10 +284,15 @@ fn global_param(
         }
         LaunchParam::RedOut(a) => {
             let per = slot_bytes(&b.specs[a], a)?;
-            let p = scratch.get(cl, i, per * slots)?;
-            // every block writes its slot; zeroed all the same, so a
-            // block that wrote none cannot leave a stale partial
-            cl.zero(p, per * slots)?;
+            let (p, fresh) = scratch.get(cl, i, per * slots)?;
+            // every work-group writes its slot at every launch (the
+            // generated tree reduction ends unconditionally with the
+            // write), so the slots need no zeroing per call (on a GPU one
+            // more operation before the loop's kernel); zeroed when
+            // allocated, so that a slot no code wrote reads as 0
+            if fresh {
+                cl.zero(p, per * slots)?;
+            }
             reductions.push((a, p, per));
             Value::Ptr(p)
         }
