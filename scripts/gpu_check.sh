@@ -30,7 +30,11 @@
 #     op_fetch_data_idx all read it; aero: none); plan upload and SoA
 #     transposition time as a share of the run
 #  6. compute-sanitizer memcheck on a short run of every program of ours
-#  7. timing: the time loop per iteration, median of the rounds, ours / OP2's
+#  7. timing: the time loop per iteration, median of the rounds, ours / OP2's;
+#     at the end, per loop (op_timing_output's times, medians of the
+#     rounds): each translated configuration on our library against OP2's,
+#     and each application's best op_seq.h program (8) against OP2's best
+#     configuration, so that a miss names the loops it comes from
 #  8. op_seq.h programs on our libop2_cuda (kind jit: unchanged sources, each
 #     loop's code written by the library and compiled by NVRTC; the bundle's
 #     cache/ holds the cubins compiled where the bundle was built, so no
@@ -592,6 +596,35 @@ if [ $APPS_OK = 1 ] && [ "$ROUNDS" -gt 1 ]; then
 fi
 
 # ---- timing ------------------------------------------------------------------------------
+# the pairs "A B" whose loops are compared at the end (loop_table)
+LOOP_PAIRS=()
+# loop_table A B: where the time goes, loop by loop: op_timing_output's time
+# column in the logs of programs A and B (every timed round), the median
+# per loop, sorted by B's time; rows "loop A B A/B", then the sums. Nothing
+# when either has no table.
+loop_table() {
+  local a=$1 b=$2 rows
+  rows=$(awk -v a="$a" '
+    function med(x, k,   i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
+      return k % 2 ? x[(k + 1) / 2] : (x[k / 2] + x[k / 2 + 1]) / 2 }
+    FNR == 1 { prog = FILENAME; sub(/.*\//, "", prog); sub(/\.r[0-9]+\.out$/, "", prog); side = prog == a ? "a" : "b"; inside = 0; done = 0 }
+    done { next }
+    /count +plan time/ { inside = 1; n = 0; next }
+    !inside { next }
+    /;/ { k = split($0, f, ";"); nm = f[k]; gsub(/[ \t]/, "", nm); t = f[4]; sub(/\(.*/, "", t)
+      if (nm == "" || t !~ /[0-9]/) next
+      c[side, nm]++; v[side, nm, c[side, nm]] = t + 0; names[nm] = 1; n++; next }
+    /[^ \t]/ { if (n) done = 1 }
+    END { for (nm in names) { if (!c["a", nm] || !c["b", nm]) continue
+        for (s = 1; s <= 2; s++) { sd = s == 1 ? "a" : "b"; delete x; for (i = 1; i <= c[sd, nm]; i++) x[i] = v[sd, nm, i]; m[s] = med(x, c[sd, nm]) }
+        printf "%s %.4f %.4f\n", nm, m[1], m[2] } }' "$R/logs/$a".r[0-9]*.out "$R/logs/$b".r[0-9]*.out 2> /dev/null | sort -k3,3gr)
+  [ -n "$rows" ] || return 0
+  line "-- $a / $b (seconds)"
+  while read -r nm ta tb; do
+    line "$(awk -v n="$nm" -v a="$ta" -v b="$tb" 'BEGIN { printf "   %-20s %10.4f %10.4f %8s\n", n, a, b, (b > 0 ? sprintf("%.3f", a / b) : "-") }')"
+  done <<< "$rows"
+  line "$(awk '{ a += $2; b += $3 } END { printf "   %-20s %10.4f %10.4f %8s\n", "sum", a, b, (b > 0 ? sprintf("%.3f", a / b) : "-") }' <<< "$rows")"
+}
 if [ -s "$R/timing.txt" ] && [ -n "$(programs rs airfoil)$(programs rs aero)" ]; then
   line ""
   line "== timing: the time loop per iteration (ms), median of the rounds; ours / OP2's (same generated code)"
@@ -611,6 +644,7 @@ if [ -s "$R/timing.txt" ] && [ -n "$(programs rs airfoil)$(programs rs aero)" ];
         printf "%-16s %8.3f (%s) %8.3f (%s) %8.3f\n", substr(a, 1, length(a) - 3), ma, substr(la, 2), mb, substr(lb, 2), ma / mb }' "$R/timing.txt")
     [ "$row" = - ] && continue
     line "$row"
+    LOOP_PAIRS+=("$rs ${base}_op2")
     if [ "$app" = airfoil ]; then
       ratio=$(echo "$row" | awk '{print $NF}')
       if awk -v r="$ratio" 'BEGIN { exit !(r <= 1.0) }'; then
@@ -631,7 +665,7 @@ if [ -s "$R/timing.txt" ] && [ -n "$(programs jit airfoil)$(programs jit aero)" 
   for app in airfoil aero; do
     iters=1000
     [ "$app" = aero ] && iters=20
-    best_jit="" best_ratio=""
+    best_jit="" best_ratio="" best_op2=""
     for jit in $(programs jit "$app"); do
       row=$(awk -v j="$jit" -v ops="$(programs op2 "$app" | tr '\n' ' ')" -v n="$iters" '
         function med(x, k,   i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
@@ -649,15 +683,25 @@ if [ -s "$R/timing.txt" ] && [ -n "$(programs jit airfoil)$(programs jit aero)" 
       line "$row"
       ratio=$(echo "$row" | awk '{print $NF}')
       if [ -z "$best_ratio" ] || awk -v r="$ratio" -v b="$best_ratio" 'BEGIN { exit !(r < b) }'; then
-        best_jit=$jit best_ratio=$ratio
+        best_jit=$jit best_ratio=$ratio best_op2=$(echo "$row" | awk '{print $3}')
       fi
     done
     [ -n "$best_jit" ] || continue
+    LOOP_PAIRS+=("$best_jit $best_op2")
     if awk -v r="$best_ratio" -v t="$JIT_TARGET" 'BEGIN { exit !(r <= t) }'; then
       ok "$app: op_seq.h on libop2_cuda ($best_jit, the best of $(programs jit "$app" | wc -l)) / OP2's translated code = $best_ratio (target <= $JIT_TARGET)"
     else
       line "MISS $app: op_seq.h on libop2_cuda ($best_jit, the best of $(programs jit "$app" | wc -l)) / OP2's translated code = $best_ratio (target <= $JIT_TARGET; a performance target, not a failure of the check)"
     fi
+  done
+fi
+
+if [ ${#LOOP_PAIRS[@]} -gt 0 ]; then
+  line ""
+  line "== per loop: op_timing_output's time, median of the timed rounds; ours / OP2's (translated: the same code on both libraries; op_seq.h: each application's best program against OP2's best configuration)"
+  for pair in "${LOOP_PAIRS[@]}"; do
+    # shellcheck disable=SC2086 # two words
+    loop_table $pair
   done
 fi
 

@@ -72,8 +72,12 @@ for i in $(seq 1 20); do
 done > "$B/ref/aero.out"
 
 # mock programs: NAME behaviour, the transfer line computed from the mesh
+# (op_timing_output's table: the loop time shared among the loops in fixed
+# proportions, so every loop's ratio is the programs' ratio)
 mock() { # NAME APP KIND LOOP_SECONDS ANSWER_FILTER(awk) DOWNLOADS
   local name=$1 app=$2 kind=$3 secs=$4 filter=$5 downloads=$6
+  local loops="res_calc:0.5 adt_calc:0.2 update:0.2 save_soln:0.06 bres_calc:0.04"
+  [ "$app" = aero ] && loops="spMV:0.6 res_calc:0.2 update:0.2"
   cat > "$B/bin/$name" << EOF
 #!/usr/bin/env bash
 n=\${OP2CHECK_NITER:-1000}
@@ -82,6 +86,12 @@ full=1000
 [ "$app" = aero ] && full=20
 [ "\$n" -ge "\$full" ] && awk '$filter' "$B/ref/$app.out"
 echo "op2check time loop: $secs s"
+echo "  count   plan time     MPI time(std)        time(std)           GB/s      GB/s   kernel name "
+echo " -------------------------------------------------------------------------------------------"
+for ls in $loops; do
+  awk -v l="\${ls%%:*}" -v s="\${ls#*:}" -v t="$secs" 'BEGIN { printf " %6d;  %8.4f;  %8.4f(%8.4f);  %8.4f(%8.4f);  %8.4f;         ;   %s \n", 1000, 0, 0, 0, s * t, 0, 1, l }'
+done
+echo "Total plan time:   0.0000"
 if [ "$kind" = jit ]; then
   if [ "$app" = aero ]; then
     echo " op2-rs: loop res_calc runs on the host: NVRTC not found (mock)"
@@ -183,7 +193,9 @@ EOF
 chmod +x "$T/path/nvidia-smi" "$T/path/compute-sanitizer"
 
 set +e
-PATH=$T/path:$PATH "$B/check.sh" "$T/results" > "$T/check.txt" 2>&1
+# from an empty folder: check.sh writes nothing where it is started
+rm -rf "$T/cwd" && mkdir -p "$T/cwd"
+(cd "$T/cwd" && PATH=$T/path:$PATH "$B/check.sh" "$T/results") > "$T/check.txt" 2>&1
 rc=$?
 set -e
 cat "$T/check.txt"
@@ -231,7 +243,21 @@ want 'ok   airfoil: op_seq.h on libop2_cuda \(airfoil_jit_soa_atomics, the best 
 want 'ok   aero: op_seq.h on libop2_cuda \(aero_jit, the best of 2\) / OP2.s translated code = 1.000 \(target <= 1.2\)'
 want 'aero_jit_global +15.000 +aero_(aos|soa)_op2 +10.000 +1.500'
 want 'ok   aero_jit_global r1: status 0, .*'
+# the per-loop tables: the translated pairs and each app's best op_seq.h
+# program against OP2's best configuration
+want '-- airfoil_aos_rs / airfoil_aos_op2 \(seconds\)'
+want '   res_calc +0.5000 +1.0000 +0.500'
+want '   bres_calc +0.0400 +0.0800 +0.500'
+want '   sum +1.0000 +2.0000 +0.500'
+want '-- aero_aos_rs / aero_aos_op2 \(seconds\)'
+want '   spMV +0.1200 +0.1200 +1.000'
+want '-- airfoil_jit_soa_atomics / airfoil_(soa|color)_op2 \(seconds\)'
+want '   adt_calc +0.1800 +0.2000 +0.900'
 want '[0-9]+ failure\(s\); .*'
+if [ -n "$(ls -A "$T/cwd")" ]; then
+  echo "gpu_check_mock_test: check.sh wrote into the folder it was started in: $(ls -A "$T/cwd" | tr '\n' ' ')" >&2
+  fails=$((fails + 1))
+fi
 if grep -q 'memcheck airfoil_jit_atomics_async' "$T/check.txt"; then
   echo "gpu_check_mock_test: memcheck ran a program ending in _async" >&2
   fails=$((fails + 1))
