@@ -95,9 +95,8 @@ pub enum LaunchParam {
     /// Argument `a`'s global values (read, or the start of a min/max), in
     /// device memory.
     GblIn(usize),
-    /// Argument `a`'s global values (`OP_READ`, at most
-    /// [`GBL_BY_VALUE_BYTES`]) passed by value: a struct `{ T v[dim]; }`,
-    /// the values' bytes in order.
+    /// Argument `a`'s global values (at most [`GBL_BY_VALUE_BYTES`]) passed
+    /// by value: a struct `{ T v[dim]; }`, the values' bytes in order.
     GblValue(usize),
     /// Argument `a`'s reduction slots (`dim` values per work-group/block).
     RedOut(usize),
@@ -165,15 +164,17 @@ pub struct Generated {
     pub const_values: Vec<(String, Vec<u8>)>,
 }
 
-/// An `OP_READ` global of at most this many bytes is a kernel parameter by
-/// value, not a device buffer the launch uploads into: on a GPU an upload
-/// from pageable memory waits for the loops queued before it (aero's
-/// `alpha` and `beta`, read by `updateUR` and `updateP` at every step).
+/// A global's values (read, scratch, or the start of a min/max or of an
+/// info) of at most this many bytes are a kernel parameter by value, not a
+/// device buffer the launch uploads into: on a GPU an upload from pageable
+/// memory waits for the loops queued before it (aero's `alpha` and `beta`,
+/// read by `updateUR` and `updateP` at every step; OP2-Common's airfoil's
+/// `maxerr` and `errloc`, a maximum and its info, in `update`).
 /// Small enough for any device's parameter space (OpenCL guarantees 1 KiB,
 /// CUDA 4 KiB, for all of a kernel's parameters together).
 pub const GBL_BY_VALUE_BYTES: usize = 64;
 
-/// Is global `dim` x `ty`, read only, passed by value?
+/// Are a global's `dim` values of type `ty` passed by value?
 fn gbl_by_value(dim: usize, ty: Ty) -> bool {
     dim > 0 && dim * ty.bytes() <= GBL_BY_VALUE_BYTES
 }
@@ -567,35 +568,18 @@ impl Gen<'_> {
                         self.param(LaunchParam::DatStride(i), format!("int arg{i}_stride"));
                     }
                 }
-                Arg::Info { ty, .. } => {
+                Arg::Info { ty, dim, .. } => {
+                    self.gbl_input(i, *dim, *ty);
                     let t = ty.c_name();
-                    self.param(LaunchParam::GblIn(i), format!("{g}const {t} *gbl{i}"));
                     self.param(LaunchParam::RedOut(i), format!("{g}{t} *red{i}"));
                 }
-                Arg::Global {
-                    dim,
-                    ty,
-                    access: Access::Read,
-                } if gbl_by_value(*dim, *ty) => {
-                    self.types.push(format!(
-                        "typedef struct {{ {} v[{dim}]; }} op2_gbl{i}_t;",
-                        ty.c_name()
-                    ));
-                    self.param(
-                        LaunchParam::GblValue(i),
-                        format!("const op2_gbl{i}_t gbl{i}"),
-                    );
-                }
-                Arg::Global { ty, access, .. } => {
+                Arg::Global { ty, access, dim } => {
                     // a sum starts from 0 on the device (the host adds the
                     // global's value when it combines the slots): it needs
-                    // no upload, which on a GPU (pageable memory) would
-                    // wait for the loops before it
+                    // no values, whose upload on a GPU (pageable memory)
+                    // would wait for the loops before it
                     if *access != Access::Inc {
-                        self.param(
-                            LaunchParam::GblIn(i),
-                            format!("{g}const {} *gbl{i}", ty.c_name()),
-                        );
+                        self.gbl_input(i, *dim, *ty);
                     }
                     if !matches!(access, Access::Read | Access::Work) {
                         self.param(
@@ -615,6 +599,42 @@ impl Gen<'_> {
         self.param(LaunchParam::SetSize, "int set_size".into());
         if self.guards_owned() {
             self.param(LaunchParam::Owned, "int owned".into());
+        }
+    }
+
+    /// Global (or info) argument `i`'s values as the kernel stub gets
+    /// them: by value (a struct parameter) when they fit in
+    /// [`GBL_BY_VALUE_BYTES`], else a device buffer.
+    fn gbl_input(&mut self, i: usize, dim: usize, ty: Ty) {
+        if gbl_by_value(dim, ty) {
+            self.types.push(format!(
+                "typedef struct {{ {} v[{dim}]; }} op2_gbl{i}_t;",
+                ty.c_name()
+            ));
+            self.param(
+                LaunchParam::GblValue(i),
+                format!("const op2_gbl{i}_t gbl{i}"),
+            );
+        } else {
+            let g = self.sp.g;
+            self.param(
+                LaunchParam::GblIn(i),
+                format!("{g}const {} *gbl{i}", ty.c_name()),
+            );
+        }
+    }
+
+    /// Component `k` of global (or info) argument `i`'s values, as
+    /// [`Gen::gbl_input`] passed them.
+    fn gbl_at(&self, i: usize) -> String {
+        let by_value = match &self.desc.args[i] {
+            Arg::Global { dim, ty, .. } | Arg::Info { dim, ty, .. } => gbl_by_value(*dim, *ty),
+            _ => false,
+        };
+        if by_value {
+            format!("gbl{i}.v[k]")
+        } else {
+            format!("gbl{i}[k]")
         }
     }
 
@@ -665,7 +685,7 @@ impl Gen<'_> {
                 self.line(1, &format!("{t} r{i}[{dim}];"));
                 let init = match access {
                     Access::Inc => "0".to_string(),
-                    _ => format!("gbl{i}[k]"),
+                    _ => self.gbl_at(i),
                 };
                 self.line(
                     1,
@@ -795,9 +815,10 @@ impl Gen<'_> {
                 } => {
                     // scratch: every element starts from the global's value
                     self.line(depth, &format!("{} w{i}[{dim}];", ty.c_name()));
+                    let from = self.gbl_at(i);
                     self.line(
                         depth,
-                        &format!("for (int k = 0; k < {dim}; k++) w{i}[k] = gbl{i}[k];"),
+                        &format!("for (int k = 0; k < {dim}; k++) w{i}[k] = {from};"),
                     );
                     format!("w{i}")
                 }
@@ -961,11 +982,7 @@ impl Gen<'_> {
                     ty,
                     access: Access::Read,
                 } => {
-                    let from = if gbl_by_value(*dim, *ty) {
-                        format!("gbl{i}.v[k]")
-                    } else {
-                        format!("gbl{i}[k]")
-                    };
+                    let from = self.gbl_at(i);
                     self.line(depth, &format!("{} g{i}[{dim}];", ty.c_name()));
                     self.line(
                         depth,

@@ -196,6 +196,12 @@ fn reductions_with_an_info_run_one_element_per_work_item() {
         assert_eq!(g.scheme, Scheme::Flat);
         assert!(!g.strided, "{}", g.text);
         assert!(g.text.contains("if (e < set_size) {"), "{}", g.text);
+        // the maximum and its info start from their values, passed by value
+        use LaunchParam::*;
+        for a in [2, 3] {
+            assert!(g.params.contains(&GblValue(a)) && g.params.contains(&RedOut(a)));
+        }
+        assert!(g.text.contains("r3[k] = gbl3.v[k];"), "{}", g.text);
         assert!(!g.text.contains("stride"), "{}", g.text);
         assert_eq!(g.flat_groups(720_000), 5625);
     }
@@ -373,8 +379,10 @@ fn vector_optional_idx_soa_and_min_max() {
             ))
             .unwrap();
         assert!(keep < call && call < back, "{}", g.text);
-        // min/max start from the global's value
-        assert!(g.text.contains("r4[k] = gbl4[k];") && g.text.contains("r5[k] = gbl5[k];"));
+        // min/max start from the global's value (by value: 4 bytes each)
+        assert!(g.text.contains("r4[k] = gbl4.v[k];") && g.text.contains("r5[k] = gbl5.v[k];"));
+        assert!(g.params.contains(&LaunchParam::GblValue(4)));
+        assert!(!g.params.contains(&LaunchParam::GblIn(4)));
         assert!(g
             .text
             .contains("MIN(red4_s[k * 128 + tid], red4_s[k * 128 + tid + s])"));
@@ -471,7 +479,7 @@ fn work_globals_are_scratch_started_per_element() {
             let g = gen(&s, d).unwrap();
             let init = g
                 .text
-                .find("for (int k = 0; k < 3; k++) w1[k] = gbl1[k];")
+                .find("for (int k = 0; k < 3; k++) w1[k] = gbl1.v[k];")
                 .unwrap();
             let call = g.text.find("flux(a0, w1, ").unwrap();
             // started right before the call, inside the per-element code
@@ -480,7 +488,8 @@ fn work_globals_are_scratch_started_per_element() {
                 "{}",
                 g.text
             );
-            assert!(g.params.contains(&LaunchParam::GblIn(1)));
+            // 24 bytes: by value
+            assert!(g.params.contains(&LaunchParam::GblValue(1)));
             assert!(!g.params.contains(&LaunchParam::RedOut(1)));
             assert!(!g.text.contains("red1"));
         }

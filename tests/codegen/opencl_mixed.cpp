@@ -214,6 +214,8 @@ int main(int argc, char **argv) {
       else if (nm == "Opt") set(k, i, opt);
       else if (nm == "Dat") set(k, i, dt);
       else if (nm == "GblIn") set(k, i, gin[ix]);
+      else if (nm == "GblValue" && ix == 4) set(k, i, fmax); // by value: the minimum's start
+      else if (nm == "GblValue" && ix == 5) set(k, i, imin); // and the maximum's
       else if (nm == "RedOut") set(k, i, red[ix]);
       else if (nm == "SetSize" || nm == "MapStride" || nm == "Owned") set(k, i, E);
       else if (nm == "Map") set(k, i, dm);
