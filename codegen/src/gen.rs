@@ -35,9 +35,13 @@
 //! work-group `w` (flat) or plan block `b` (staged) writes slot `w`/`b` of
 //! the reduction output; the host combines the slots in index order. A
 //! flat loop that reduces is launched with at most
-//! [`FLAT_REDUCTION_ITEMS`] work-items, each taking elements a grid apart
-//! (in order), so that a large set has a few thousand slots, not one per
-//! work-group of elements. No result depends on the device's scheduling.
+//! [`FLAT_REDUCTION_ITEMS`] work-items: work-group `w` runs the `w`-th
+//! contiguous chunk of the elements, its work-items a work-group apart
+//! (each in element order), so that a large set has a few thousand slots,
+//! not one per work-group of elements, and the slots stay in element
+//! order; with an `op_arg_info` each work-item records the element of its
+//! best value and ties go to the earlier element. No result depends on the
+//! device's scheduling.
 //! Elements from `owned` on (under MPI: another process's, run for their
 //! increments through maps) leave the accumulators as they found them. An `OP_WORK` global is a
 //! private array per element, started from the global's value (as OP2's
@@ -154,9 +158,10 @@ pub struct Generated {
     pub groups: Vec<Group>,
     /// Work-group size the code was written for.
     pub block_size: usize,
-    /// Flat scheme: every work-item runs elements a grid apart until the
-    /// set's end, so the launch may give fewer work-groups than the set
-    /// needs at one element each ([`Generated::flat_groups`]).
+    /// Flat scheme: each work-group runs a contiguous chunk of the set,
+    /// its work-items a work-group apart, so the launch may give fewer
+    /// work-groups than the set needs at one element each
+    /// ([`Generated::flat_groups`]).
     pub strided: bool,
     /// CUDA: the constants' values, copied into the module's `__constant__`
     /// variables by name after it is loaded (empty for OpenCL, whose
@@ -192,11 +197,14 @@ fn gbl_by_value(dim: usize, ty: Ty) -> bool {
 pub const FLAT_REDUCTION_ITEMS: usize = 1 << 17;
 
 /// Flat loops that run strided: those with a reduction (a global `OP_INC`,
-/// `OP_MIN` or `OP_MAX`), unless an `op_arg_info` goes with it: an info's
-/// tie rule (the first element with the best value wins, as on the host)
-/// holds when work-item order is element order, i.e. one element each.
+/// `OP_MIN` or `OP_MAX`). Work-group `w` runs a contiguous chunk of the
+/// elements, chunks in element order, so the slots are in element order
+/// too; an `op_arg_info`'s tie rule (the first element with the best value
+/// wins) then holds when each work-group's tree breaks ties by element
+/// index ([`Gen::track_first`]) and the host keeps the first slot with the
+/// best value.
 fn flat_strided(desc: &LoopDesc) -> bool {
-    let reduces = desc.args.iter().any(|a| {
+    desc.args.iter().any(|a| {
         matches!(
             a,
             Arg::Global {
@@ -204,9 +212,7 @@ fn flat_strided(desc: &LoopDesc) -> bool {
                 ..
             }
         )
-    });
-    let info = desc.args.iter().any(|a| matches!(a, Arg::Info { .. }));
-    reduces && !info
+    })
 }
 
 impl Generated {
@@ -320,6 +326,7 @@ pub fn generate(
         params: Vec::new(),
         decl: Vec::new(),
         types: Vec::new(),
+        track_first: false,
         body: String::new(),
         vec_types: params.iter().map(|p| pointee(&p.ty)).collect(),
     };
@@ -469,6 +476,10 @@ struct Gen<'a> {
     decl: Vec<String>,
     /// Types the kernel's parameters need (globals by value).
     types: Vec<String>,
+    /// A strided flat loop with an `op_arg_info`: each work-item keeps the
+    /// element index of its best value, and ties between work-items go to
+    /// the smaller index.
+    track_first: bool,
     body: String,
     vec_types: Vec<Option<String>>,
 }
@@ -687,6 +698,11 @@ impl Gen<'_> {
                     Access::Inc => "0".to_string(),
                     _ => self.gbl_at(i),
                 };
+                if self.track_first && self.info_of(i).is_some() {
+                    self.line(1, &format!("{shared} int red{i}_e[{bs}];"));
+                    // the element of this work-item's best value (none yet)
+                    self.line(1, &format!("int b{i} = 0x7fffffff;"));
+                }
                 self.line(
                     1,
                     &format!("for (int k = 0; k < {dim}; k++) r{i}[k] = {init};"),
@@ -762,13 +778,24 @@ impl Gen<'_> {
             1,
             &format!("for (int k = 0; k < {dim}; k++) red{j}_s[k * {bs} + tid] = r{j}[k];"),
         );
+        // a strided loop: on a tie the earlier element wins (a work-item's
+        // elements are not in order with its neighbours')
+        let tie = if self.track_first {
+            self.line(1, &format!("red{r}_e[tid] = b{r};"));
+            format!(" || (red{r}_s[tid + s] == red{r}_s[tid] && red{r}_e[tid + s] < red{r}_e[tid])")
+        } else {
+            String::new()
+        };
         self.line(1, bar);
         self.line(1, &format!("for (int s = {}; s > 0; s >>= 1) {{", bs / 2));
         self.line(
             2,
-            &format!("if (tid < s && red{r}_s[tid + s] {cmp} red{r}_s[tid]) {{"),
+            &format!("if (tid < s && (red{r}_s[tid + s] {cmp} red{r}_s[tid]{tie})) {{"),
         );
         self.line(3, &format!("red{r}_s[tid] = red{r}_s[tid + s];"));
+        if self.track_first {
+            self.line(3, &format!("red{r}_e[tid] = red{r}_e[tid + s];"));
+        }
         self.line(
             3,
             &format!("for (int k = 0; k < {dim}; k++) red{j}_s[k * {bs} + tid] = red{j}_s[k * {bs} + tid + s];"),
@@ -777,6 +804,23 @@ impl Gen<'_> {
         self.line(2, bar);
         self.line(1, "}");
         self.line(1, &format!("if (tid == 0) {{ red{r}[{slot}] = red{r}_s[0]; for (int k = 0; k < {dim}; k++) red{j}[({slot}) * {dim} + k] = red{j}_s[k * {bs}]; }}"));
+    }
+
+    /// The globals whose best element each work-item records
+    /// ([`Gen::track_first`]), with their types.
+    fn tracked(&self) -> Vec<(usize, &'static str)> {
+        if !self.track_first {
+            return Vec::new();
+        }
+        self.desc
+            .args
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| match a {
+                Arg::Global { ty, .. } if self.info_of(i).is_some() => Some((i, ty.c_name())),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Private copies of the arguments of element `e`, the call, and the
@@ -852,9 +896,17 @@ impl Gen<'_> {
             };
             call.push(p);
         }
+        // a strided loop with an info: the element of each work-item's best
+        let tracked = self.tracked();
+        for (r, t) in &tracked {
+            self.line(depth, &format!("const {t} p{r} = r{r}[0];"));
+        }
         self.line(depth, &format!("{}({});", desc.kernel, call.join(", ")));
         for r in restore {
             self.line(depth, &r);
+        }
+        for (r, _) in &tracked {
+            self.line(depth, &format!("if (r{r}[0] != p{r}) b{r} = {e};"));
         }
         self.write_back_direct(depth, e);
     }
@@ -1048,17 +1100,29 @@ impl Gen<'_> {
         self.ids();
         if flat_strided(desc) {
             // as many work-groups as the launch gives (fewer than the
-            // elements: see FLAT_REDUCTION_ITEMS), each work-item taking
-            // elements a grid apart
+            // elements: see FLAT_REDUCTION_ITEMS); work-group wg runs the
+            // wg-th chunk of whole work-groups' worth of elements, its
+            // work-items a work-group apart
             let groups = match self.o.dialect {
                 Dialect::OpenCl => "(int)get_num_groups(0)",
                 Dialect::Cuda => "(int)gridDim.x",
             };
+            self.track_first = desc.args.iter().any(|a| matches!(a, Arg::Info { .. }));
             self.reductions_start();
-            self.line(1, &format!("const int stride = {groups} * {bs};"));
+            self.line(1, &format!("const int nwg = {groups};"));
             self.line(
                 1,
-                &format!("for (int e = wg * {bs} + tid; e < set_size; e += stride) {{"),
+                &format!(
+                    "const int chunk = ((set_size + nwg - 1) / nwg + {bs} - 1) / {bs} * {bs};"
+                ),
+            );
+            self.line(
+                1,
+                "const int e_end = (wg + 1) * chunk < set_size ? (wg + 1) * chunk : set_size;",
+            );
+            self.line(
+                1,
+                &format!("for (int e = wg * chunk + tid; e < e_end; e += {bs}) {{"),
             );
         } else {
             self.line(1, &format!("const int e = wg * {bs} + tid;"));

@@ -126,15 +126,17 @@ fn direct_loops_are_flat_and_reductions_fixed_order() {
         assert!(g.text.contains("update(a0, a1, a2, a3, r4);"));
         // a direct loop never runs another process's elements: no guard
         assert!(!g.text.contains("owned"), "{}", g.text);
-        // it reduces: each work-item takes elements a grid apart, and the
-        // launch gives at most FLAT_REDUCTION_ITEMS work-items
+        // it reduces: each work-group runs a chunk of the elements, its
+        // work-items a work-group apart, and the launch gives at most
+        // FLAT_REDUCTION_ITEMS work-items
         assert!(g.strided);
+        assert!(g.text.contains("const int nwg = (int)get_num_groups(0);"));
         assert!(g
             .text
-            .contains("const int stride = (int)get_num_groups(0) * 128;"));
+            .contains("const int chunk = ((set_size + nwg - 1) / nwg + 128 - 1) / 128 * 128;"));
         assert!(g
             .text
-            .contains("for (int e = wg * 128 + tid; e < set_size; e += stride) {"));
+            .contains("for (int e = wg * chunk + tid; e < e_end; e += 128) {"));
         assert!(!g.text.contains("if (e < set_size)"), "{}", g.text);
         assert_eq!(FLAT_REDUCTION_ITEMS / 128, 1024);
         assert_eq!(g.flat_groups(720_000), 1024, "capped");
@@ -143,7 +145,7 @@ fn direct_loops_are_flat_and_reductions_fixed_order() {
         assert_eq!(g.flat_groups(0), 0);
         let cu = gen(find(&loops, "update"), Dialect::Cuda).unwrap();
         assert!(cu.strided);
-        assert!(cu.text.contains("const int stride = (int)gridDim.x * 128;"));
+        assert!(cu.text.contains("const int nwg = (int)gridDim.x;"));
         // no reduction: one element per work-item, as many work-groups as
         // that takes
         let save = gen(find(&loops, "save_soln"), Dialect::OpenCl).unwrap();
@@ -154,11 +156,13 @@ fn direct_loops_are_flat_and_reductions_fixed_order() {
     }
 }
 
-/// A maximum with its `op_arg_info`: the info's tie rule (the first
-/// element with the best value) needs work-item order to be element order,
-/// so such a loop runs one element per work-item, uncapped.
+/// A maximum with its `op_arg_info`: strided as any reduction; the info's
+/// tie rule (the first element with the best value) holds because each
+/// work-item records the element of its best and the work-group's tree
+/// breaks ties by that index (the chunks, and so the slots, are in element
+/// order).
 #[test]
-fn reductions_with_an_info_run_one_element_per_work_item() {
+fn reductions_with_an_info_break_ties_by_element() {
     let x = DatArg {
         dat: 0,
         dim: 1,
@@ -194,18 +198,26 @@ fn reductions_with_an_info_run_one_element_per_work_item() {
     for d in [Dialect::OpenCl, Dialect::Cuda] {
         let g = gen(&s, d).unwrap();
         assert_eq!(g.scheme, Scheme::Flat);
-        assert!(!g.strided, "{}", g.text);
-        assert!(g.text.contains("if (e < set_size) {"), "{}", g.text);
+        assert!(g.strided, "{}", g.text);
+        for want in [
+            "int b2 = 0x7fffffff;",
+            "const double p2 = r2[0];",
+            "if (r2[0] != p2) b2 = e;",
+            "red2_e[tid] = b2;",
+            "if (tid < s && (red2_s[tid + s] > red2_s[tid] || (red2_s[tid + s] == red2_s[tid] && red2_e[tid + s] < red2_e[tid]))) {",
+            "red2_e[tid] = red2_e[tid + s];",
+        ] {
+            assert!(g.text.contains(want), "{want}:\n{}", g.text);
+        }
         // the maximum and its info start from their values, passed by value
         use LaunchParam::*;
         for a in [2, 3] {
             assert!(g.params.contains(&GblValue(a)) && g.params.contains(&RedOut(a)));
         }
         assert!(g.text.contains("r3[k] = gbl3.v[k];"), "{}", g.text);
-        assert!(!g.text.contains("stride"), "{}", g.text);
-        assert_eq!(g.flat_groups(720_000), 5625);
+        assert_eq!(g.flat_groups(720_000), 1024);
     }
-    // the same loop without the info reduces strided
+    // the same loop without the info: no element tracking
     let mut plain = s.clone();
     plain.desc.args.pop();
     plain.source =
@@ -213,6 +225,7 @@ fn reductions_with_an_info_run_one_element_per_work_item() {
             .into();
     let g = gen(&plain, Dialect::OpenCl).unwrap();
     assert!(g.strided);
+    assert!(!g.text.contains("b2"), "{}", g.text);
     assert_eq!(g.flat_groups(720_000), 1024);
 }
 

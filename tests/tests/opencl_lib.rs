@@ -192,6 +192,12 @@ fn every_argument_kind_runs_on_the_device_in_every_scheme() {
     }
     let r = run_with(&exe, &[], &[("OP2_RS_CONFLICTS", "atomics,pin=atomics")]);
     assert_pin_falls_back_once(&r);
+    // more nodes than a reducing loop's work-items (FLAT_REDUCTION_ITEMS):
+    // several elements each, the maximum's first element still found
+    let r = run_with(&exe, &["300000"], &[]);
+    r.ok();
+    assert!(r.stdout.contains("PASSED (0 wrong values)"), "{}", r.stdout);
+    all_on_device(&r, 4);
 }
 
 fn fallback_program() -> PathBuf {
