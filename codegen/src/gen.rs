@@ -41,10 +41,10 @@
 //! not one per work-group of elements, and the slots stay in element
 //! order; with an `op_arg_info` each work-item records the element of its
 //! best value and ties go to the earlier element. No result depends on the
-//! device's scheduling.
-//! Elements from `owned` on (under MPI: another process's, run for their
-//! increments through maps) leave the accumulators as they found them. An `OP_WORK` global is a
-//! private array per element, started from the global's value (as OP2's
+//! device's scheduling. Elements from `owned` on (under MPI: another
+//! process's, run for their increments through maps) leave the
+//! accumulators as they found them. An `OP_WORK` global is a private array
+//! per element, started from the global's value (as OP2's
 //! changelog describes its CUDA backends: per-thread scratch initialised
 //! per element); nothing of it goes back.
 
@@ -188,10 +188,10 @@ fn gbl_by_value(dim: usize, ty: Ty) -> bool {
 /// (2,048 work-groups of 64). One work-group per 64 elements gave airfoil's
 /// `update` on 720,000 cells 11,250 reduction slots, downloaded and
 /// combined on the host at every call: the largest part of the host's time
-/// per device loop (BENCHMARKS.md, "Host time per device loop call"). With
-/// this many work-items (OP2's translated CUDA code launches 200 blocks for
-/// such loops) a GPU still has enough loads in flight, and a 720,000-cell
-/// loop has 2,048 slots. A function of the set size and the work-group size
+/// per device loop (BENCHMARKS.md, "Host time per device loop call"). OP2's
+/// translated CUDA code launches 200 blocks for such loops; this many
+/// work-items should keep enough loads in flight on a GPU (not measured:
+/// no GPU yet), and a 720,000-cell loop has 2,048 slots. A function of the set size and the work-group size
 /// alone, never of the device, so a loop's result is the same on every
 /// device and in every run.
 pub const FLAT_REDUCTION_ITEMS: usize = 1 << 17;
