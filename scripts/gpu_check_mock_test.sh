@@ -80,6 +80,8 @@ mock() { # NAME APP KIND LOOP_SECONDS ANSWER_FILTER(awk) DOWNLOADS
   [ "$app" = aero ] && loops="spMV:0.6 res_calc:0.2 update:0.2"
   cat > "$B/bin/$name" << EOF
 #!/usr/bin/env bash
+# a run that hangs, for the deadline check below
+[ -n "\${MOCK_SLEEP:-}" ] && exec sleep "\$MOCK_SLEEP"
 n=\${OP2CHECK_NITER:-1000}
 if [ "$app" = airfoil ]; then read -r nn nc ne nb < new_grid.dat; else read -r nn nc nbn < FE_grid.dat; fi
 full=1000
@@ -278,5 +280,39 @@ n=$(grep -c '^FAIL' "$T/check.txt" || true)
   echo "gpu_check_mock_test: summary.txt or timing.txt missing" >&2
   fails=$((fails + 1))
 }
+
+# the deadline: a program that hangs is stopped when DEADLINE_S is reached
+# and reported as cut, not failed; nothing starts after it; ONLY and
+# MEMCHECK=0 (a second call's knobs) leave the rest out
+set +e
+t0=$(date +%s)
+(cd "$T/cwd" && PATH=$T/path:$PATH MOCK_SLEEP=60 BUDGET_S=30 DEADLINE_S=4 ONLY='^airfoil_jit$' MEMCHECK=0 \
+  "$B/check.sh" "$T/results-deadline") > "$T/check-deadline.txt" 2>&1
+rc=$?
+took=$(($(date +%s) - t0))
+set -e
+cat "$T/check-deadline.txt"
+want_d() { # PATTERN: a whole line of the deadline run
+  grep -Eq "^$1\$" "$T/check-deadline.txt" || {
+    echo "gpu_check_mock_test: deadline run: no line matching: $1" >&2
+    fails=$((fails + 1))
+  }
+}
+want_d 'SKIP airfoil_jit round 1: cut at the deadline of 4 s'
+want_d 'SKIP airfoil_jit round 2: time budget \(30 s, deadline 4 s\) spent'
+want_d 'SKIP memcheck: MEMCHECK=0'
+want_d '0 failure\(s\); .*'
+if grep -Eq '^(ok|FAIL|SKIP) +(airfoil_(aos|soa|color)|t1_mock|device_args|aero_|airfoil_jit_)' "$T/check-deadline.txt"; then
+  echo "gpu_check_mock_test: deadline run: ONLY='^airfoil_jit\$' ran other programs" >&2
+  fails=$((fails + 1))
+fi
+[ $rc = 0 ] || {
+  echo "gpu_check_mock_test: deadline run: status $rc, want 0 (a cut run is no failure)" >&2
+  fails=$((fails + 1))
+}
+[ $took -lt 20 ] || {
+  echo "gpu_check_mock_test: deadline run took $took s with DEADLINE_S=4" >&2
+  fails=$((fails + 1))
+}
 [ $fails = 0 ] || exit 1
-echo "gpu_check_mock_test: passed (check.sh's verdicts on mock runs as expected)"
+echo "gpu_check_mock_test: passed (check.sh's verdicts on mock runs as expected; a hanging run cut at the deadline)"
