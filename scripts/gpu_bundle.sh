@@ -437,4 +437,5 @@ say "bundle: ${OUT#"$ROOT"/}, $(wc -l < "$OUT/programs.txt") programs, $((bytes 
 du -sk "$OUT"/lib/* "$OUT"/bin/* | sort -rn | head -n 6 | sed 's/^/   /'
 [ "$bytes" -le $((MAX_MIB * 1024 * 1024)) ] || die "bundle is $bytes bytes, over the $MAX_MIB MiB limit"
 echo "   on a GPU machine: ${OUT#"$ROOT"/}/check.sh RESULTS_DIR (with the device tool: carry ${OUT#"$ROOT"/},"
-echo "   command: ${OUT#"$ROOT"/}/check.sh /tmp/r; rc=\$?; cp /tmp/r/summary.txt \$OUT/; tar czf \$OUT/results.tgz -C /tmp r; exit \$rc)"
+echo "   command: timeout 330 ${OUT#"$ROOT"/}/check.sh /tmp/r; rc=\$?; cp /tmp/r/summary.txt \$OUT/; tar czf \$OUT/results.tgz -C /tmp r; exit \$rc,"
+echo "   timeout_s 360: check.sh starts no run after BUDGET_S=240 s and stops every run at DEADLINE_S=300 s, so a second call fits in 15 device minutes)"
