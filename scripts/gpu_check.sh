@@ -323,7 +323,9 @@ for name in $(programs rs test) $(programs mpi test); do
     continue
   fi
   run_prog "$name" "$W/run/$name" "" "$R/logs/$name" OP2_RS_DEVICE_STATS=1
-  if [ $RC = 0 ] && grep -q "^PASS $name\$" "$R/logs/$name.out" && ! grep -q '^FAIL' "$R/logs/$name.out"; then
+  if [ $RC = 124 ] && [ $CUT = 1 ]; then
+    skip "$name: cut at the deadline of $DEADLINE_S s"
+  elif [ $RC = 0 ] && grep -q "^PASS $name\$" "$R/logs/$name.out" && ! grep -q '^FAIL' "$R/logs/$name.out"; then
     ok "$name: $(grep -c '^ok\|^PASS' "$R/logs/$name.out") line(s) of checks passed, $WALL s"
   else
     fail "$name: status $RC; $(grep -m2 'FAIL\|error' "$R/logs/$name.out" "$R/logs/$name.err" | tr '\n' ' ' | head -c 200)"

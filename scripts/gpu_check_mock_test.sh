@@ -36,6 +36,10 @@
 #                     -> FAIL, and its table lists a loop on the host with
 #                     no fallback line -> FAIL
 # and the timing table (ours / OP2's medians) must give 0.500 for aos.
+# A second run, with every program hanging (MOCK_SLEEP), DEADLINE_S=4,
+# ONLY='^airfoil_jit$' and MEMCHECK=0: airfoil_jit is cut at the deadline
+# (a SKIP, not a FAIL), nothing starts after it, no other program runs,
+# status 0, well inside 20 s.
 #
 #   scripts/gpu_check_mock_test.sh BUNDLE_WITH_MESHGEN
 # shellcheck disable=SC2016 # awk programs in single quotes
