@@ -131,6 +131,12 @@ elapsed() { echo $(($(date +%s) - START)); }
 over_budget() { local e; e=$(elapsed); [ "$e" -ge "$BUDGET_S" ] || [ "$e" -ge "$DEADLINE_S" ]; }
 # set_limit SECONDS: LIMIT = SECONDS, or what is left before DEADLINE_S when
 # that is less (at least 1 s); CUT = 1 when the deadline set it
+# cut_at_deadline STATUS WHAT: status 0 (and a SKIP line) when the run that
+# ended with STATUS was stopped by the deadline rather than by its own timeout
+cut_at_deadline() {
+  [ "$1" = 124 ] && [ "$CUT" = 1 ] || return 1
+  skip "$2: cut at the deadline of $DEADLINE_S s"
+}
 set_limit() {
   local left=$((DEADLINE_S - $(elapsed)))
   LIMIT=$1 CUT=0
@@ -323,8 +329,8 @@ for name in $(programs rs test) $(programs mpi test); do
     continue
   fi
   run_prog "$name" "$W/run/$name" "" "$R/logs/$name" OP2_RS_DEVICE_STATS=1
-  if [ $RC = 124 ] && [ $CUT = 1 ]; then
-    skip "$name: cut at the deadline of $DEADLINE_S s"
+  if cut_at_deadline $RC "$name"; then
+    :
   elif [ $RC = 0 ] && grep -q "^PASS $name\$" "$R/logs/$name.out" && ! grep -q '^FAIL' "$R/logs/$name.out"; then
     ok "$name: $(grep -c '^ok\|^PASS' "$R/logs/$name.out") line(s) of checks passed, $WALL s"
   else
@@ -452,10 +458,7 @@ timed_run() {
   t=$(loop_time "$log.out")
   [ -n "$t" ] || t=$(sed -n 's/^Max total runtime = \([0-9.]*\)$/\1/p' "$log.out" | head -n 1)
   what="$name r$round: status $RC, wall $WALL s, loop ${t:-?} s"
-  if [ $RC = 124 ] && [ $CUT = 1 ]; then
-    skip "$name round $round: cut at the deadline of $DEADLINE_S s"
-    return 1
-  fi
+  cut_at_deadline $RC "$name round $round" && return 1
   [ $RC = 124 ] && TIMED_OUT[$name]=1
   if [ $RC != 0 ]; then
     fail "$what; $(tail -n 2 "$log.err" | tr '\n' ' ' | head -c 200)"
@@ -598,10 +601,7 @@ memcheck_all() {
       (cd "$dir" && env OP2CHECK_NITER=$niter "${envs[@]}" timeout "$LIMIT" "$SANITIZER" --tool memcheck --leak-check no \
         --error-exitcode 99 "$B/bin/$name" "${args[@]}" > "$log.out" 2> "$log.err")
       rc=$?
-      if [ $rc = 124 ] && [ $CUT = 1 ]; then
-        skip "memcheck $name: cut at the deadline of $DEADLINE_S s"
-        continue
-      fi
+      cut_at_deadline $rc "memcheck $name" && continue
       summary=$(grep -h -m1 'ERROR SUMMARY' "$log.out" "$log.err" | sed 's/^=* *//')
       if [ $rc = 0 ] && echo "$summary" | grep -q 'ERROR SUMMARY: 0 errors'; then
         ok "memcheck $name: $summary ($(($(date +%s) - t0)) s)"
