@@ -75,9 +75,21 @@
  *                      in some runs. SIMD blocks of direct dats only are
  *                      left to the hardware (prefetching made aero's
  *                      updateUR 1.2x slower there). Never changes a result.
- *   OP2_RS_COUNT_PATHS (tests) count in op2_rs::path_count[3] the ranges run
+ *   OP2_RS_SIDE_BY_SIDE
+ *                      1 (default): a loop of direct dats and globals with a
+ *                      reduction (OP_INC, OP_MIN, OP_MAX global) that moves
+ *                      at most 32 bytes of dats per element runs the SIMD
+ *                      blocks of up to 4 plan blocks side by side (the
+ *                      library hands them over together): each block's
+ *                      in-order sum is a chain of dependent additions, and
+ *                      the chains of different blocks overlap (aero's dotR
+ *                      2x faster, dotPV 1.1-1.2x: then bound by memory).
+ *                      Each block's sum keeps its element order, so results
+ *                      do not change; 0: one block at a time.
+ *   OP2_RS_COUNT_PATHS (tests) count in op2_rs::path_count[4] the ranges run
  *                      by the generic path, the ranges run by the specialised
- *                      path, and the SIMD blocks among them
+ *                      path, the SIMD blocks among them, and the ranges run
+ *                      side by side
  *
  * Results of the SIMD blocks: the scalar path's bits, except (a) at level 3
  * where a kernel increments one value twice (its increments are summed
@@ -108,6 +120,13 @@ void op2_par_loop_range(op2_range_fn range, const int *param_types, const char *
 void op2_par_loop_range_src(op2_range_fn range, const int *param_types, const char *kernel_name,
                             const char *file, const char *name, op_set set, int nargs,
                             const op_arg *args);
+/* Runs a kernel over nranges (2 to 4) independent ranges [bounds[2k],
+   bounds[2k + 1]), range k with the views views[k * nargs ...]. */
+typedef void (*op2_ranges_fn)(const op2_arg_view *views, int nranges, const int *bounds);
+/* op2_par_loop_range_src with the trampoline for several ranges (NULL: none). */
+void op2_par_loop_ranges_src(op2_range_fn range, op2_ranges_fn ranges, const int *param_types,
+                             const char *kernel_name, const char *file, const char *name,
+                             op_set set, int nargs, const op_arg *args);
 
 #ifdef __cplusplus
 }
@@ -199,6 +218,9 @@ static int op2_stride = 1;
 #ifndef OP2_RS_PREFETCH
 #define OP2_RS_PREFETCH 2
 #endif
+#ifndef OP2_RS_SIDE_BY_SIDE
+#define OP2_RS_SIDE_BY_SIDE 1
+#endif
 #ifndef OP2_RS_SIMD_SUMS
 #if defined(__ASSOCIATIVE_MATH__)
 #define OP2_RS_SIMD_SUMS 1
@@ -226,7 +248,7 @@ static int op2_stride = 1;
 #ifdef OP2_RS_COUNT_PATHS
 #include <atomic>
 namespace op2_rs {
-inline std::atomic<long> path_count[3];
+inline std::atomic<long> path_count[4];
 }
 #define OP2_RS_COUNT_N(i, k) (void)::op2_rs::path_count[i].fetch_add(k, std::memory_order_relaxed)
 #else
@@ -1026,6 +1048,130 @@ inline bool simd_views_ok(const op2_arg_view *v, std::index_sequence<I...>) {
   return ((!is_dat(desc_of<Info, I>::d.kind) || (v[I].flags & OP2_VIEW_EXCLUSIVE) != 0) && ...);
 }
 
+/* ---- blocks side by side ----------------------------------------------------- */
+
+/* A loop whose SIMD blocks run several plan blocks side by side: only direct
+   dats and globals in local copies, at least one of them a reduction
+   (OP_INC, OP_MIN, OP_MAX). A reduction in element order is a chain of
+   dependent additions (or comparisons), one per element, which no vector
+   unit shortens; the chains of different blocks are independent (each block
+   has its own slot, combined in block order by the library), so running
+   MaxRanges blocks' SIMD blocks alternately lets the core overlap their
+   chains: aero's dotPV and dotR (issue 26). Every block's sum is still in
+   its own element order. */
+template <class Info, std::size_t I, typename T> constexpr bool side_by_side_arg() {
+  using R = lane_role<Info, I, T>;
+  return R::d.kind == OP2_VIEW_KIND_DIRECT ||
+         (R::d.kind == OP2_VIEW_KIND_GLOBAL && R::D::local && !R::lane_sum);
+}
+template <class Info, std::size_t I> constexpr bool reduces() {
+  constexpr arg_desc d = desc_of<Info, I>::d;
+  return d.kind == OP2_VIEW_KIND_GLOBAL && (d.acc == OP_INC || d.acc == OP_MIN || d.acc == OP_MAX);
+}
+/* Bytes of direct dats an element moves (written ones twice: read for
+   ownership, written back). */
+template <class Info, std::size_t I, typename T> constexpr long stream_bytes() {
+  using R = lane_role<Info, I, T>;
+  if constexpr (R::d.kind == OP2_VIEW_KIND_DIRECT)
+    return (long)R::d.dim * (long)sizeof(typename R::E) * (R::d.acc == OP_READ ? 1 : 2);
+  else
+    return 0;
+}
+/* Loops that move more than this per element are bound by memory, not by
+   their reduction's chain (about one dependent addition per element: some 3
+   cycles, in which a core streams about 16-32 bytes); side by side they
+   only stream more arrays at once (airfoil's update, 168 bytes: 10-30%
+   slower; aero's dotR and dotPV, 8 and 16 bytes: faster). */
+constexpr long kSideBySideBytes = 32;
+template <class Info, typename... T, std::size_t... I>
+constexpr bool side_by_side(std::index_sequence<I...> is) {
+  return OP2_RS_SIDE_BY_SIDE && simd_applies<Info, T...>(is) &&
+         (side_by_side_arg<Info, I, T>() && ...) && (reduces<Info, I>() || ...) &&
+         (0 + ... + stream_bytes<Info, I, T>()) <= kSideBySideBytes;
+}
+
+/* Argument I's lane pointer for element n: a direct dat's values from the
+   base p; a global: its local copy (as ptr() gives it). */
+template <class Info, std::size_t I, typename T, typename P>
+OP2_RS_INLINE P *elem_at(P *p, long n) {
+  using R = lane_role<Info, I, T>;
+  if constexpr (R::d.kind == OP2_VIEW_KIND_DIRECT)
+    return p + n * R::d.dim;
+  else
+    return p;
+}
+
+/* The local copies of one range's globals (the views of that range). */
+template <class Info, typename... T, typename... P, std::size_t... I>
+OP2_RS_INLINE std::tuple<lane_local<Info, I, T, P>...> locals_of(std::index_sequence<I...>,
+                                                                 const op2_arg_view *v, P *...) {
+  return std::tuple<lane_local<Info, I, T, P>...>{lane_local<Info, I, T, P>((P *)v[I].data)...};
+}
+template <class Info, typename... T, typename G, typename... P, std::size_t... I>
+OP2_RS_INLINE void store_locals(std::index_sequence<I...>, G &g, const op2_arg_view *v, P *...) {
+  (std::get<I>(g).store((P *)v[I].data), ...);
+}
+
+/* One SIMD block of one range: the lanes of elements n .. n + kLanes. */
+template <auto Kernel, class Info, typename... T, typename G, typename... P, std::size_t... I>
+OP2_RS_INLINE void lanes_at(std::index_sequence<I...>, G &g, long n, P *... p) {
+  for (int l = 0; l < kLanes; ++l)
+    Kernel(lane_arg<Info, I, T>::param(
+        lane_arg<Info, I, T>::get(elem_at<Info, I, T>(std::get<I>(g).ptr(p), n), l))...);
+}
+
+/* nb SIMD blocks of each of the ranges Ks (starting at elements start[k];
+   range k's views at v + k * N), the ranges' blocks taken in turn. Each
+   range's calls are those lane_blocks makes for it, in the same order;
+   p: the direct dats' bases (the same in every range's views). */
+template <auto Kernel, class Info, typename... T, typename... P, std::size_t... I,
+          std::size_t... Ks>
+OP2_RS_NOINLINE void lane_ranges(std::index_sequence<I...> is, std::index_sequence<Ks...>, long nb,
+                                 const op2_arg_view *v, const long *start,
+                                 P *OP2_RS_RESTRICT... p) {
+  constexpr std::size_t N = sizeof...(I);
+  using G = std::tuple<lane_local<Info, I, T, P>...>;
+  G g[] = {locals_of<Info, T...>(is, v + Ks * N, (P *)nullptr...)...};
+  for (long b = 0; b < nb; ++b)
+    (lanes_at<Kernel, Info, T...>(is, g[Ks], start[Ks] + b * kLanes, p...), ...);
+  (store_locals<Info, T...>(is, g[Ks], v + Ks * N, (P *)nullptr...), ...);
+}
+
+/* Whether ranges 0 .. n can run side by side: each range's views agree with
+   the text and allow SIMD blocks, the direct dats are the same in every
+   range, and the ranges are of one length, a whole number of SIMD blocks
+   (plan blocks are; the last block of a set is shorter and runs alone). */
+template <class Info, typename... T, std::size_t... I>
+inline bool ranges_fit(const op2_arg_view *v, int n, const int *bounds, std::index_sequence<I...> is) {
+  constexpr std::size_t N = sizeof...(I);
+  const long len = (long)bounds[1] - bounds[0];
+  if (n < 2 || n > 4 || len < kLanes || len % kLanes != 0)
+    return false;
+  for (int k = 0; k < n; ++k) {
+    const op2_arg_view *w = v + k * N;
+    if ((long)bounds[2 * k + 1] - bounds[2 * k] != len || !all_agree<Info, T...>(w, is) ||
+        !simd_views_ok<Info>(w, is))
+      return false;
+    if (((desc_of<Info, I>::d.kind == OP2_VIEW_KIND_DIRECT && w[I].data != v[I].data) || ...))
+      return false;
+  }
+  return true;
+}
+
+template <auto Kernel, class Info, std::size_t K, typename... T, std::size_t... I>
+OP2_RS_INLINE void run_side_by_side(const op2_arg_view *v, const int *bounds,
+                                    std::index_sequence<I...> is) {
+  long start[K];
+  for (std::size_t k = 0; k < K; ++k)
+    start[k] = bounds[2 * k];
+  const long nb = ((long)bounds[1] - bounds[0]) / kLanes;
+  OP2_RS_COUNT_N(1, K);
+  OP2_RS_COUNT_N(2, nb * (long)K);
+  OP2_RS_COUNT_N(3, K);
+  lane_ranges<Kernel, Info, T...>(is, std::make_index_sequence<K>{}, nb, v, start,
+                                  (typename lane_role<Info, I, T>::E *)v[I].data...);
+}
+
 /* ---- prefetching ------------------------------------------------------------- */
 
 constexpr long kPrefetchAhead = (long)OP2_RS_PREFETCH * kLanes;
@@ -1138,6 +1284,38 @@ void trampoline(const op2_arg_view *views, int start, int end) {
   }
 }
 
+/* Several independent ranges (op2_ranges_fn): side by side where the loop
+   and the ranges allow it, else one after the other. */
+template <auto Kernel, class Text, typename... T>
+void trampoline_ranges(const op2_arg_view *views, int nranges, const int *bounds) {
+  constexpr std::size_t N = sizeof...(T);
+  using Info = parsed<Text, N>;
+  using is = std::index_sequence_for<T...>;
+  if constexpr (side_by_side<Info, T...>(is{})) {
+    if (ranges_fit<Info, T...>(views, nranges, bounds, is{})) {
+      if (nranges == 4)
+        run_side_by_side<Kernel, Info, 4, T...>(views, bounds, is{});
+      else if (nranges == 3)
+        run_side_by_side<Kernel, Info, 3, T...>(views, bounds, is{});
+      else
+        run_side_by_side<Kernel, Info, 2, T...>(views, bounds, is{});
+      return;
+    }
+  }
+  for (int k = 0; k < nranges; ++k)
+    trampoline<Kernel, Text, T...>(views + k * N, bounds[2 * k], bounds[2 * k + 1]);
+}
+
+/* The ranges trampoline for loops that run blocks side by side, else NULL
+   (the library then runs one block per call). */
+template <auto Kernel, class Text, typename... T> constexpr op2_ranges_fn ranges_fn() {
+  using Info = parsed<Text, sizeof...(T)>;
+  if constexpr (side_by_side<Info, T...>(std::index_sequence_for<T...>{}))
+    return &trampoline_ranges<Kernel, Text, T...>;
+  else
+    return nullptr;
+}
+
 } // namespace detail
 
 template <auto Kernel, typename Text, typename... T, typename... A>
@@ -1148,8 +1326,9 @@ void par_loop(Text, void (*)(T *...), char const *name, op_set set, A... args) {
   static_assert((std::is_same<A, op_arg>::value && ...), "op_par_loop: every argument must be an op_arg");
   op_arg a[] = {args...};
   static const int codes[] = {param_code<T>::value...};
-  op2_par_loop_range_src(&detail::trampoline<Kernel, Text, T...>, codes, Text::kernel_name(),
-                         Text::file(), name, set, (int)sizeof...(A), a);
+  op2_par_loop_ranges_src(&detail::trampoline<Kernel, Text, T...>,
+                          detail::ranges_fn<Kernel, Text, T...>(), codes, Text::kernel_name(),
+                          Text::file(), name, set, (int)sizeof...(A), a);
 }
 
 /* The loop's name, carrying the text of op_par_loop's arguments as a type. */

@@ -16,7 +16,7 @@ use crate::signature;
 use crate::state::{with_state, State};
 use op2_core::arg::{check_kernel_params, ArgSpec};
 use op2_core::error::obj;
-use op2_core::invoke::{ArgView, ElemPointers, Invoker};
+use op2_core::invoke::{ArgView, ElemPointers, Invoker, MAX_RANGES};
 use op2_core::runtime::{LoopDesc, PreparedLoop, Ready};
 use op2_core::{Op2Error, Result};
 use std::ffi::CStr;
@@ -64,8 +64,18 @@ impl Invoker for CInvoker {
 #[allow(non_camel_case_types)]
 pub type op2_range_fn = unsafe extern "C" fn(views: *const ArgView, start: c_int, end: c_int);
 
+/// op_seq.h's trampoline for several ranges: `nranges` (2 to
+/// [`MAX_RANGES`]) ranges `[bounds[2k], bounds[2k + 1])`, range `k` with the
+/// views `views[k * nargs ..]`.
+#[allow(non_camel_case_types)]
+pub type op2_ranges_fn =
+    unsafe extern "C" fn(views: *const ArgView, nranges: c_int, bounds: *const c_int);
+
 struct RangeInvoker {
     f: op2_range_fn,
+    /// Present for loops whose trampoline interleaves blocks (op_seq.h
+    /// passes it for loops of direct dats and reductions only).
+    ranges: Option<op2_ranges_fn>,
 }
 
 // SAFETY: as for CInvoker.
@@ -76,6 +86,37 @@ impl Invoker for RangeInvoker {
         // SAFETY: op_seq.h's trampoline reads `views` (one per argument,
         // live for the range: the caller's contract) for elements start..end.
         unsafe { (self.f)(views.as_ptr(), start as c_int, end as c_int) }
+    }
+
+    fn ranges_at_once(&self) -> usize {
+        if self.ranges.is_some() {
+            MAX_RANGES
+        } else {
+            1
+        }
+    }
+
+    unsafe fn run_ranges(&self, views: &[ArgView], ranges: &[(usize, usize)]) {
+        let Some(g) = self
+            .ranges
+            .filter(|_| (2..=MAX_RANGES).contains(&ranges.len()))
+        else {
+            let n = views.len() / ranges.len().max(1);
+            for (k, &(s, e)) in ranges.iter().enumerate() {
+                // SAFETY: the caller's contract, for range k.
+                unsafe { self.run(&views[k * n..(k + 1) * n], s, e) }
+            }
+            return;
+        };
+        let mut bounds = [0 as c_int; 2 * MAX_RANGES];
+        for (k, &(s, e)) in ranges.iter().enumerate() {
+            bounds[2 * k] = s as c_int;
+            bounds[2 * k + 1] = e as c_int;
+        }
+        // SAFETY: op_seq.h's trampoline reads `ranges.len()` arrays of
+        // views (one per argument each, live for their range: the caller's
+        // contract) and as many pairs of bounds.
+        unsafe { g(views.as_ptr(), ranges.len() as c_int, bounds.as_ptr()) }
     }
 }
 
@@ -388,7 +429,7 @@ pub unsafe extern "C" fn op2_par_loop_range(
 ) {
     // SAFETY: the caller's contract.
     c_api!("op_par_loop", unsafe {
-        range_loop(range, param_types, None, name, set, nargs, args)
+        range_loop(range, None, param_types, None, name, set, nargs, args)
     })
 }
 
@@ -413,14 +454,43 @@ pub unsafe extern "C" fn op2_par_loop_range_src(
     c_api!("op_par_loop", {
         let source = Some((kernel_name, file));
         // SAFETY: the caller's contract.
-        unsafe { range_loop(range, param_types, source, name, set, nargs, args) }
+        unsafe { range_loop(range, None, param_types, source, name, set, nargs, args) }
+    })
+}
+
+/// As [`op2_par_loop_range_src`] (op_seq.h's `op_par_loop` calls this),
+/// with the trampoline's entry for several blocks at once (NULL: none), for
+/// loops whose trampoline can run blocks side by side.
+///
+/// # Safety
+/// As for [`op2_par_loop_range_src`]; `ranges` is NULL or op_seq.h's
+/// trampoline of the same loop as `range`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn op2_par_loop_ranges_src(
+    range: Option<op2_range_fn>,
+    ranges: Option<op2_ranges_fn>,
+    param_types: *const c_int,
+    kernel_name: *const c_char,
+    file: *const c_char,
+    name: *const c_char,
+    set: op_set,
+    nargs: c_int,
+    args: *const op_arg,
+) {
+    c_api!("op_par_loop", {
+        let source = Some((kernel_name, file));
+        // SAFETY: the caller's contract.
+        unsafe { range_loop(range, ranges, param_types, source, name, set, nargs, args) }
     })
 }
 
 /// # Safety
 /// As for [`op2_par_loop_range_src`].
+#[allow(clippy::too_many_arguments)]
 unsafe fn range_loop(
     range: Option<op2_range_fn>,
+    ranges: Option<op2_ranges_fn>,
     param_types: *const c_int,
     source: Option<(*const c_char, *const c_char)>,
     name: *const c_char,
@@ -445,7 +515,7 @@ unsafe fn range_loop(
             source,
         };
         // SAFETY: the caller's contract.
-        unsafe { run(&lc, &RangeInvoker { f }) }
+        unsafe { run(&lc, &RangeInvoker { f, ranges }) }
     }
 }
 

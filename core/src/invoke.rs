@@ -213,7 +213,41 @@ pub trait Invoker: Sync {
     /// Every view must describe live memory for those elements, and no other
     /// thread may concurrently access memory these elements write.
     unsafe fn run(&self, views: &[ArgView], start: usize, end: usize);
+
+    /// How many ranges this invoker takes in one [`Invoker::run_ranges`]
+    /// call to advantage (at most [`MAX_RANGES`]; 1: none). A property of
+    /// the loop, never of the moment: which blocks run together must not
+    /// depend on the thread count (see [`Invoker::run_ranges`]).
+    fn ranges_at_once(&self) -> usize {
+        1
+    }
+
+    /// Run `ranges.len()` (at most [`MAX_RANGES`]) element ranges, range
+    /// `k` with the views `views[k * n..(k + 1) * n]`, `n = views.len() /
+    /// ranges.len()`, each range's elements in order. The ranges are
+    /// independent (they write disjoint elements and each has its own
+    /// reduction slots), so an invoker may interleave them: op_seq.h's
+    /// trampoline runs the in-order sums of several blocks side by side,
+    /// each sum still in its own element order. The default runs them one
+    /// after the other.
+    ///
+    /// A backend must group the same blocks for any thread count: an
+    /// invoker may compile a range run in a group differently from one run
+    /// alone (e.g. where the compiler contracts a multiply and an add).
+    ///
+    /// # Safety
+    /// As for [`Invoker::run`], for every range with its views.
+    unsafe fn run_ranges(&self, views: &[ArgView], ranges: &[(usize, usize)]) {
+        let n = views.len() / ranges.len().max(1);
+        for (k, &(s, e)) in ranges.iter().enumerate() {
+            // SAFETY: the caller's contract, for range k.
+            unsafe { self.run(&views[k * n..(k + 1) * n], s, e) }
+        }
+    }
 }
+
+/// Most ranges one [`Invoker::run_ranges`] call takes.
+pub const MAX_RANGES: usize = 4;
 
 /// An invoker from a Rust closure, for tests and Rust users: the closure gets
 /// the element index and one pointer per argument (vector arguments get a

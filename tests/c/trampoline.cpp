@@ -75,11 +75,11 @@ static bool close_sum(const double *a, const double *b) {
 
 // Which paths ran since the last call: generic ranges, specialised ranges, SIMD blocks.
 struct paths {
-  long generic, special, simd;
+  long generic, special, simd, side;
 };
 static paths take_paths() {
   paths p{op2_rs::path_count[0].exchange(0), op2_rs::path_count[1].exchange(0),
-          op2_rs::path_count[2].exchange(0)};
+          op2_rs::path_count[2].exchange(0), op2_rs::path_count[3].exchange(0)};
   return p;
 }
 static void report_paths(const char *name, paths p, bool want_generic, bool want_simd) {
@@ -430,20 +430,40 @@ static void check_direct_cg() {
   take_paths();
   op_par_loop(k_dot, "cg_dot", edges, op_arg_dat(p, -1, OP_ID, 1, "double", OP_READ),
               op_arg_dat(v, -1, OP_ID, 1, "double", OP_READ), op_arg_gbl(&pv, 1, "double", OP_INC));
-  report_paths("direct_cg_dot", take_paths(), false, OP2_RS_SIMD >= 1);
+  const paths dot = take_paths();
+  report_paths("direct_cg_dot", dot, false, OP2_RS_SIMD >= 1);
   op_par_loop(k_step, "cg_step", edges, op_arg_dat(u, -1, OP_ID, 1, "double", OP_INC),
               op_arg_dat(r, -1, OP_ID, 1, "double", OP_INC),
               op_arg_dat(p, -1, OP_ID, 1, "double", OP_READ),
               op_arg_dat(v, -1, OP_ID, 1, "double", OP_RW),
               op_arg_gbl(&alpha, 1, "double", OP_READ));
-  report_paths("direct_cg_step", take_paths(), false, OP2_RS_SIMD >= 1);
+  const paths step = take_paths();
+  report_paths("direct_cg_step", step, false, OP2_RS_SIMD >= 1);
   op_par_loop(k_norm, "cg_norm", edges, op_arg_dat(r, -1, OP_ID, 1, "double", OP_READ),
               op_arg_gbl(&rr, 1, "double", OP_INC), op_arg_gbl(&top, 1, "double", OP_MAX));
-  report_paths("direct_cg_norm", take_paths(), false, OP2_RS_SIMD >= 1);
+  const paths norm = take_paths();
+  report_paths("direct_cg_norm", norm, false, OP2_RS_SIMD >= 1);
   op_par_loop(k_axpy, "cg_axpy", edges, op_arg_dat(r, -1, OP_ID, 1, "double", OP_READ),
               op_arg_dat(p, -1, OP_ID, 1, "double", OP_RW),
               op_arg_gbl(&beta, 1, "double", OP_READ));
-  report_paths("direct_cg_axpy", take_paths(), false, OP2_RS_SIMD >= 1);
+  const paths axpy = take_paths();
+  report_paths("direct_cg_axpy", axpy, false, OP2_RS_SIMD >= 1);
+  // The reductions over few bytes per element (dot: 16, norm: 8) run their
+  // 4 full plan blocks side by side where the library hands blocks over
+  // together (libop2_openmp, any thread count; libop2_seq runs the set in
+  // one range), unless their sums go per lane (OP2_RS_SIMD_SUMS: no chain
+  // to overlap); the loops without a reduction never do.
+#if defined(_OPENMP)
+  const bool want_side = OP2_RS_SIMD >= 1 && OP2_RS_SIDE_BY_SIDE && !OP2_RS_SIMD_SUMS;
+#else
+  const bool want_side = false;
+#endif
+  const bool side_ok = (dot.side == (want_side ? 4 : 0)) && (norm.side == (want_side ? 4 : 0)) &&
+                       step.side == 0 && axpy.side == 0;
+  if (!side_ok)
+    printf("  side by side: dot %ld, norm %ld, step %ld, axpy %ld\n", dot.side, norm.side,
+           step.side, axpy.side);
+  report("path_direct_cg_side", side_ok);
 
   double w_pv = 0.125, w_rr = 0.0, w_top = -1e300;
   for (int e = 0; e < NE; ++e)

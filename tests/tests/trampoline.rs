@@ -33,6 +33,7 @@ const CHECKS: &[&str] = &[
     "path_direct_cg_step",
     "path_direct_cg_norm",
     "path_direct_cg_axpy",
+    "path_direct_cg_side",
     "signed_zero",
     "path_signed_zero_map",
     "path_signed_zero_gbl",
@@ -64,6 +65,10 @@ enum Simd {
     /// `-DOP2_RS_SIMD=level -DOP2_RS_PREFETCH=0`, sums in order: no
     /// prefetching (every other build prefetches, op_seq.h's default).
     NoPrefetch { level: u32 },
+    /// `-DOP2_RS_SIMD=level -DOP2_RS_SIDE_BY_SIDE=0`, sums in order: every
+    /// plan block alone (every other build runs reductions' blocks side by
+    /// side where the library hands several over).
+    Alone { level: u32 },
 }
 
 fn level(level: u32, sums: bool) -> Simd {
@@ -104,6 +109,15 @@ fn program(simd: Simd, lib: &str) -> PathBuf {
                 format!("OP2_RS_SIMD={level}"),
                 "OP2_RS_SIMD_SUMS=0".to_string(),
                 "OP2_RS_PREFETCH=0".to_string(),
+            ],
+            &[],
+        ),
+        Simd::Alone { level } => (
+            format!("trampoline_simd{level}_alone"),
+            vec![
+                format!("OP2_RS_SIMD={level}"),
+                "OP2_RS_SIMD_SUMS=0".to_string(),
+                "OP2_RS_SIDE_BY_SIDE=0".to_string(),
             ],
             &[],
         ),
@@ -206,6 +220,31 @@ fn prefetching_changes_no_bit() {
         assert_all_pass(&r, CHECKS);
         assert!(r.stdout.contains("DONE 0 failures"), "{}", r.stdout);
         assert_eq!(d0, digest(&r), "OP2_RS_SIMD={simd}, OP2_RS_PREFETCH=0");
+    }
+}
+
+/// Plan blocks side by side (op_seq.h's default with libop2_openmp, which
+/// hands a reduction's blocks over four at a time; the program checks that
+/// its dot and norm loops ran so): for every thread count the bits of
+/// the same build with every block alone (OP2_RS_SIDE_BY_SIDE=0), at each
+/// level that has SIMD blocks.
+#[test]
+fn side_by_side_changes_no_bit() {
+    for simd in [1, 3] {
+        let alone = program(Simd::Alone { level: simd }, "op2_openmp");
+        let side = program(level(simd, false), "op2_openmp");
+        for t in ["1", "2", "3"] {
+            let tag = format!("tramp-side-{simd}-{t}");
+            let a = run(&alone, &["tol"], &format!("{tag}-alone"), t);
+            let s = run(&side, &["tol"], &tag, t);
+            assert_all_pass(&a, CHECKS);
+            assert_all_pass(&s, CHECKS);
+            assert_eq!(
+                digest(&a),
+                digest(&s),
+                "OP2_RS_SIMD={simd}, {t} threads: side by side against alone"
+            );
+        }
     }
 }
 

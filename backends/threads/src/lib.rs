@@ -18,7 +18,7 @@
 //! two threads share one.
 
 use op2_core::arg::{Access, ArgKind};
-use op2_core::invoke::{ArgView, Executor, Invoker, LoopRun, ViewKind};
+use op2_core::invoke::{ArgView, Executor, Invoker, LoopRun, ViewKind, MAX_RANGES};
 use op2_core::plan::Plan;
 use op2_core::reduce;
 use op2_core::types::ScalarType;
@@ -340,6 +340,60 @@ unsafe fn run_block(
     })
 }
 
+/// How many consecutive blocks of a loop run as one unit (one
+/// `Invoker::run_ranges` call): a plan of one colour whose loop reduces into
+/// per-block slots, with an invoker that gains from it (op_seq.h runs the
+/// blocks' in-order sums side by side: aero's dotPV and dotR, issue 26).
+/// Units are fixed by block index (unit `u`: the colour's blocks `u * size
+/// ..`), so which blocks run together never depends on the thread count.
+fn unit_size(g: &Globals, plan: &Plan, inv: &dyn Invoker) -> usize {
+    if plan.ncolors == 1 && !g.reds.is_empty() && !g.serial {
+        inv.ranges_at_once().clamp(1, MAX_RANGES)
+    } else {
+        1
+    }
+}
+
+/// Run one unit of blocks (see [`unit_size`]): one block as [`run_block`];
+/// several with their own copies of the views, each pointing at its block's
+/// slots, in one `run_ranges` call.
+///
+/// # Safety
+/// As for [`run_block`], for every block of `unit`; the loop has per-block
+/// reduction slots and no serial global (`unit_size`).
+unsafe fn run_unit(
+    run: &LoopRun<'_>,
+    inv: &dyn Invoker,
+    g: &Globals,
+    plan: &Plan,
+    slots: SlotBase,
+    unit: &[i32],
+) {
+    if let [b] = unit {
+        // SAFETY: the caller's contract.
+        return unsafe { run_block(run, inv, g, plan, slots, *b as usize) };
+    }
+    VIEWS.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let views = &mut cell.0;
+        views.clear();
+        let mut ranges = [(0usize, 0usize); MAX_RANGES];
+        for (k, &b) in unit.iter().enumerate() {
+            let b = b as usize;
+            let at = views.len();
+            views.extend_from_slice(run.views);
+            for r in &g.reds {
+                // The block's own slot range (inside `slots`, see init_slots).
+                views[at + r.arg].data = slots.0.wrapping_add(b * g.stride + r.offset);
+            }
+            ranges[k] = plan.block_range(b);
+        }
+        // SAFETY: the caller's contract; each block's globals point at its
+        // own slots.
+        unsafe { inv.run_ranges(views, &ranges[..unit.len()]) };
+    })
+}
+
 /// Runs the blocks of one loop, colour by colour, on the team.
 struct ColourSchedule<'a> {
     run: &'a LoopRun<'a>,
@@ -352,9 +406,10 @@ struct ColourSchedule<'a> {
     first_halo: usize,
     /// The next block (index into `blkmap`, which groups blocks by colour).
     next: AtomicUsize,
-    /// A plan of one colour: its blocks in a chunk per member, instead of
-    /// `next`.
+    /// A plan of one colour: its units of blocks (`unit` blocks each, see
+    /// [`unit_size`]) in a chunk per member, instead of `next`.
     chunks: Option<Chunks>,
+    unit: usize,
     /// A block's kernel panicked: the others skip their remaining blocks.
     failed: AtomicBool,
     panic: Mutex<Option<Box<dyn std::any::Any + Send>>>,
@@ -362,18 +417,19 @@ struct ColourSchedule<'a> {
 }
 
 impl ColourSchedule<'_> {
-    /// Run one block, keeping a panic (the team must still meet at barriers).
+    /// Run one unit of blocks, keeping a panic (the team must still meet
+    /// at barriers).
     ///
     /// # Safety
-    /// As for [`run_block`].
-    unsafe fn block(&self, b: usize) {
+    /// As for [`run_unit`].
+    unsafe fn block(&self, unit: &[i32]) {
         if self.failed.load(Ordering::Relaxed) {
             return;
         }
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             // SAFETY: the caller's contract (blocks of one colour touch
             // disjoint data: the plan's invariant).
-            unsafe { run_block(self.run, self.inv, self.g, self.plan, self.slots, b) }
+            unsafe { run_unit(self.run, self.inv, self.g, self.plan, self.slots, unit) }
         }));
         if let Err(p) = r {
             self.failed.store(true, Ordering::Relaxed);
@@ -390,9 +446,9 @@ impl ColourSchedule<'_> {
     /// # Safety
     /// As for [`run_block`]; every member of `team` runs this together.
     unsafe fn member(&self, team: &Team, me: usize) {
-        if let Some(chunks) = &self.chunks {
+        if self.plan.ncolors == 1 {
             // SAFETY: the caller's contract.
-            return unsafe { self.member_chunked(team, me, chunks) };
+            return unsafe { self.member_one_colour(team, me) };
         }
         let plan = self.plan;
         let mut pending: Option<usize> = None;
@@ -412,7 +468,7 @@ impl ColourSchedule<'_> {
                 }
                 // SAFETY: the caller's contract; each block index is taken
                 // by one member only (`next`).
-                unsafe { self.block(plan.blkmap[i] as usize) };
+                unsafe { self.block(&plan.blkmap[i..i + 1]) };
             }
             team.barrier().wait();
         }
@@ -421,19 +477,28 @@ impl ColourSchedule<'_> {
         }
     }
 
-    /// Member `me`'s part of a plan of one colour: the blocks `chunks` gives
-    /// it, then the barrier; halos as [`ColourSchedule::member`] waits.
+    /// Member `me`'s part of a plan of one colour: the units of blocks
+    /// `chunks` gives it (or, for a team too large for chunks, the next
+    /// from the shared counter), then the barrier; halos as
+    /// [`ColourSchedule::member`] waits.
     ///
     /// # Safety
     /// As for [`ColourSchedule::member`].
-    unsafe fn member_chunked(&self, team: &Team, me: usize, chunks: &Chunks) {
+    unsafe fn member_one_colour(&self, team: &Team, me: usize) {
         if self.first_halo == 0 {
             self.halo_barrier(team, me);
         }
-        while let Some(i) = chunks.next(me) {
-            // SAFETY: the caller's contract; `Chunks` gives each block
-            // index (below ncolblk[0]: the colour's blocks) to one member.
-            unsafe { self.block(self.plan.blkmap[i] as usize) };
+        let blocks = self.plan.blocks_of_colour(0);
+        let units = blocks.len().div_ceil(self.unit);
+        let next = || match &self.chunks {
+            Some(chunks) => chunks.next(me),
+            None => Some(self.next.fetch_add(1, Ordering::Relaxed)).filter(|&u| u < units),
+        };
+        while let Some(u) = next() {
+            let unit = &blocks[u * self.unit..((u + 1) * self.unit).min(blocks.len())];
+            // SAFETY: the caller's contract; `Chunks` gives each unit (of
+            // the colour's blocks) to one member.
+            unsafe { self.block(unit) };
         }
         team.barrier().wait();
         if self.first_halo >= 1 {
@@ -493,6 +558,7 @@ impl Threads {
         };
         let parallel = self.nthreads > 1 && !g.serial && plan.exec_length >= INLINE_BELOW;
         let team = if parallel { self.team() } else { None };
+        let unit = unit_size(g, plan, inv);
         let Some(team) = team else {
             // On the calling thread, in the same block order.
             for c in 0..plan.ncolors {
@@ -501,9 +567,9 @@ impl Threads {
                         wait()?;
                     }
                 }
-                for &b in plan.blocks_of_colour(c) {
+                for u in plan.blocks_of_colour(c).chunks(unit) {
                     // SAFETY: the caller's contract; one thread.
-                    unsafe { run_block(run, inv, g, plan, slots, b as usize) };
+                    unsafe { run_unit(run, inv, g, plan, slots, u) };
                 }
             }
             return match (first_halo >= plan.ncolors, run.wait) {
@@ -511,7 +577,7 @@ impl Threads {
                 _ => Ok(()),
             };
         };
-        self.reserve_views(team, run.views.len());
+        self.reserve_views(team, run.views.len() * unit);
         let sched = ColourSchedule {
             run,
             inv,
@@ -521,8 +587,9 @@ impl Threads {
             first_halo,
             next: AtomicUsize::new(0),
             chunks: (plan.ncolors == 1)
-                .then(|| Chunks::new(plan.ncolblk[0] as usize, team.size()))
+                .then(|| Chunks::new((plan.ncolblk[0] as usize).div_ceil(unit), team.size()))
                 .flatten(),
+            unit,
             failed: AtomicBool::new(false),
             panic: Mutex::new(None),
             halo: Mutex::new(Ok(())),
@@ -750,6 +817,186 @@ mod tests {
         // And close to the sequential sum.
         let seq: f64 = 0.5 + w.iter().map(|x| x * x).sum::<f64>();
         assert!((results[0].1 - seq).abs() <= 1e-12 * seq.abs());
+    }
+
+    /// An invoker that takes four ranges at once and records each call's
+    /// ranges, running them one after the other.
+    struct Grouping<F: Fn(usize, &[*mut u8]) + Sync> {
+        inner: FnInvoker<F>,
+        calls: Mutex<Vec<Vec<(usize, usize)>>>,
+    }
+
+    impl<F: Fn(usize, &[*mut u8]) + Sync> Invoker for Grouping<F> {
+        unsafe fn run(&self, views: &[ArgView], start: usize, end: usize) {
+            self.calls.lock().unwrap().push(vec![(start, end)]);
+            // SAFETY: the caller's contract.
+            unsafe { self.inner.run(views, start, end) }
+        }
+        fn ranges_at_once(&self) -> usize {
+            MAX_RANGES
+        }
+        unsafe fn run_ranges(&self, views: &[ArgView], ranges: &[(usize, usize)]) {
+            let n = views.len() / ranges.len();
+            // every range has its own reduction slot
+            let slots: Vec<*mut u8> = (0..ranges.len()).map(|k| views[k * n + 1].data).collect();
+            assert!(slots
+                .iter()
+                .enumerate()
+                .all(|(i, a)| slots[..i].iter().all(|b| b != a)));
+            self.calls.lock().unwrap().push(ranges.to_vec());
+            for (k, &(s, e)) in ranges.iter().enumerate() {
+                // SAFETY: the caller's contract.
+                unsafe { self.inner.run(&views[k * n..(k + 1) * n], s, e) }
+            }
+        }
+    }
+
+    /// A direct loop's plan: one colour, blocks of `part` elements.
+    fn direct_plan(ne: usize, part: usize) -> Plan {
+        let input = PlanInput {
+            set_size: ne,
+            core_size: ne,
+            exec_size: 0,
+            part_size: part,
+            staging: Staging::All,
+            args: Vec::new(),
+            ninds: 0,
+            cache_line_size: 128,
+            full: false,
+        };
+        let plan = Plan::build(&input);
+        plan.check(&input).unwrap();
+        assert_eq!(plan.ncolors, 1);
+        plan
+    }
+
+    /// A direct loop with a reduction, on an invoker that takes several
+    /// ranges: the plan's blocks go to it in units of four consecutive
+    /// blocks fixed by block index (the last unit shorter), the same units
+    /// for every thread count (chunks per member, and the shared counter
+    /// of a team larger than `chunks::MAX_MEMBERS`), every element once,
+    /// and the sum bitwise the same.
+    #[test]
+    fn reduction_blocks_go_in_fixed_units() {
+        let (ne, part) = (10_000usize, 256usize);
+        let plan = direct_plan(ne, part);
+        let nblocks = ne.div_ceil(part);
+        assert_eq!(plan.nblocks, nblocks);
+        let x: Vec<f64> = (0..ne).map(|e| 1.0 / (e as f64 + 3.0)).collect();
+        let spec = |kind, access| ArgSpec {
+            kind,
+            dim: 1,
+            type_name: "double".into(),
+            access,
+            opt: true,
+        };
+        let dat = ArgKind::Dat {
+            dat: op2_core::DatId(0),
+            map: None,
+            idx: -1,
+        };
+        let args = [spec(dat, Access::Read), spec(ArgKind::Gbl, Access::Inc)];
+        let scalars = [ScalarType::F64; 2];
+        let seen: Vec<AtomicUsize> = (0..ne).map(|_| AtomicUsize::new(0)).collect();
+        let want: Vec<Vec<(usize, usize)>> = (0..nblocks)
+            .collect::<Vec<_>>()
+            .chunks(MAX_RANGES)
+            .map(|u| u.iter().map(|&b| plan.block_range(b)).collect())
+            .collect();
+        let mut sums = Vec::new();
+        for nt in [1, 2, 3, 5, chunks::MAX_MEMBERS + 1] {
+            seen.iter().for_each(|s| s.store(0, Ordering::Relaxed));
+            let inv = Grouping {
+                // SAFETY: the views point at `x` and `sum`.
+                inner: FnInvoker(|n, p: &[*mut u8]| unsafe {
+                    seen[n].fetch_add(1, Ordering::Relaxed);
+                    *(p[1] as *mut f64) += *(p[0] as *const f64) * 0.75;
+                }),
+                calls: Mutex::new(Vec::new()),
+            };
+            let mut sum = 0.25f64;
+            let views = [
+                view(x.as_ptr() as *mut u8, &[], -1, ViewKind::Direct),
+                view(&mut sum as *mut f64 as *mut u8, &[], -1, ViewKind::Global),
+            ];
+            // SAFETY: the views point at `x` and `sum`.
+            unsafe { run_plan(nt, &plan, &views, &args, &scalars, &inv) };
+            let mut calls = inv.calls.into_inner().unwrap();
+            calls.sort();
+            assert_eq!(calls, want, "{nt} threads");
+            assert!(
+                seen.iter().all(|s| s.load(Ordering::Relaxed) == 1),
+                "{nt} threads"
+            );
+            sums.push(sum);
+        }
+        assert!(
+            sums.iter().all(|s| s.to_bits() == sums[0].to_bits()),
+            "{sums:?}"
+        );
+    }
+
+    /// Loops without a reduction, and indirect loops, run block by block
+    /// even on an invoker that takes several ranges.
+    #[test]
+    fn only_reductions_of_one_colour_go_in_units() {
+        let (ne, part) = (5_000usize, 256usize);
+        let plan = direct_plan(ne, part);
+        let mut out = vec![0.0f64; ne];
+        let args = [ArgSpec {
+            kind: ArgKind::Dat {
+                dat: op2_core::DatId(0),
+                map: None,
+                idx: -1,
+            },
+            dim: 1,
+            type_name: "double".into(),
+            access: Access::Write,
+            opt: true,
+        }];
+        let inv = Grouping {
+            // SAFETY: the view points at `out`.
+            inner: FnInvoker(|n, p: &[*mut u8]| unsafe { *(p[0] as *mut f64) = n as f64 }),
+            calls: Mutex::new(Vec::new()),
+        };
+        let views = [view(out.as_mut_ptr() as *mut u8, &[], -1, ViewKind::Direct)];
+        // SAFETY: the view points at `out`.
+        unsafe { run_plan(2, &plan, &views, &args, &[ScalarType::F64], &inv) };
+        let calls = inv.calls.into_inner().unwrap();
+        assert_eq!(calls.len(), plan.nblocks);
+        assert!(calls.iter().all(|c| c.len() == 1));
+        assert!(out.iter().enumerate().all(|(i, &v)| v == i as f64));
+
+        // an indirect loop with a global sum (several colours)
+        let ne = 20000usize;
+        let map: Vec<i32> = (0..ne).flat_map(|e| [e as i32, e as i32 + 1]).collect();
+        let w: Vec<f64> = (0..ne).map(|e| 1.0 / (e as f64 + 1.0)).collect();
+        let plan = chain_plan(&map, ne);
+        assert!(plan.ncolors > 1);
+        let mut node = vec![0.0f64; ne + 1];
+        let mut sum = 0.0f64;
+        let n = node.as_mut_ptr() as *mut u8;
+        let views = [
+            view(w.as_ptr() as *mut u8, &map, -1, ViewKind::Direct),
+            view(n, &map, 0, ViewKind::Indirect),
+            view(n, &map, 1, ViewKind::Indirect),
+            view(&mut sum as *mut f64 as *mut u8, &map, -1, ViewKind::Global),
+        ];
+        let inv = Grouping {
+            // SAFETY: the views point at `w`, `node` and `sum`.
+            inner: FnInvoker(|_n, p: &[*mut u8]| unsafe {
+                let w = *(p[0] as *const f64);
+                *(p[1] as *mut f64) += w;
+                *(p[2] as *mut f64) -= w;
+                *(p[3] as *mut f64) += w;
+            }),
+            calls: Mutex::new(Vec::new()),
+        };
+        // SAFETY: as above.
+        unsafe { run_plan(2, &plan, &views, &chain_args(), &[ScalarType::F64; 4], &inv) };
+        let calls = inv.calls.into_inner().unwrap();
+        assert_eq!(calls.len(), plan.nblocks);
+        assert!(calls.iter().all(|c| c.len() == 1));
     }
 
     /// An OP_WORK global is scratch per block: threads never share it (a
