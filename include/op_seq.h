@@ -1056,7 +1056,7 @@ inline bool simd_views_ok(const op2_arg_view *v, std::index_sequence<I...>) {
    dependent additions (or comparisons), one per element, which no vector
    unit shortens; the chains of different blocks are independent (each block
    has its own slot, combined in block order by the library), so running
-   MaxRanges blocks' SIMD blocks alternately lets the core overlap their
+   up to 4 blocks. SIMD blocks alternately lets the core overlap their
    chains: aero's dotPV and dotR (issue 26). Every block's sum is still in
    its own element order. */
 template <class Info, std::size_t I, typename T> constexpr bool side_by_side_arg() {
