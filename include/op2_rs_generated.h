@@ -33,6 +33,11 @@
 #define OP2_VIEW_EXCLUSIVE 2
 
 /**
+ * Most ranges one [`Invoker::run_ranges`] call takes (C: `OP2_MAX_RANGES`).
+ */
+#define OP2_MAX_RANGES 4
+
+/**
  * How a kernel parameter is formed from its view for element `n`
  * (C: `OP2_VIEW_KIND_DIRECT`, ...).
  */

@@ -120,7 +120,7 @@ void op2_par_loop_range(op2_range_fn range, const int *param_types, const char *
 void op2_par_loop_range_src(op2_range_fn range, const int *param_types, const char *kernel_name,
                             const char *file, const char *name, op_set set, int nargs,
                             const op_arg *args);
-/* Runs a kernel over nranges (2 to 4) independent ranges [bounds[2k],
+/* Runs a kernel over nranges (2 to OP2_MAX_RANGES) independent ranges [bounds[2k],
    bounds[2k + 1]), range k with the views views[k * nargs ...]. */
 typedef void (*op2_ranges_fn)(const op2_arg_view *views, int nranges, const int *bounds);
 /* op2_par_loop_range_src with the trampoline for several ranges (NULL: none). */
@@ -1145,7 +1145,7 @@ template <class Info, typename... T, std::size_t... I>
 inline bool ranges_fit(const op2_arg_view *v, int n, const int *bounds, std::index_sequence<I...> is) {
   constexpr std::size_t N = sizeof...(I);
   const long len = (long)bounds[1] - bounds[0];
-  if (n < 2 || n > 4 || len < kLanes || len % kLanes != 0)
+  if (n < 2 || n > OP2_MAX_RANGES || len < kLanes || len % kLanes != 0)
     return false;
   for (int k = 0; k < n; ++k) {
     const op2_arg_view *w = v + k * N;
@@ -1291,6 +1291,7 @@ void trampoline_ranges(const op2_arg_view *views, int nranges, const int *bounds
   constexpr std::size_t N = sizeof...(T);
   using Info = parsed<Text, N>;
   using is = std::index_sequence_for<T...>;
+  static_assert(OP2_MAX_RANGES == 4, "trampoline_ranges: runs 2 to 4 ranges side by side");
   if constexpr (side_by_side<Info, T...>(is{})) {
     if (ranges_fit<Info, T...>(views, nranges, bounds, is{})) {
       if (nranges == 4)

@@ -465,8 +465,8 @@ pub unsafe extern "C" fn op2_par_loop_range_src(
 /// # Safety
 /// As for [`op2_par_loop_range_src`]; `ranges` is NULL or op_seq.h's
 /// trampoline of the same loop as `range`.
-#[no_mangle]
 #[allow(clippy::too_many_arguments)]
+#[no_mangle]
 pub unsafe extern "C" fn op2_par_loop_ranges_src(
     range: Option<op2_range_fn>,
     ranges: Option<op2_ranges_fn>,

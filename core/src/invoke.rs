@@ -246,7 +246,7 @@ pub trait Invoker: Sync {
     }
 }
 
-/// Most ranges one [`Invoker::run_ranges`] call takes.
+/// Most ranges one [`Invoker::run_ranges`] call takes (C: `OP2_MAX_RANGES`).
 pub const MAX_RANGES: usize = 4;
 
 /// An invoker from a Rust closure, for tests and Rust users: the closure gets
