@@ -101,12 +101,8 @@ impl Invoker for RangeInvoker {
             .ranges
             .filter(|_| (2..=MAX_RANGES).contains(&ranges.len()))
         else {
-            let n = views.len() / ranges.len().max(1);
-            for (k, &(s, e)) in ranges.iter().enumerate() {
-                // SAFETY: the caller's contract, for range k.
-                unsafe { self.run(&views[k * n..(k + 1) * n], s, e) }
-            }
-            return;
+            // SAFETY: the caller's contract.
+            return unsafe { op2_core::invoke::run_each(self, views, ranges) };
         };
         let mut bounds = [0 as c_int; 2 * MAX_RANGES];
         for (k, &(s, e)) in ranges.iter().enumerate() {

@@ -238,11 +238,22 @@ pub trait Invoker: Sync {
     /// # Safety
     /// As for [`Invoker::run`], for every range with its views.
     unsafe fn run_ranges(&self, views: &[ArgView], ranges: &[(usize, usize)]) {
-        let n = views.len() / ranges.len().max(1);
-        for (k, &(s, e)) in ranges.iter().enumerate() {
-            // SAFETY: the caller's contract, for range k.
-            unsafe { self.run(&views[k * n..(k + 1) * n], s, e) }
-        }
+        // SAFETY: the caller's contract.
+        unsafe { run_each(self, views, ranges) }
+    }
+}
+
+/// [`Invoker::run_ranges`] one range after the other through
+/// [`Invoker::run`] (its default, for invokers that override it to fall
+/// back on).
+///
+/// # Safety
+/// As for [`Invoker::run_ranges`].
+pub unsafe fn run_each<I: Invoker + ?Sized>(inv: &I, views: &[ArgView], ranges: &[(usize, usize)]) {
+    let n = views.len() / ranges.len().max(1);
+    for (k, &(s, e)) in ranges.iter().enumerate() {
+        // SAFETY: the caller's contract, for range k.
+        unsafe { inv.run(&views[k * n..(k + 1) * n], s, e) }
     }
 }
 

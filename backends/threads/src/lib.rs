@@ -844,10 +844,8 @@ mod tests {
                 .enumerate()
                 .all(|(i, a)| slots[..i].iter().all(|b| b != a)));
             self.calls.lock().unwrap().push(ranges.to_vec());
-            for (k, &(s, e)) in ranges.iter().enumerate() {
-                // SAFETY: the caller's contract.
-                unsafe { self.inner.run(&views[k * n..(k + 1) * n], s, e) }
-            }
+            // SAFETY: the caller's contract.
+            unsafe { op2_core::invoke::run_each(&self.inner, views, ranges) }
         }
     }
 
