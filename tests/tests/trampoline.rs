@@ -3,7 +3,8 @@
 //! OP2_RS_SIMD_GATHER_ONLY, and the defaults of the build machine's own
 //! instruction set) and the generic path, against plain loops, bitwise with
 //! libop2_seq; with libop2_openmp within 1e-12, and bitwise the same for every
-//! thread count. The program also checks which paths each loop took.
+//! thread count and with reductions' plan blocks side by side or alone. The
+//! program also checks which paths each loop took.
 //! tests/c/trampoline_const.cpp: kernels whose vector parameters are spelled
 //! with const at either level, at every level and with -O0, -O3 and
 //! -O3 -march=native.
@@ -225,9 +226,9 @@ fn prefetching_changes_no_bit() {
 
 /// Plan blocks side by side (op_seq.h's default with libop2_openmp, which
 /// hands a reduction's blocks over four at a time; the program checks that
-/// its dot and norm loops ran so): for every thread count the bits of
-/// the same build with every block alone (OP2_RS_SIDE_BY_SIDE=0), at each
-/// level that has SIMD blocks.
+/// its dot and norm loops ran so): on 1, 2 and 3 threads the bits of the
+/// same build with every block alone (OP2_RS_SIDE_BY_SIDE=0), at levels 1
+/// (direct loops only) and 3 (everything in SIMD blocks).
 #[test]
 fn side_by_side_changes_no_bit() {
     for simd in [1, 3] {
