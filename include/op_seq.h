@@ -83,7 +83,7 @@
  *                      library hands them over together): each block's
  *                      in-order sum is a chain of dependent additions, and
  *                      the chains of different blocks overlap (aero's dotR
- *                      2x faster, dotPV 1.1-1.2x: then bound by memory).
+ *                      2x faster, dotPV 1.07-1.17x: then bound by memory).
  *                      Each block's sum keeps its element order, so results
  *                      do not change; 0: one block at a time.
  *   OP2_RS_COUNT_PATHS (tests) count in op2_rs::path_count[4] the ranges run

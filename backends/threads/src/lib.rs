@@ -695,14 +695,30 @@ mod tests {
         }
     }
 
-    fn chain_args() -> [ArgSpec; 4] {
-        let spec = |kind, access| ArgSpec {
+    /// A double argument of dim 1.
+    fn spec(kind: ArgKind, access: Access) -> ArgSpec {
+        ArgSpec {
             kind,
             dim: 1,
             type_name: "double".into(),
             access,
             opt: true,
-        };
+        }
+    }
+
+    /// The views of the chain loop (`chain_args`): `w` direct, both ends
+    /// of each edge in `node`, the global `sum`.
+    fn chain_views(w: &[f64], node: &mut [f64], sum: &mut f64, map: &[i32]) -> [ArgView; 4] {
+        let n = node.as_mut_ptr() as *mut u8;
+        [
+            view(w.as_ptr() as *mut u8, map, -1, ViewKind::Direct),
+            view(n, map, 0, ViewKind::Indirect),
+            view(n, map, 1, ViewKind::Indirect),
+            view(sum as *mut f64 as *mut u8, map, -1, ViewKind::Global),
+        ]
+    }
+
+    fn chain_args() -> [ArgSpec; 4] {
         let dat = |idx| ArgKind::Dat {
             dat: op2_core::DatId(0),
             map: None,
@@ -795,13 +811,7 @@ mod tests {
         for nt in [1, 2, 3, 8] {
             let mut node = vec![0.0f64; ne + 1];
             let mut sum = 0.5f64;
-            let n = node.as_mut_ptr() as *mut u8;
-            let views = [
-                view(w.as_ptr() as *mut u8, &map, -1, ViewKind::Direct),
-                view(n, &map, 0, ViewKind::Indirect),
-                view(n, &map, 1, ViewKind::Indirect),
-                view(&mut sum as *mut f64 as *mut u8, &map, -1, ViewKind::Global),
-            ];
+            let views = chain_views(&w, &mut node, &mut sum, &map);
             // SAFETY: the views point at `w`, `node` and `sum`.
             unsafe { run_plan(nt, &plan, &views, &args, &scalars, &inv) };
             results.push((node, sum));
@@ -881,13 +891,6 @@ mod tests {
         let nblocks = ne.div_ceil(part);
         assert_eq!(plan.nblocks, nblocks);
         let x: Vec<f64> = (0..ne).map(|e| 1.0 / (e as f64 + 3.0)).collect();
-        let spec = |kind, access| ArgSpec {
-            kind,
-            dim: 1,
-            type_name: "double".into(),
-            access,
-            opt: true,
-        };
         let dat = ArgKind::Dat {
             dat: op2_core::DatId(0),
             map: None,
@@ -941,17 +944,14 @@ mod tests {
         let (ne, part) = (5_000usize, 256usize);
         let plan = direct_plan(ne, part);
         let mut out = vec![0.0f64; ne];
-        let args = [ArgSpec {
-            kind: ArgKind::Dat {
+        let args = [spec(
+            ArgKind::Dat {
                 dat: op2_core::DatId(0),
                 map: None,
                 idx: -1,
             },
-            dim: 1,
-            type_name: "double".into(),
-            access: Access::Write,
-            opt: true,
-        }];
+            Access::Write,
+        )];
         let inv = Grouping {
             // SAFETY: the view points at `out`.
             inner: FnInvoker(|n, p: &[*mut u8]| unsafe { *(p[0] as *mut f64) = n as f64 }),
@@ -973,13 +973,7 @@ mod tests {
         assert!(plan.ncolors > 1);
         let mut node = vec![0.0f64; ne + 1];
         let mut sum = 0.0f64;
-        let n = node.as_mut_ptr() as *mut u8;
-        let views = [
-            view(w.as_ptr() as *mut u8, &map, -1, ViewKind::Direct),
-            view(n, &map, 0, ViewKind::Indirect),
-            view(n, &map, 1, ViewKind::Indirect),
-            view(&mut sum as *mut f64 as *mut u8, &map, -1, ViewKind::Global),
-        ];
+        let views = chain_views(&w, &mut node, &mut sum, &map);
         let inv = Grouping {
             // SAFETY: the views point at `w`, `node` and `sum`.
             inner: FnInvoker(|_n, p: &[*mut u8]| unsafe {
@@ -1006,13 +1000,6 @@ mod tests {
         let ne = 40000usize;
         let map: Vec<i32> = (0..ne).flat_map(|e| [e as i32, e as i32 + 1]).collect();
         let plan = chain_plan(&map, ne);
-        let spec = |kind, access| ArgSpec {
-            kind,
-            dim: 1,
-            type_name: "double".into(),
-            access,
-            opt: true,
-        };
         let args = [
             spec(ArgKind::Gbl, Access::Work),
             spec(
