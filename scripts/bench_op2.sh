@@ -54,6 +54,10 @@
 #   NI, NJ       airfoil O-grid [1202 x 600 = 721,200 cells; 1200 x 600
 #                would make airfoil compare against OP2's official mesh]
 #   AERO_NI, AERO_NJ  aero O-grid [NI x NJ: 721,200 quadrilaterals]
+#   AERO_SHUFFLE  a seed: aero's meshes (check and timed) numbered at random
+#                (aero_meshgen --shuffle SEED: the same mesh, nodes and cells
+#                permuted), both libraries on the same file; empty: the
+#                generator's ring-by-ring numbering [empty]
 #   ITERS        airfoil time steps per timed run [100]
 #   AERO_ITERS   aero outer (Newton) iterations per timed run [3]; each runs
 #                conjugate gradients to a tenth of its start residual, at
@@ -459,13 +463,13 @@ mesh_file() { # APP NI NJ -> path (written if missing)
   local app=$1 ni=$2 nj=$3 f
   case $app in
     airfoil) f=$OUT/mesh/new_grid_${ni}x$nj.dat ;;
-    aero) f=$OUT/mesh/FE_grid_${ni}x$nj.dat ;;
+    aero) f=$OUT/mesh/FE_grid_${ni}x$nj${AERO_SHUFFLE:+_shuffle$AERO_SHUFFLE}.dat ;;
     *) return 0 ;;
   esac
   if [ ! -s "$f" ]; then
     case $app in
       airfoil) "$OUT/bin/meshgen" -o "$f" --ni "$ni" --nj "$nj" | sed 's/^/   /' >&2 ;;
-      aero) "$OUT/bin/aero_meshgen" -o "$f" --ni "$ni" --nj "$nj" | sed 's/^/   /' >&2 ;;
+      aero) "$OUT/bin/aero_meshgen" -o "$f" --ni "$ni" --nj "$nj" ${AERO_SHUFFLE:+--shuffle "$AERO_SHUFFLE"} | sed 's/^/   /' >&2 ;;
     esac
   fi
   echo "$f"

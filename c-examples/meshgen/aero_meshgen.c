@@ -4,9 +4,19 @@
  * format aero reads ("FE_grid.dat").
  *
  *   aero_meshgen [-o FILE] [--cells N | --ni A --nj B] [--radius R] [--wall]
+ *                [--shuffle SEED]
  *
  * Options may also be written as --cells=N, --ni=A, --nj=B, --radius=R,
- * --out=FILE.  Defaults: -o FE_grid.dat, --cells 20000, --radius 15.
+ * --out=FILE, --shuffle=SEED.  Defaults: -o FE_grid.dat, --cells 20000,
+ * --radius 15, no shuffle.
+ *
+ * --shuffle SEED numbers the same mesh at random: node numbers and the order
+ * of the cells are permutations drawn from SEED (a positive integer; the
+ * same seed gives the same file on every machine), the corner order of each
+ * cell is kept.  The generator's own numbering goes ring by ring, which is
+ * friendly to caches; a shuffled mesh is the other extreme, for measuring
+ * how much a result depends on the numbering of a mesh we do not have
+ * (OP2's own FE_grid.dat, say).
  *
  * The format, as aero's reader expects it (fscanf, all indices 0-based):
  *   nnode ncell nbnode
@@ -36,16 +46,43 @@
 static void usage(const char *prog) {
   fprintf(stderr,
           "usage: %s [-o FILE] [--cells N | --ni A --nj B] [--radius R] "
-          "[--wall]\n",
+          "[--wall] [--shuffle SEED]\n",
           prog);
 }
 
-/* "--name VALUE" or "--name=VALUE"; advances *i past a separate value.
- * Returns the value, or NULL if argv[*i] is not this option. */
+/* splitmix64: a small, fully specified generator, so that a seed gives the
+ * same permutation whatever the C library. */
+static unsigned long long next_random(unsigned long long *state) {
+  unsigned long long z = (*state += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+/* order[k] = k, then a Fisher-Yates shuffle drawn from *state; identity
+ * when state is NULL.  Returns NULL when out of memory. */
+static int *permutation(int n, unsigned long long *state) {
+  int *order = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+  if (order == NULL)
+    return NULL;
+  for (int k = 0; k < n; k++)
+    order[k] = k;
+  if (state != NULL) {
+    for (int k = n - 1; k > 0; k--) {
+      int j = (int)(next_random(state) % (unsigned long long)(k + 1));
+      int t = order[k];
+      order[k] = order[j];
+      order[j] = t;
+    }
+  }
+  return order;
+}
+
 int main(int argc, char **argv) {
   const char *out = "FE_grid.dat";
   long cells = 20000;
   int ni = 0, nj = 0, wall = 0;
+  long seed = 0;
   double radius = NACA_MESH_DEFAULT_RADIUS;
 
   for (int i = 1; i < argc; i++) {
@@ -64,6 +101,8 @@ int main(int argc, char **argv) {
       ni = (int)parse_long(v, "ni");
     } else if ((v = option_value(argc, argv, &i, "--nj")) != NULL) {
       nj = (int)parse_long(v, "nj");
+    } else if ((v = option_value(argc, argv, &i, "--shuffle")) != NULL) {
+      seed = parse_long(v, "shuffle seed");
     } else if ((v = option_value(argc, argv, &i, "--radius")) != NULL) {
       char *end;
       radius = strtod(v, &end);
@@ -106,24 +145,49 @@ int main(int argc, char **argv) {
   for (int n = 0; n < m.nnode; n++)
     nbnode += fixed[n];
 
+  /* new_node[old] = new; node_at[new] = old; cell_at[k] = the k-th cell
+   * written.  The identity without --shuffle. */
+  unsigned long long state = (unsigned long long)seed;
+  int *node_at = permutation(m.nnode, seed > 0 ? &state : NULL);
+  int *cell_at = permutation(m.ncell, seed > 0 ? &state : NULL);
+  int *new_node = malloc((size_t)(m.nnode > 0 ? m.nnode : 1) * sizeof(int));
+  if (node_at == NULL || cell_at == NULL || new_node == NULL) {
+    fprintf(stderr, "out of memory\n");
+    free(node_at);
+    free(cell_at);
+    free(new_node);
+    free(fixed);
+    naca_mesh_free(&m);
+    return 1;
+  }
+  for (int n = 0; n < m.nnode; n++)
+    new_node[node_at[n]] = n;
+
   FILE *fp = fopen(out, "w");
   if (fp == NULL) {
     perror(out);
+    free(node_at);
+    free(cell_at);
+    free(new_node);
     free(fixed);
     naca_mesh_free(&m);
     return 1;
   }
   fprintf(fp, "%d %d %d\n", m.nnode, m.ncell, nbnode);
   for (int n = 0; n < m.nnode; n++)
-    fprintf(fp, "%.17g %.17g\n", m.x[2 * n], m.x[2 * n + 1]);
-  for (int c = 0; c < m.ncell; c++) {
-    const int *q = &m.cell[4 * c];
-    fprintf(fp, "%d %d %d %d\n", q[0], q[1], q[3], q[2]);
+    fprintf(fp, "%.17g %.17g\n", m.x[2 * node_at[n]], m.x[2 * node_at[n] + 1]);
+  for (int k = 0; k < m.ncell; k++) {
+    const int *q = &m.cell[4 * cell_at[k]];
+    fprintf(fp, "%d %d %d %d\n", new_node[q[0]], new_node[q[1]], new_node[q[3]],
+            new_node[q[2]]);
   }
   for (int n = 0; n < m.nnode; n++)
-    if (fixed[n])
+    if (fixed[node_at[n]])
       fprintf(fp, "%d\n", n);
   int bad = ferror(fp);
+  free(node_at);
+  free(cell_at);
+  free(new_node);
   if (fclose(fp) != 0 || bad) {
     fprintf(stderr, "error writing %s\n", out);
     free(fixed);
@@ -131,9 +195,12 @@ int main(int argc, char **argv) {
     return 1;
   }
   printf("wrote %s: O-grid %d x %d, %d nodes, %d cells, %d boundary nodes "
-         "(%s), far field at %g chords\n",
+         "(%s), far field at %g chords",
          out, ni % 2 ? ni + 1 : ni, nj, m.nnode, m.ncell, nbnode,
          wall ? "far field and wall" : "far field", radius);
+  if (seed > 0)
+    printf(", numbered at random (seed %ld)", seed);
+  printf("\n");
   free(fixed);
   naca_mesh_free(&m);
   return 0;

@@ -226,3 +226,111 @@ fn jac_linked_to_shared_library() {
     let reference = run(&jac_ref(), JAC_ARGS, "ex-jac-shared-ref");
     assert_same_results(&op2, &reference, 8);
 }
+
+fn aero_meshgen() -> PathBuf {
+    build_once(
+        &Program::new(
+            "ex_aero_meshgen",
+            Lang::C99,
+            &["c-examples/meshgen/aero_meshgen.c", MESH],
+        )
+        .include("c-examples/common"),
+    )
+}
+
+/// An aero mesh file read back: node coordinates (as written), cells as node
+/// numbers, boundary node numbers.
+struct AeroMesh {
+    nodes: Vec<String>,
+    cells: Vec<[usize; 4]>,
+    bnodes: Vec<usize>,
+}
+
+fn read_aero_mesh(p: &Path) -> AeroMesh {
+    let text = String::from_utf8(read(p)).unwrap();
+    let mut lines = text.lines();
+    let head: Vec<usize> = lines
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .map(|w| w.parse().unwrap())
+        .collect();
+    let nodes: Vec<String> = lines.by_ref().take(head[0]).map(str::to_owned).collect();
+    let cells: Vec<[usize; 4]> = lines
+        .by_ref()
+        .take(head[1])
+        .map(|l| {
+            let v: Vec<usize> = l.split_whitespace().map(|w| w.parse().unwrap()).collect();
+            [v[0], v[1], v[2], v[3]]
+        })
+        .collect();
+    let bnodes: Vec<usize> = lines.map(|l| l.trim().parse().unwrap()).collect();
+    assert_eq!(
+        (nodes.len(), cells.len(), bnodes.len()),
+        (head[0], head[1], head[2])
+    );
+    AeroMesh {
+        nodes,
+        cells,
+        bnodes,
+    }
+}
+
+/// aero_meshgen --shuffle numbers the same mesh at random: every cell has the
+/// same corners (by coordinates, in the same order) and the same boundary
+/// nodes as in the generator's own numbering, the numbering is not the
+/// identity, a seed always gives the same file, another seed another one.
+#[test]
+fn aero_meshgen_shuffle_renumbers_the_same_mesh() {
+    let tag = "ex-aero-meshgen-shuffle";
+    let dir = scratch(tag);
+    let gen = |args: &[&str]| run_in(&aero_meshgen(), args, &dir, &[]);
+    let dims = ["--ni", "24", "--nj", "10"];
+    gen(&[&dims[..], &["-o", "plain.dat"]].concat()).ok();
+    let r = gen(&[&dims[..], &["--shuffle", "11", "-o", "s11.dat"]].concat());
+    r.ok();
+    assert!(
+        r.stdout.contains("numbered at random (seed 11)"),
+        "{}",
+        r.stdout
+    );
+    gen(&[&dims[..], &["--shuffle=11", "-o", "s11b.dat"]].concat()).ok();
+    gen(&[&dims[..], &["--shuffle", "12", "-o", "s12.dat"]].concat()).ok();
+    assert!(read(&dir.join("s11.dat")) == read(&dir.join("s11b.dat")));
+    assert!(read(&dir.join("s11.dat")) != read(&dir.join("s12.dat")));
+
+    let plain = read_aero_mesh(&dir.join("plain.dat"));
+    let shuffled = read_aero_mesh(&dir.join("s11.dat"));
+    let corners = |m: &AeroMesh| {
+        let mut v: Vec<Vec<String>> = m
+            .cells
+            .iter()
+            .map(|c| c.iter().map(|&n| m.nodes[n].clone()).collect())
+            .collect();
+        v.sort();
+        v
+    };
+    let bound = |m: &AeroMesh| {
+        let mut v: Vec<String> = m.bnodes.iter().map(|&n| m.nodes[n].clone()).collect();
+        v.sort();
+        v
+    };
+    let mut a = plain.nodes.clone();
+    let mut b = shuffled.nodes.clone();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b, "the same node coordinates");
+    assert_eq!(corners(&plain), corners(&shuffled), "the same cells");
+    assert_eq!(bound(&plain), bound(&shuffled), "the same boundary nodes");
+    assert!(shuffled.bnodes.windows(2).all(|w| w[0] < w[1]));
+    assert!(plain.nodes != shuffled.nodes, "nodes renumbered");
+    assert!(plain.cells != shuffled.cells, "cells reordered");
+
+    let bad = gen(&["--shuffle", "0"]);
+    assert_eq!(bad.status, Some(2));
+    assert!(
+        bad.stderr.contains("invalid shuffle seed: 0"),
+        "{}",
+        bad.stderr
+    );
+}
