@@ -31,6 +31,37 @@ pub fn indirect_part_size(set_size: usize) -> usize {
         .clamp(256, 4096)
 }
 
+/// A plan with more block colours than this is checked for parallelism
+/// ([`parallel_enough`]).
+pub const FEW_COLOURS: usize = 16;
+
+/// Blocks per colour, on average, that an indirect loop's plan must offer
+/// when it has more than [`FEW_COLOURS`] colours.
+pub const BLOCKS_PER_COLOUR: usize = 16;
+
+/// The smallest block size the runtime shrinks an indirect loop's blocks to.
+pub const MIN_INDIRECT_PART_SIZE: usize = 64;
+
+/// Whether a plan gives a team enough blocks to run side by side: at most
+/// [`FEW_COLOURS`] colours, or [`BLOCKS_PER_COLOUR`] blocks per colour on
+/// average. A well numbered mesh has a few colours whatever the block size
+/// (aero and airfoil: 2-3 with 4096-element blocks); a badly numbered one
+/// (nodes numbered at random, say) makes every large block touch every
+/// other block's targets, so every block gets a colour of its own and the
+/// loop runs on one thread. Depends on the mesh only, never on the thread
+/// count.
+pub fn parallel_enough(plan: &Plan) -> bool {
+    plan.ncolors <= FEW_COLOURS || plan.nblocks >= BLOCKS_PER_COLOUR * plan.ncolors
+}
+
+/// The next block size to try after `part` for a plan that is not
+/// [`parallel_enough`]: half, a multiple of 64, not below
+/// [`MIN_INDIRECT_PART_SIZE`]; `None` at the floor.
+pub fn smaller_part_size(part: usize) -> Option<usize> {
+    let half = (part / 2) / 64 * 64;
+    (part > MIN_INDIRECT_PART_SIZE).then(|| half.max(MIN_INDIRECT_PART_SIZE))
+}
+
 /// One planner argument with owned identities (so a plan can be rebuilt
 /// or checked later against the current mesh).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -259,7 +290,10 @@ pub(crate) fn loop_plan_args(dom: &Domain, specs: &[ArgSpec], inds: &[i32]) -> V
 impl Runtime {
     /// The plan a checked loop runs by: `OP_PART_SIZE` when set, else
     /// [`DIRECT_PART_SIZE`] for direct loops and [`indirect_part_size`] for
-    /// indirect ones; cached per key.
+    /// indirect ones, the latter halved (down to [`MIN_INDIRECT_PART_SIZE`])
+    /// until the plan is [`parallel_enough`]; when no size is, the one with
+    /// the most blocks per colour (the larger on a tie). Cached per key (the
+    /// policy's first size).
     pub(crate) fn loop_plan(
         &mut self,
         m: &mut dyn Mirror,
@@ -286,9 +320,52 @@ impl Runtime {
             return Ok(p.clone());
         }
         let number = self.plans.len();
-        let plan = Arc::new(self.build_plan(m, &key, false, number)?);
+        self.announce_plan(&key, number);
+        let mut plan = self.make_plan(m, &key, false)?;
+        if self.config.part_size <= 0 && ninds > 0 && !parallel_enough(&plan) {
+            plan = self.smaller_blocks(m, &key, plan)?;
+        }
+        self.present_plan(&key, &plan);
+        let plan = Arc::new(plan);
         self.plans.insert(key, plan.clone());
         Ok(plan)
+    }
+
+    /// [`Runtime::loop_plan`]'s search for a block size whose plan is
+    /// [`parallel_enough`], from `first` (built with `key.part_size`).
+    fn smaller_blocks(&mut self, m: &mut dyn Mirror, key: &PlanKey, first: Plan) -> Result<Plan> {
+        let per_colour = |p: &Plan| p.nblocks as f64 / p.ncolors.max(1) as f64;
+        let mut tried = vec![(key.part_size, first.nblocks, first.ncolors)];
+        let mut best = first;
+        let mut part = key.part_size;
+        while let Some(next) = smaller_part_size(part) {
+            part = next;
+            let candidate = PlanKey {
+                part_size: part,
+                ..key.clone()
+            };
+            let plan = self.make_plan(m, &candidate, false)?;
+            tried.push((part, plan.nblocks, plan.ncolors));
+            let enough = parallel_enough(&plan);
+            if enough || per_colour(&plan) > per_colour(&best) {
+                best = plan;
+            }
+            if enough {
+                break;
+            }
+        }
+        if self.config.diags > 1 {
+            let sizes: Vec<String> = tried
+                .iter()
+                .map(|(p, b, c)| format!("{p}: {b} blocks in {c} colours"))
+                .collect();
+            self.say(&format!(
+                " blocks shrunk for parallelism ({}); chosen {}\n",
+                sizes.join(", "),
+                best.bsize
+            ));
+        }
+        Ok(best)
     }
 
     /// Plans the runtime's loops run by (for tests and diagnostics).
@@ -307,13 +384,25 @@ impl Runtime {
         full: bool,
         number: usize,
     ) -> Result<Plan> {
-        let diags = self.config.diags;
-        if diags > 1 {
+        self.announce_plan(key, number);
+        let plan = self.make_plan(m, key, full)?;
+        self.present_plan(key, &plan);
+        Ok(plan)
+    }
+
+    /// `OP_diags > 1`: the line that opens a plan's description.
+    fn announce_plan(&self, key: &PlanKey, number: usize) {
+        if self.config.diags > 1 {
             self.say(&format!(
                 " new execution plan #{number} for kernel {}\n",
                 key.name
             ));
         }
+    }
+
+    /// Build, check (`OP_diags > 0`, always in debug builds) and time the
+    /// plan of `key`.
+    fn make_plan(&mut self, m: &mut dyn Mirror, key: &PlanKey, full: bool) -> Result<Plan> {
         let line = self.config.cache_line_size.max(1) as usize;
         let t0 = Instant::now();
         let mut plan = None;
@@ -326,7 +415,7 @@ impl Runtime {
         let plan =
             plan.ok_or_else(|| Op2Error::internal("", "the executor did not build the plan"))?;
         let secs = t0.elapsed().as_secs_f64();
-        if cfg!(debug_assertions) || diags > 0 {
+        if cfg!(debug_assertions) || self.config.diags > 0 {
             plan.check(&key.input(&self.dom, line, full)).map_err(|e| {
                 Op2Error::internal(
                     "",
@@ -334,12 +423,16 @@ impl Runtime {
                 )
             })?;
         }
-        if diags > 1 {
-            self.say(&describe(&plan));
-        }
         m.plan_built(&key.name, secs);
-        self.picture_plan(&key.name, key.set, &plan);
         Ok(plan)
+    }
+
+    /// `OP_diags > 1`: the plan's description; and its pictures.
+    fn present_plan(&mut self, key: &PlanKey, plan: &Plan) {
+        if self.config.diags > 1 {
+            self.say(&describe(plan));
+        }
+        self.picture_plan(&key.name, key.set, plan);
     }
 
     /// `OP2_RS_PLAN_CSV=DIR` and `OP2_RS_PLAN_VTK=DIR`: the first plan of
@@ -570,6 +663,106 @@ mod tests {
             &plan(&mut rt, "l", &[arg(x, m, -2, Access::Inc)])
         ));
         assert_eq!(rt.loop_plans(), 5);
+    }
+
+    /// A ring of `n` nodes and `n` edges, edge e joining nodes e and e + 1;
+    /// `shuffled`: the edges numbered at random (a fixed Fisher-Yates draw),
+    /// so that a large block of edges touches every part of the ring and
+    /// every other block.
+    fn ring(n: usize, shuffled: bool) -> (Runtime, SetId, MapId, DatId) {
+        let mut number: Vec<usize> = (0..n).collect();
+        if shuffled {
+            let mut state = 0x2545_f491_4f6c_dd1du64;
+            for k in (1..n).rev() {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                number.swap(k, (state % (k as u64 + 1)) as usize);
+            }
+        }
+        let values: Vec<i32> = (0..n)
+            .flat_map(|e| [number[e] as i32, ((number[e] + 1) % n) as i32])
+            .collect();
+        let (mut rt, ..) = runtime();
+        let dom = rt.dom_mut();
+        let nodes = dom.decl_set(n as i64, "ring_nodes").unwrap();
+        let edges = dom.decl_set(n as i64, "ring_edges").unwrap();
+        let m = dom
+            .decl_map(edges, nodes, 2, &values, 0, "ring", MapCheck::Local)
+            .unwrap();
+        let x = dom
+            .decl_dat("t", nodes, 1, "double", 8, None, "rx", false)
+            .unwrap();
+        (rt, edges, m, x)
+    }
+
+    fn ring_plan(rt: &mut Runtime, edges: SetId, m: MapId, x: DatId) -> Arc<Plan> {
+        let a = [arg(x, m, 0, Access::Inc), arg(x, m, 1, Access::Inc)];
+        rt.loop_plan(&mut NoMirror, "ring", edges, &a, &[0, 0], 1)
+            .unwrap()
+    }
+
+    #[test]
+    fn smaller_part_sizes_halve_down_to_the_floor() {
+        assert_eq!(smaller_part_size(4096), Some(2048));
+        assert_eq!(smaller_part_size(1536), Some(768));
+        assert_eq!(smaller_part_size(320), Some(128));
+        assert_eq!(smaller_part_size(100), Some(64));
+        assert_eq!(smaller_part_size(64), None);
+    }
+
+    /// Random numbering: every 1024-element block touches every other, one
+    /// colour per block; the runtime halves the blocks until it has
+    /// BLOCKS_PER_COLOUR per colour. The ring numbered in order keeps the
+    /// policy's size, and OP_PART_SIZE is always taken as given.
+    #[test]
+    fn badly_numbered_meshes_get_smaller_blocks() {
+        let n = 65_536;
+        assert_eq!(indirect_part_size(n), 1024);
+
+        let (mut rt, edges, m, x) = ring(n, false);
+        let p = ring_plan(&mut rt, edges, m, x);
+        assert_eq!((p.bsize, p.nblocks), (1024, 64));
+        assert!(p.ncolors <= 3, "{} colours", p.ncolors);
+
+        let (mut rt, edges, m, x) = ring(n, true);
+        let p = ring_plan(&mut rt, edges, m, x);
+        assert!(p.bsize < 1024, "block size {}", p.bsize);
+        assert!(
+            parallel_enough(&p),
+            "{} blocks in {} colours",
+            p.nblocks,
+            p.ncolors
+        );
+        assert!(p.ncolors > FEW_COLOURS, "the ring still needs many colours");
+        // The policy's own size gives one colour per block, or nearly.
+        let key = PlanKey {
+            name: "ring".into(),
+            set: edges,
+            part_size: 1024,
+            staging: Staging::All,
+            ninds: 1,
+            args: loop_plan_args(
+                rt.dom(),
+                &[arg(x, m, 0, Access::Inc), arg(x, m, 1, Access::Inc)],
+                &[0, 0],
+            ),
+        };
+        let first = rt.build_plan(&mut NoMirror, &key, false, 0).unwrap();
+        assert!(!parallel_enough(&first), "{} colours", first.ncolors);
+        assert!(
+            first.ncolors * 2 > first.nblocks,
+            "{} colours",
+            first.ncolors
+        );
+        // Cached: the same plan again.
+        assert!(Arc::ptr_eq(&p, &ring_plan(&mut rt, edges, m, x)));
+
+        let mut c = *rt.config();
+        c.part_size = 1024;
+        let (mut rt, edges, m, x) = ring(n, true);
+        rt.set_config(c);
+        assert_eq!(ring_plan(&mut rt, edges, m, x).bsize, 1024);
     }
 
     #[test]
