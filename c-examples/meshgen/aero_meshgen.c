@@ -78,6 +78,36 @@ static int *permutation(int n, unsigned long long *state) {
   return order;
 }
 
+/* Write mesh m to `out` in aero's format: node n of the file is node_at[n]
+ * of m (new_node the inverse), the k-th cell is cell_at[k], corners in the
+ * tensor order aero's shape functions use; the nodes marked in `fixed`
+ * (nbnode of them) are listed in increasing file order.  0 on success. */
+static int write_mesh(const char *out, const naca_mesh *m, const char *fixed, int nbnode,
+                      const int *node_at, const int *cell_at, const int *new_node) {
+  FILE *fp = fopen(out, "w");
+  if (fp == NULL) {
+    perror(out);
+    return 1;
+  }
+  fprintf(fp, "%d %d %d\n", m->nnode, m->ncell, nbnode);
+  for (int n = 0; n < m->nnode; n++)
+    fprintf(fp, "%.17g %.17g\n", m->x[2 * node_at[n]], m->x[2 * node_at[n] + 1]);
+  for (int k = 0; k < m->ncell; k++) {
+    const int *q = &m->cell[4 * cell_at[k]];
+    fprintf(fp, "%d %d %d %d\n", new_node[q[0]], new_node[q[1]], new_node[q[3]],
+            new_node[q[2]]);
+  }
+  for (int n = 0; n < m->nnode; n++)
+    if (fixed[node_at[n]])
+      fprintf(fp, "%d\n", n);
+  int bad = ferror(fp);
+  if (fclose(fp) != 0 || bad) {
+    fprintf(stderr, "error writing %s\n", out);
+    return 1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *out = "FE_grid.dat";
   long cells = 20000;
@@ -145,54 +175,28 @@ int main(int argc, char **argv) {
   for (int n = 0; n < m.nnode; n++)
     nbnode += fixed[n];
 
-  /* new_node[old] = new; node_at[new] = old; cell_at[k] = the k-th cell
-   * written.  The identity without --shuffle. */
+  /* node_at[n] = the generator's node written as node n; cell_at[k] = the
+   * generator's cell written k-th; new_node inverts node_at.  The identity
+   * without --shuffle. */
   unsigned long long state = (unsigned long long)seed;
   int *node_at = permutation(m.nnode, seed > 0 ? &state : NULL);
   int *cell_at = permutation(m.ncell, seed > 0 ? &state : NULL);
   int *new_node = malloc((size_t)(m.nnode > 0 ? m.nnode : 1) * sizeof(int));
+  int status = 1;
   if (node_at == NULL || cell_at == NULL || new_node == NULL) {
     fprintf(stderr, "out of memory\n");
-    free(node_at);
-    free(cell_at);
-    free(new_node);
-    free(fixed);
-    naca_mesh_free(&m);
-    return 1;
+  } else {
+    for (int n = 0; n < m.nnode; n++)
+      new_node[node_at[n]] = n;
+    status = write_mesh(out, &m, fixed, nbnode, node_at, cell_at, new_node);
   }
-  for (int n = 0; n < m.nnode; n++)
-    new_node[node_at[n]] = n;
-
-  FILE *fp = fopen(out, "w");
-  if (fp == NULL) {
-    perror(out);
-    free(node_at);
-    free(cell_at);
-    free(new_node);
-    free(fixed);
-    naca_mesh_free(&m);
-    return 1;
-  }
-  fprintf(fp, "%d %d %d\n", m.nnode, m.ncell, nbnode);
-  for (int n = 0; n < m.nnode; n++)
-    fprintf(fp, "%.17g %.17g\n", m.x[2 * node_at[n]], m.x[2 * node_at[n] + 1]);
-  for (int k = 0; k < m.ncell; k++) {
-    const int *q = &m.cell[4 * cell_at[k]];
-    fprintf(fp, "%d %d %d %d\n", new_node[q[0]], new_node[q[1]], new_node[q[3]],
-            new_node[q[2]]);
-  }
-  for (int n = 0; n < m.nnode; n++)
-    if (fixed[node_at[n]])
-      fprintf(fp, "%d\n", n);
-  int bad = ferror(fp);
   free(node_at);
   free(cell_at);
   free(new_node);
-  if (fclose(fp) != 0 || bad) {
-    fprintf(stderr, "error writing %s\n", out);
-    free(fixed);
+  free(fixed);
+  if (status != 0) {
     naca_mesh_free(&m);
-    return 1;
+    return status;
   }
   printf("wrote %s: O-grid %d x %d, %d nodes, %d cells, %d boundary nodes "
          "(%s), far field at %g chords",
@@ -201,7 +205,6 @@ int main(int argc, char **argv) {
   if (seed > 0)
     printf(", numbered at random (seed %ld)", seed);
   printf("\n");
-  free(fixed);
   naca_mesh_free(&m);
   return 0;
 }

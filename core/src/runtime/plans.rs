@@ -46,9 +46,9 @@ pub const MIN_INDIRECT_PART_SIZE: usize = 64;
 /// [`FEW_COLOURS`] colours, or [`BLOCKS_PER_COLOUR`] blocks per colour on
 /// average. A well numbered mesh has a few colours whatever the block size
 /// (aero and airfoil: 2-3 with 4096-element blocks); a badly numbered one
-/// (nodes numbered at random, say) makes every large block touch every
-/// other block's targets, so every block gets a colour of its own and the
-/// loop runs on one thread. Depends on the mesh only, never on the thread
+/// (its elements in random order, say) makes every large block touch
+/// targets all over the mesh and so every other block, every block gets a
+/// colour of its own and the loop runs on one thread. Depends on the mesh only, never on the thread
 /// count.
 pub fn parallel_enough(plan: &Plan) -> bool {
     plan.ncolors <= FEW_COLOURS || plan.nblocks >= BLOCKS_PER_COLOUR * plan.ncolors
