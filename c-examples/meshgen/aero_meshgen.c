@@ -10,13 +10,12 @@
  * --out=FILE, --shuffle=SEED.  Defaults: -o FE_grid.dat, --cells 20000,
  * --radius 15, no shuffle.
  *
- * --shuffle SEED numbers the same mesh at random: node numbers and the order
- * of the cells are permutations drawn from SEED (a positive integer; the
- * same seed gives the same file on every machine), the corner order of each
- * cell is kept.  The generator's own numbering goes ring by ring, which is
- * friendly to caches; a shuffled mesh is the other extreme, for measuring
- * how much a result depends on the numbering of a mesh we do not have
- * (OP2's own FE_grid.dat, say).
+ * --shuffle SEED numbers the same mesh at random (naca_mesh_shuffle: nodes
+ * and cells permuted, a cell's corners kept in order; a positive SEED, the
+ * same file for the same seed on every machine).  The generator's own
+ * numbering goes ring by ring, which suits caches and colouring; a shuffled
+ * mesh is the other extreme, for measuring how much a result depends on the
+ * numbering of a mesh we do not have (OP2's own FE_grid.dat, say).
  *
  * The format, as aero's reader expects it (fscanf, all indices 0-based):
  *   nnode ncell nbnode
@@ -48,64 +47,6 @@ static void usage(const char *prog) {
           "usage: %s [-o FILE] [--cells N | --ni A --nj B] [--radius R] "
           "[--wall] [--shuffle SEED]\n",
           prog);
-}
-
-/* splitmix64: a small, fully specified generator, so that a seed gives the
- * same permutation whatever the C library. */
-static unsigned long long next_random(unsigned long long *state) {
-  unsigned long long z = (*state += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
-/* order[k] = k, then a Fisher-Yates shuffle drawn from *state; identity
- * when state is NULL.  Returns NULL when out of memory. */
-static int *permutation(int n, unsigned long long *state) {
-  int *order = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
-  if (order == NULL)
-    return NULL;
-  for (int k = 0; k < n; k++)
-    order[k] = k;
-  if (state != NULL) {
-    for (int k = n - 1; k > 0; k--) {
-      int j = (int)(next_random(state) % (unsigned long long)(k + 1));
-      int t = order[k];
-      order[k] = order[j];
-      order[j] = t;
-    }
-  }
-  return order;
-}
-
-/* Write mesh m to `out` in aero's format: node n of the file is node_at[n]
- * of m (new_node the inverse), the k-th cell is cell_at[k], corners in the
- * tensor order aero's shape functions use; the nodes marked in `fixed`
- * (nbnode of them) are listed in increasing file order.  0 on success. */
-static int write_mesh(const char *out, const naca_mesh *m, const char *fixed, int nbnode,
-                      const int *node_at, const int *cell_at, const int *new_node) {
-  FILE *fp = fopen(out, "w");
-  if (fp == NULL) {
-    perror(out);
-    return 1;
-  }
-  fprintf(fp, "%d %d %d\n", m->nnode, m->ncell, nbnode);
-  for (int n = 0; n < m->nnode; n++)
-    fprintf(fp, "%.17g %.17g\n", m->x[2 * node_at[n]], m->x[2 * node_at[n] + 1]);
-  for (int k = 0; k < m->ncell; k++) {
-    const int *q = &m->cell[4 * cell_at[k]];
-    fprintf(fp, "%d %d %d %d\n", new_node[q[0]], new_node[q[1]], new_node[q[3]],
-            new_node[q[2]]);
-  }
-  for (int n = 0; n < m->nnode; n++)
-    if (fixed[node_at[n]])
-      fprintf(fp, "%d\n", n);
-  int bad = ferror(fp);
-  if (fclose(fp) != 0 || bad) {
-    fprintf(stderr, "error writing %s\n", out);
-    return 1;
-  }
-  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -156,6 +97,11 @@ int main(int argc, char **argv) {
   naca_mesh m;
   if (naca_mesh_generate(ni, nj, radius, &m) != 0)
     return 1;
+  if (seed > 0 && naca_mesh_shuffle(&m, (unsigned long)seed) != 0) {
+    fprintf(stderr, "out of memory\n");
+    naca_mesh_free(&m);
+    return 1;
+  }
 
   /* boundary nodes: endpoints of the chosen boundary edges, each once, in
    * increasing node order */
@@ -175,28 +121,29 @@ int main(int argc, char **argv) {
   for (int n = 0; n < m.nnode; n++)
     nbnode += fixed[n];
 
-  /* node_at[n] = the generator's node written as node n; cell_at[k] = the
-   * generator's cell written k-th; new_node inverts node_at.  The identity
-   * without --shuffle. */
-  unsigned long long state = (unsigned long long)seed;
-  int *node_at = permutation(m.nnode, seed > 0 ? &state : NULL);
-  int *cell_at = permutation(m.ncell, seed > 0 ? &state : NULL);
-  int *new_node = malloc((size_t)(m.nnode > 0 ? m.nnode : 1) * sizeof(int));
-  int status = 1;
-  if (node_at == NULL || cell_at == NULL || new_node == NULL) {
-    fprintf(stderr, "out of memory\n");
-  } else {
-    for (int n = 0; n < m.nnode; n++)
-      new_node[node_at[n]] = n;
-    status = write_mesh(out, &m, fixed, nbnode, node_at, cell_at, new_node);
-  }
-  free(node_at);
-  free(cell_at);
-  free(new_node);
-  free(fixed);
-  if (status != 0) {
+  FILE *fp = fopen(out, "w");
+  if (fp == NULL) {
+    perror(out);
+    free(fixed);
     naca_mesh_free(&m);
-    return status;
+    return 1;
+  }
+  fprintf(fp, "%d %d %d\n", m.nnode, m.ncell, nbnode);
+  for (int n = 0; n < m.nnode; n++)
+    fprintf(fp, "%.17g %.17g\n", m.x[2 * n], m.x[2 * n + 1]);
+  for (int c = 0; c < m.ncell; c++) {
+    const int *q = &m.cell[4 * c];
+    fprintf(fp, "%d %d %d %d\n", q[0], q[1], q[3], q[2]);
+  }
+  for (int n = 0; n < m.nnode; n++)
+    if (fixed[n])
+      fprintf(fp, "%d\n", n);
+  int bad = ferror(fp);
+  if (fclose(fp) != 0 || bad) {
+    fprintf(stderr, "error writing %s\n", out);
+    free(fixed);
+    naca_mesh_free(&m);
+    return 1;
   }
   printf("wrote %s: O-grid %d x %d, %d nodes, %d cells, %d boundary nodes "
          "(%s), far field at %g chords",
@@ -205,6 +152,7 @@ int main(int argc, char **argv) {
   if (seed > 0)
     printf(", numbered at random (seed %ld)", seed);
   printf("\n");
+  free(fixed);
   naca_mesh_free(&m);
   return 0;
 }
