@@ -113,24 +113,38 @@ fn pool_size_follows_omp_num_threads() {
 }
 
 /// airfoil on a 10000-cell mesh, 200 iterations, with the library's default
-/// plans and with OP_PART_SIZE=64 (many blocks in every loop, so update's
+/// plans, with OP_PART_SIZE=64 (many blocks in every loop, so update's
 /// rms reduction is combined from 157 blocks run on different threads, and
-/// res_calc gets another plan, so other OP_INC orders).
+/// res_calc gets another plan, so other OP_INC orders) and on the mesh
+/// numbered at random (--shuffle: res_calc's blocks shrunk for parallelism,
+/// see airfoil_on_a_shuffled_mesh_gets_smaller_blocks), each against
+/// airfoil_ref on the same mesh.
 #[test]
 fn airfoil_is_bitwise_the_same_for_all_thread_counts() {
     let base = ["--cells=10000", "--iters=200", "--out=q.bin"];
-    let (reference, ref_dir) = run_threads(&airfoil_ref(), &base, "thr-airfoil-ref", "1");
-    reference.ok();
-    let q_ref = read_f64_dat(&ref_dir.join("q.bin"));
-    let ref_lines = result_lines(&reference.stdout);
     let not_sums = |l: &[String]| -> Vec<String> {
         l.iter()
             .filter(|s| !s.starts_with(" q sums:"))
             .cloned()
             .collect()
     };
-    for (variant, extra) in [("default", None), ("part64", Some("OP_PART_SIZE=64"))] {
+    let variants = [
+        ("default", None),
+        ("part64", Some("OP_PART_SIZE=64")),
+        ("shuffled", Some("--shuffle=7")),
+    ];
+    for (variant, extra) in variants {
         let args: Vec<&str> = base.iter().copied().chain(extra).collect();
+        // airfoil_ref skips the OP_ arguments: the same mesh, plain loops.
+        let (reference, ref_dir) = run_threads(
+            &airfoil_ref(),
+            &args,
+            &format!("thr-airfoil-ref-{variant}"),
+            "1",
+        );
+        reference.ok();
+        let q_ref = read_f64_dat(&ref_dir.join("q.bin"));
+        let ref_lines = result_lines(&reference.stdout);
         let mut first: Option<(String, Vec<String>, Vec<u8>)> = None;
         for t in THREADS {
             let (r, dir) = run_threads(&airfoil(), &args, &format!("thr-airfoil-{variant}-{t}"), t);
@@ -326,4 +340,53 @@ fn errors_are_caught_with_the_openmp_library() {
         let (r, _) = run_threads(&exe, &[case], &format!("thr-err-{case}"), "3");
         assert_error(&r, call, phrase);
     }
+}
+
+/// On a mesh numbered at random, 320-edge blocks all conflict (a colour per
+/// block, the loop on one thread): libop2_openmp builds res_calc's plan with
+/// smaller blocks, says so with OP_diags > 1, and keeps OP_PART_SIZE as given.
+#[test]
+fn airfoil_on_a_shuffled_mesh_gets_smaller_blocks() {
+    let args = ["--cells=10000", "--iters=1", "--shuffle=7", "--diags=2"];
+    let (r, _) = run_threads(&airfoil(), &args, "thr-airfoil-shuffled-diags", "2");
+    r.ok();
+    let shrunk: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter(|l| l.contains("blocks shrunk for parallelism"))
+        .collect();
+    assert_eq!(
+        shrunk.len(),
+        1,
+        "only res_calc's plan shrinks:\n{}",
+        r.stdout
+    );
+    assert!(
+        shrunk[0].starts_with(" blocks shrunk for parallelism (320: "),
+        "{}",
+        shrunk[0]
+    );
+    let (r, _) = run_threads(
+        &airfoil(),
+        &[
+            "--cells=10000",
+            "--iters=1",
+            "--shuffle=7",
+            "--diags=2",
+            "OP_PART_SIZE=320",
+        ],
+        "thr-airfoil-shuffled-part",
+        "2",
+    );
+    r.ok();
+    assert!(!r.stdout.contains("shrunk"), "{}", r.stdout);
+
+    let (r, _) = run_threads(
+        &airfoil(),
+        &["--cells=10000", "--iters=1", "--diags=2"],
+        "thr-airfoil-ordered-diags",
+        "2",
+    );
+    r.ok();
+    assert!(!r.stdout.contains("shrunk"), "{}", r.stdout);
 }
