@@ -702,6 +702,9 @@ if [ -s "$R/timing.txt" ] && [ -n "$(programs jit airfoil)$(programs jit aero)" 
     iters=1000
     [ "$app" = aero ] && iters=20
     best_jit="" best_ratio="" best_op2=""
+    # the per-loop table wants a program that waits for each loop: an
+    # _async one's per-loop times are the host's (kernels left queued)
+    wait_jit="" wait_ratio="" wait_op2=""
     for jit in $(programs jit "$app"); do
       row=$(awk -v j="$jit" -v ops="$(programs op2 "$app" | tr '\n' ' ')" -v n="$iters" '
         function med(x, k,   i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
@@ -721,9 +724,13 @@ if [ -s "$R/timing.txt" ] && [ -n "$(programs jit airfoil)$(programs jit aero)" 
       if [ -z "$best_ratio" ] || awk -v r="$ratio" -v b="$best_ratio" 'BEGIN { exit !(r < b) }'; then
         best_jit=$jit best_ratio=$ratio best_op2=$(echo "$row" | awk '{print $3}')
       fi
+      case $jit in *_async) continue ;; esac
+      if [ -z "$wait_ratio" ] || awk -v r="$ratio" -v b="$wait_ratio" 'BEGIN { exit !(r < b) }'; then
+        wait_jit=$jit wait_ratio=$ratio wait_op2=$(echo "$row" | awk '{print $3}')
+      fi
     done
     [ -n "$best_jit" ] || continue
-    LOOP_PAIRS+=("$best_jit $best_op2")
+    [ -n "$wait_jit" ] && LOOP_PAIRS+=("$wait_jit $wait_op2")
     if awk -v r="$best_ratio" -v t="$JIT_TARGET" 'BEGIN { exit !(r <= t) }'; then
       ok "$app: op_seq.h on libop2_cuda ($best_jit, the best of $(programs jit "$app" | wc -l)) / OP2's translated code = $best_ratio (target <= $JIT_TARGET)"
     else
@@ -734,7 +741,7 @@ fi
 
 if [ ${#LOOP_PAIRS[@]} -gt 0 ]; then
   line ""
-  line "== per loop: op_timing_output's time, median of the timed rounds; ours / OP2's (translated: the same code on both libraries; op_seq.h: each application's best program against OP2's best configuration)"
+  line "== per loop: op_timing_output's time, median of the timed rounds; ours / OP2's (translated: the same code on both libraries; op_seq.h: each application's best program that waits for each loop, not an _async one, against OP2's best configuration)"
   for pair in "${LOOP_PAIRS[@]}"; do
     # shellcheck disable=SC2086 # two words
     loop_table $pair
