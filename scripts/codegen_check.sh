@@ -76,29 +76,37 @@ done
 # The CUDA dialect of every loop c-examples' programs run: each program on
 # libop2_opencl (its loops' code written at run time, as for the device),
 # with OP2_RS_DUMP_CUDA the same loops written as CUDA C++, the three
-# schemes, every file compiled by NVRTC for sm_90.
+# schemes, each with 32-bit offsets and with 64-bit ones
+# (OP2_RS_WIDE_OFFSETS=1), every file compiled by NVRTC for sm_90.
 EX=$PWD/$OUT/examples
 make -s -C c-examples B="$EX" OP2_LIB=op2_opencl OP2_LIBDIR="$PWD/$OP2_LIBDIR" \
   "$EX/airfoil" "$EX/jac" "$EX/jac_c" "$EX/reduction" "$EX/quadvec"
-for scheme in colour2 colour2-global atomics; do
-  dump=$PWD/$OUT/cuda-$scheme
+for run in colour2 colour2-global atomics colour2:wide colour2-global:wide atomics:wide; do
+  scheme=${run%:wide} wide=0
+  [ "$run" = "$scheme" ] || wide=1
+  dump=$PWD/$OUT/cuda-${run/:/-}
   rm -rf "$dump"
-  export OP2_RS_CONFLICTS=$scheme OP2_RS_CACHE_DIR=$PWD/$OUT/opencl-cache
+  export OP2_RS_CONFLICTS=$scheme OP2_RS_WIDE_OFFSETS=$wide OP2_RS_CACHE_DIR=$PWD/$OUT/opencl-cache
   # one dump directory per program: loops of different programs share names
   (cd c-examples &&
     OP2_RS_DUMP_CUDA=$dump/airfoil "$EX/airfoil" --cells=2000 --iters=2 &&
     OP2_RS_DUMP_CUDA=$dump/jac "$EX/jac" --iters=2 &&
     OP2_RS_DUMP_CUDA=$dump/jac_c OP2_RS_KERNEL_PATH=jac "$EX/jac_c" --iters=2 &&
     OP2_RS_DUMP_CUDA=$dump/reduction "$EX/reduction" &&
-    OP2_RS_DUMP_CUDA=$dump/quadvec "$EX/quadvec" --nx=20 --ny=20 --iters=2) > "$OUT/examples-$scheme.log" 2>&1 || {
+    OP2_RS_DUMP_CUDA=$dump/quadvec "$EX/quadvec" --nx=20 --ny=20 --iters=2) > "$OUT/examples-${run/:/-}.log" 2>&1 || {
     fails=$((fails + 1))
-    echo "FAIL c-examples on libop2_opencl ($scheme): $OUT/examples-$scheme.log"
+    echo "FAIL c-examples on libop2_opencl ($run): $OUT/examples-${run/:/-}.log"
   }
-  unset OP2_RS_CONFLICTS OP2_RS_CACHE_DIR
+  unset OP2_RS_CONFLICTS OP2_RS_WIDE_OFFSETS OP2_RS_CACHE_DIR
   m=0 bad=0
   for prog in airfoil jac jac_c reduction quadvec; do
     while read -r f entry; do
       m=$((m + 1))
+      # the offsets the code was written with
+      if [ "$wide" = 1 ] && ! head -n 1 "$dump/$prog/$f" | grep -q ', 64-bit offsets$'; then
+        bad=$((bad + 1))
+        echo "FAIL $dump/$prog/$f: not written with 64-bit offsets"
+      fi
       if ! LD_LIBRARY_PATH="$CUDA_HOME/lib" "$OUT/nvrtc_build" "$dump/$prog/$f" "$entry" > "$dump/$prog/$f.log" 2>&1; then
         bad=$((bad + 1))
         echo "FAIL $dump/$prog/$f"
@@ -106,8 +114,8 @@ for scheme in colour2 colour2-global atomics; do
       fi
     done < <(sort -u "$dump/$prog/entries.txt")
   done
-  [ "$m" = 16 ] || { fails=$((fails + 1)); echo "FAIL $m loops dumped, not 16 ($scheme)"; }
+  [ "$m" = 16 ] || { fails=$((fails + 1)); echo "FAIL $m loops dumped, not 16 ($run)"; }
   fails=$((fails + bad))
-  echo "codegen_check: c-examples' $m loops ($scheme) as CUDA C++: $((m - bad)) compile with NVRTC for sm_90"
+  echo "codegen_check: c-examples' $m loops ($run) as CUDA C++: $((m - bad)) compile with NVRTC for sm_90"
 done
 [ $fails = 0 ]

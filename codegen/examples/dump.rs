@@ -5,7 +5,8 @@
 //!
 //!   cargo run -p op2-codegen --example dump -- OUT_DIR [C_EXAMPLES_AIRFOIL_DIR]
 //!
-//! Each file is `<loop>-<colour2|colour2-global|atomics>.<cl|cu>`;
+//! Each file is `<loop>-<colour2|colour2-global|atomics>[-wide].<cl|cu>`
+//! (`-wide`: with 64-bit offsets, `Options::wide_offsets`);
 //! `entries.txt` lists, per line, `file entry scheme groups params...`:
 //! scheme `staged`, `coloured` or `flat`, groups `dat:map,...` (or `-`), then the launch parameters in
 //! order as [`op2_codegen::LaunchParam::token`] writes them.
@@ -29,7 +30,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for s in loops {
             // the kernel's source, for launchers that compute a reference
             std::fs::write(out.join(format!("{}.kernel.h", s.desc.name)), &s.source)?;
-            for (dialect, ext) in [(Dialect::OpenCl, "cl"), (Dialect::Cuda, "cu")] {
+            let variants = [
+                (Dialect::OpenCl, "cl", false),
+                (Dialect::Cuda, "cu", false),
+                (Dialect::OpenCl, "cl", true),
+                (Dialect::Cuda, "cu", true),
+            ];
+            for (dialect, ext, wide_offsets) in variants {
                 let g = generate(
                     &s.desc,
                     &s.source,
@@ -37,6 +44,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     Options {
                         dialect,
                         block_size: 64,
+                        wide_offsets,
                     },
                 )?;
                 let tag = match conflicts {
@@ -44,7 +52,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     Conflicts::Colour2Global => "colour2-global",
                     Conflicts::Atomics => "atomics",
                 };
-                let file = format!("{}-{tag}.{ext}", s.desc.name);
+                let wide = if wide_offsets { "-wide" } else { "" };
+                let file = format!("{}-{tag}{wide}.{ext}", s.desc.name);
                 std::fs::write(out.join(&file), &g.text)?;
                 let groups: Vec<String> = g
                     .groups

@@ -51,6 +51,7 @@
 use crate::consts;
 use crate::desc::{Access, Arg, Conflicts, Const, DatArg, Dialect, GenError, LoopDesc, Ty};
 use crate::source::{device_source, kernel_params, pointee, Param};
+use std::fmt;
 
 /// How a generated loop is launched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,6 +159,9 @@ pub struct Generated {
     pub groups: Vec<Group>,
     /// Work-group size the code was written for.
     pub block_size: usize,
+    /// Offsets in 64 bits ([`Options::wide_offsets`]): the plan's offset
+    /// parameters are `op2_i64`.
+    pub wide_offsets: bool,
     /// Flat scheme: each work-group runs a contiguous chunk of the set,
     /// its work-items a work-group apart, so the launch may give fewer
     /// work-groups than the set needs at one element each
@@ -249,6 +253,21 @@ pub struct Options {
     pub dialect: Dialect,
     /// Work-group size (the plan's block size): a power of two, 1..=1024.
     pub block_size: usize,
+    /// Offsets into dats, maps and the plan's arrays computed in 64 bits
+    /// (type `op2_i64`): wanted when one of them can pass 2^31 - 1
+    /// (a dat of dim 16 on 135M elements, a map of dim 8 from 269M), where
+    /// `int` arithmetic would wrap and read or write the wrong element.
+    /// Off, the text is what it always was (its cache entries stay valid);
+    /// the launcher decides from the sizes ([`offsets_need_64_bits`]).
+    pub wide_offsets: bool,
+}
+
+/// Whether a loop whose largest offset expression spans `elements`
+/// elements (a dat's rows times its dim, a map's stride times its dim, the
+/// plan's arrays) needs [`Options::wide_offsets`]: the offsets are
+/// `0..elements`, and `int` holds them up to 2^31 - 1 (2^31 elements).
+pub fn offsets_need_64_bits(elements: usize) -> bool {
+    elements > i32::MAX as usize + 1
 }
 
 struct Spaces {
@@ -300,12 +319,41 @@ fn idx_maps(desc: &LoopDesc) -> Vec<usize> {
 }
 
 /// Address of component `k` of element `e` in a dat (AoS or SoA).
-fn addr(dim: usize, soa: bool, stride: &str, e: &str, k: &str) -> String {
+fn addr(dim: usize, soa: bool, stride: &str, e: &str, k: &str, wide: bool) -> String {
     if soa {
-        format!("({k}) * {stride} + ({e})")
+        format!("{} * {stride} + ({e})", widened(k, wide))
     } else {
-        format!("({e}) * {dim} + ({k})")
+        format!("{} * {dim} + ({e_k})", widened(e, wide), e_k = k)
     }
+}
+
+/// `(x)`, converted to `op2_i64` first when offsets are `wide` (so the
+/// product it starts is 64-bit).
+fn widened(x: &str, wide: bool) -> String {
+    if wide {
+        format!("(op2_i64)({x})")
+    } else {
+        format!("({x})")
+    }
+}
+
+/// The type of a plan's offsets into its arrays, as a kernel parameter.
+fn offset_type(wide: bool) -> &'static str {
+    if wide {
+        "op2_i64"
+    } else {
+        "int"
+    }
+}
+
+/// A map's entry `j` of element `e` (maps are transposed on the device).
+fn map_entry(map: impl fmt::Display, j: impl fmt::Display, e: &str, wide: bool) -> String {
+    let j = if wide {
+        format!("(op2_i64){j}")
+    } else {
+        j.to_string()
+    };
+    format!("map{map}[{j} * map_stride + {e}]")
 }
 
 /// Write the code for `desc` with kernel source `src` and constants.
@@ -333,7 +381,7 @@ pub fn generate(
     g.collect_groups();
     let entry = format!("op2_k_{}", sanitize(&desc.name));
     let mut text = format!(
-        "// op2-rs: loop {} (kernel {}), {:?} scheme, {} dialect, work-group {}\n",
+        "// op2-rs: loop {} (kernel {}), {:?} scheme, {} dialect, work-group {}{}\n",
         desc.name,
         desc.kernel,
         scheme,
@@ -341,9 +389,20 @@ pub fn generate(
             Dialect::OpenCl => "OpenCL C",
             Dialect::Cuda => "CUDA C++",
         },
-        o.block_size
+        o.block_size,
+        if o.wide_offsets {
+            ", 64-bit offsets"
+        } else {
+            ""
+        }
     );
     text += &prelude(o.dialect, desc);
+    if o.wide_offsets {
+        text += match o.dialect {
+            Dialect::OpenCl => "typedef long op2_i64;\n",
+            Dialect::Cuda => "typedef long long op2_i64;\n",
+        };
+    }
     text += &consts::declarations(consts, o.dialect, &desc.name)?;
     text += "\n// ---- the application's kernel ----\n";
     text += &device_source(src);
@@ -373,6 +432,7 @@ pub fn generate(
         params: g.params,
         groups: g.groups,
         block_size: o.block_size,
+        wide_offsets: o.wide_offsets,
         strided: scheme == Scheme::Flat && flat_strided(desc),
         const_values: match o.dialect {
             Dialect::Cuda => consts::values(consts),
@@ -889,7 +949,10 @@ impl Gen<'_> {
                 Arg::IdxMap { map, idx } => {
                     self.line(
                         depth,
-                        &format!("int x{i} = map{map}[{idx} * map_stride + ({e})];"),
+                        &format!(
+                            "int x{i} = {};",
+                            map_entry(map, idx, &format!("({e})"), self.o.wide_offsets)
+                        ),
                     );
                     format!("&x{i}")
                 }
@@ -913,7 +976,14 @@ impl Gen<'_> {
 
     fn copy_in_direct(&mut self, depth: usize, i: usize, d: &DatArg, e: &str) -> String {
         let dim = d.dim;
-        let at = addr(dim, d.soa, &format!("arg{i}_stride"), e, "k");
+        let at = addr(
+            dim,
+            d.soa,
+            &format!("arg{i}_stride"),
+            e,
+            "k",
+            self.o.wide_offsets,
+        );
         self.opt_open(depth, i, d);
         // A direct OP_INC is copied in like OP_RW: the element is this
         // work-item's alone, and the kernel sees the dat's value, as on the
@@ -960,7 +1030,14 @@ impl Gen<'_> {
             if !d.access.writes() {
                 continue;
             }
-            let at = addr(d.dim, d.soa, &format!("arg{i}_stride"), e, "k");
+            let at = addr(
+                d.dim,
+                d.soa,
+                &format!("arg{i}_stride"),
+                e,
+                "k",
+                self.o.wide_offsets,
+            );
             let dim = d.dim;
             let guard = if d.optional {
                 format!("if (opt{i}) ")
@@ -1131,7 +1208,8 @@ impl Gen<'_> {
         }
         self.private_decls(2);
         let first = self.ind_dat_first.clone();
-        let src = |i: usize, j: usize, k: &str| through_map(desc, &first, i, j, k);
+        let wide = self.o.wide_offsets;
+        let src = |i: usize, j: usize, k: &str| through_map(desc, &first, i, j, k, wide);
         self.element(2, "e", &src);
         // increments through maps: atomics
         for (i, a) in desc.args.iter().enumerate() {
@@ -1143,8 +1221,15 @@ impl Gen<'_> {
                 let n = self.entries(*map, *idx);
                 for j in 0..n {
                     let entry = if *idx < 0 { j as i32 } else { *idx };
-                    let target = format!("map{map}[{entry} * map_stride + e]");
-                    let at = addr(dat.dim, dat.soa, &format!("ind{f}_stride"), &target, "k");
+                    let target = map_entry(map, entry, "e", wide);
+                    let at = addr(
+                        dat.dim,
+                        dat.soa,
+                        &format!("ind{f}_stride"),
+                        &target,
+                        "k",
+                        wide,
+                    );
                     let add = atomic_add(
                         self.o.dialect,
                         dat.ty,
@@ -1188,7 +1273,8 @@ impl Gen<'_> {
         self.private_decls(2);
         self.line(2, "if (n < nelem) {");
         let first = self.ind_dat_first.clone();
-        let src = |i: usize, j: usize, k: &str| through_map(desc, &first, i, j, k);
+        let wide = self.o.wide_offsets;
+        let src = |i: usize, j: usize, k: &str| through_map(desc, &first, i, j, k, wide);
         self.element(3, "e", &src);
         self.line(3, "col2 = thrcol[e];");
         self.line(2, "}");
@@ -1285,9 +1371,10 @@ impl Gen<'_> {
         }
         self.param(LaunchParam::IndMap, self.index_ptr("int", "ind_map"));
         for gi in 0..groups.len() {
+            let t = offset_type(self.o.wide_offsets);
             self.param(
                 LaunchParam::IndMapStart(gi),
-                format!("int ind_map{gi}_start"),
+                format!("{t} ind_map{gi}_start"),
             );
         }
         self.param(LaunchParam::LocMap, self.index_ptr("short", "loc_map"));
@@ -1302,9 +1389,10 @@ impl Gen<'_> {
                 }
             };
             for _ in 0..n {
+                let t = offset_type(self.o.wide_offsets);
                 self.param(
                     LaunchParam::LocMapStart(plan_arg),
-                    format!("int loc_map{plan_arg}_start"),
+                    format!("{t} loc_map{plan_arg}_start"),
                 );
                 loc_start[i].push(plan_arg);
                 plan_arg += 1;
@@ -1365,7 +1453,7 @@ impl Gen<'_> {
             let v = if gr.access == Access::Inc {
                 "0".to_string()
             } else {
-                format!("ind_arg{gi}[{}]", group_addr(gi, gr))
+                format!("ind_arg{gi}[{}]", group_addr(gi, gr, self.o.wide_offsets))
             };
             let dim = gr.dim;
             self.line(
@@ -1417,7 +1505,7 @@ impl Gen<'_> {
                 continue;
             }
             let op = if gr.access == Access::Inc { "+=" } else { "=" };
-            let (at, dim) = (group_addr(gi, gr), gr.dim);
+            let (at, dim) = (group_addr(gi, gr, self.o.wide_offsets), gr.dim);
             self.line(
                 1,
                 &format!("for (int n = tid; n < size{gi} * {dim}; n += {bs}) ind_arg{gi}[{at}] {op} s{gi}[n];"),
@@ -1429,27 +1517,42 @@ impl Gen<'_> {
 /// Where component `k` of map entry `j` of indirect argument `i` lives, for
 /// element `e` (the flat and coloured schemes: the dat is `ind{f}`, `f` the
 /// first argument on it).
-fn through_map(desc: &LoopDesc, first: &[usize], i: usize, j: usize, k: &str) -> String {
+fn through_map(
+    desc: &LoopDesc,
+    first: &[usize],
+    i: usize,
+    j: usize,
+    k: &str,
+    wide: bool,
+) -> String {
     let Arg::Indirect { dat, map, idx } = &desc.args[i] else {
         unreachable!("indirect argument")
     };
     let entry = if *idx < 0 { j as i32 } else { *idx };
     let f = first[i];
-    let target = format!("map{map}[{entry} * map_stride + e]");
+    let target = map_entry(map, entry, "e", wide);
     format!(
         "ind{f}[{}]",
-        addr(dat.dim, dat.soa, &format!("ind{f}_stride"), &target, k)
+        addr(
+            dat.dim,
+            dat.soa,
+            &format!("ind{f}_stride"),
+            &target,
+            k,
+            wide
+        )
     )
 }
 
 /// Where staged entry `n` of group `gi` lives in its dat.
-fn group_addr(gi: usize, gr: &Group) -> String {
+fn group_addr(gi: usize, gr: &Group, wide: bool) -> String {
     addr(
         gr.dim,
         gr.soa,
         &format!("ind_arg{gi}_stride"),
         &format!("imap{gi}[n / {}]", gr.dim),
         &format!("n % {}", gr.dim),
+        wide,
     )
 }
 

@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! LoopDesc (args, maps, conflicts) + kernel source + constants
-//!        -> generate(.., Options { dialect, block_size })
+//!        -> generate(.., Options { dialect, block_size, wide_offsets })
 //!        -> Generated { text, entry, scheme, params (launch order), groups }
 //! ```
 //!
@@ -33,6 +33,6 @@ pub use desc::{
 pub use find::{find_kernel, FindError, KernelSource};
 pub use gather::{gather_text, GATHER_ENTRY};
 pub use gen::{
-    generate, Generated, Group, LaunchParam, Options, Scheme, FLAT_REDUCTION_ITEMS,
-    GBL_BY_VALUE_BYTES,
+    generate, offsets_need_64_bits, Generated, Group, LaunchParam, Options, Scheme,
+    FLAT_REDUCTION_ITEMS, GBL_BY_VALUE_BYTES,
 };

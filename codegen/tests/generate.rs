@@ -20,6 +20,7 @@ fn gen(s: &samples::Sample, d: Dialect) -> Result<Generated, GenError> {
         Options {
             dialect: d,
             block_size: 128,
+            wide_offsets: false,
         },
     )
 }
@@ -328,6 +329,7 @@ fn pointers_are_const_and_restrict_where_nothing_aliases() {
         let o = Options {
             dialect: d,
             block_size: 128,
+            wide_offsets: false,
         };
         let t = generate(&two, &s.source, &s.consts, o).unwrap().text;
         assert!(
@@ -516,6 +518,7 @@ fn descriptions_it_cannot_serve_are_named_errors() {
     let o = Options {
         dialect: Dialect::Cuda,
         block_size: 128,
+        wide_offsets: false,
     };
     let with = |f: &dyn Fn(&mut LoopDesc)| {
         let mut d = s.desc.clone();
@@ -590,6 +593,7 @@ fn colouring_serves_what_atomics_cannot_and_block_sizes_are_checked() {
     let o = Options {
         dialect: Dialect::Cuda,
         block_size: 128,
+        wide_offsets: false,
     };
     assert_eq!(
         generate(
@@ -598,7 +602,8 @@ fn colouring_serves_what_atomics_cannot_and_block_sizes_are_checked() {
             &s.consts,
             Options {
                 dialect: Dialect::Cuda,
-                block_size: 96
+                block_size: 96,
+                wide_offsets: false,
             }
         )
         .unwrap_err()
@@ -704,4 +709,116 @@ fn small_read_globals_are_passed_by_value() {
         let t = g.text.find("op2_gbl3_t;").unwrap();
         assert!(t < g.text.find(&g.entry).unwrap(), "{}", g.text);
     }
+}
+
+/// Every offset of the form `(x) * n + (k)` in `stub` (a dat's component,
+/// a map's entry) starts with `x` converted to `op2_i64`; the number found.
+fn widened_offsets(stub: &str) -> usize {
+    let b = stub.as_bytes();
+    let mut found = 0;
+    for (i, _) in stub.match_indices(") * ") {
+        let rest = &stub[i + 4..];
+        let token_end = rest.find(' ').unwrap_or(rest.len());
+        if !rest[token_end..].starts_with(" + (") {
+            continue;
+        }
+        // the parenthesis that `)` closes
+        let mut depth = 0;
+        let mut j = i;
+        loop {
+            match b[j] {
+                b')' => depth += 1,
+                b'(' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            j -= 1;
+        }
+        assert!(
+            stub[..j].ends_with("(op2_i64)"),
+            "an offset in 32 bits: {}",
+            &stub[j.saturating_sub(20)..(i + 4 + token_end + 4).min(stub.len())]
+        );
+        found += 1;
+    }
+    found
+}
+
+/// 64-bit offsets: the same code but for the conversions (every dat and map
+/// offset), the `op2_i64` type and the plan's offset parameters; without
+/// them the text names no `op2_i64`; the launcher's threshold.
+#[test]
+fn sixty_four_bit_offsets_only_widen_the_index_arithmetic() {
+    for c in [
+        Conflicts::Colour2,
+        Conflicts::Colour2Global,
+        Conflicts::Atomics,
+    ] {
+        let mut loops = airfoil(c);
+        loops.push(samples::synthetic(c));
+        for s in &loops {
+            for d in [Dialect::OpenCl, Dialect::Cuda] {
+                let o = |wide_offsets| Options {
+                    dialect: d,
+                    block_size: 64,
+                    wide_offsets,
+                };
+                let narrow = generate(&s.desc, &s.source, &s.consts, o(false)).unwrap();
+                let wide = generate(&s.desc, &s.source, &s.consts, o(true)).unwrap();
+                let name = format!("{} {c:?} {d:?}", s.desc.name);
+                assert!(!narrow.wide_offsets && wide.wide_offsets);
+                assert!(!narrow.text.contains("op2_i64"), "{name}");
+                assert_eq!(narrow.params, wide.params, "{name}");
+                let header = wide.text.lines().next().unwrap();
+                assert!(
+                    header.ends_with(", work-group 64, 64-bit offsets"),
+                    "{name}: {header}"
+                );
+                let typedef = match d {
+                    Dialect::OpenCl => "typedef long op2_i64;\n",
+                    Dialect::Cuda => "typedef long long op2_i64;\n",
+                };
+                assert_eq!(wide.text.matches(typedef).count(), 1, "{name}");
+                let stub = wide
+                    .text
+                    .split("// ---- op2-rs kernel stub ----")
+                    .nth(1)
+                    .unwrap();
+                assert!(widened_offsets(stub) > 0, "{name}");
+                for (i, _) in stub.match_indices(" * map_stride") {
+                    let before = &stub[..i];
+                    let start = before.rfind('[').unwrap();
+                    assert!(
+                        before[start..].starts_with("[(op2_i64)"),
+                        "{name}: {}",
+                        &before[start..]
+                    );
+                }
+                // the plan's offsets are op2_i64 parameters
+                for p in ["ind_map0_start", "loc_map0_start"] {
+                    if narrow.text.contains(&format!("int {p}")) {
+                        assert!(wide.text.contains(&format!("op2_i64 {p}")), "{name}: {p}");
+                    }
+                }
+                // and nothing else differs
+                let back = wide
+                    .text
+                    .replacen(", 64-bit offsets", "", 1)
+                    .replacen(typedef, "", 1)
+                    .replace("(op2_i64)", "")
+                    .replace("op2_i64 ", "int ");
+                let strip = |t: &str| t.replace(['(', ')'], "");
+                assert_eq!(strip(&back), strip(&narrow.text), "{name}");
+            }
+        }
+    }
+    assert!(!offsets_need_64_bits(1 << 31));
+    assert!(offsets_need_64_bits((1 << 31) + 1));
+    // a dat of dim 16 (aero's K) on 2^27 elements: offsets up to 2^31 - 1
+    assert!(!offsets_need_64_bits(16 << 27));
+    assert!(offsets_need_64_bits(16 * ((1 << 27) + 32)));
 }

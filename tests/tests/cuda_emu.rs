@@ -103,6 +103,14 @@ fn airfoil_on_the_emulated_gpu_prints_seq_residuals_in_every_scheme() {
     let rev = run_emu(&exe, &args, &cache, &[("OP2EMU_ORDER", "reverse")]);
     rev.ok();
     assert_eq!(results(&rev.stdout), results(&fwd.stdout));
+    // 64-bit offsets change the index arithmetic only: the same bits
+    let wide = run_emu(&exe, &args, &cache, &[("OP2_RS_WIDE_OFFSETS", "1")]);
+    all_on_device(&wide, 5);
+    assert_eq!(
+        results(&wide.stdout),
+        results(&fwd.stdout),
+        "64-bit offsets"
+    );
     // the state machine as on OpenCL: declared dats go up once, the one
     // fetch comes down once, each indirect loop's plan goes up once
     let stats = run_emu(&exe, &args, &cache, &[("OP2_RS_DEVICE_STATS", "1")]);
@@ -224,6 +232,18 @@ fn every_argument_kind_on_the_emulated_gpu_in_every_scheme() {
     let env = [("OP2_RS_CONFLICTS", "atomics,pin=atomics")];
     let r = run_emu(&exe, &[], &cache, &env);
     assert_pin_falls_back_once(&r);
+    // 64-bit offsets (the plan's offsets passed as 8-byte parameters)
+    for scheme in ["colour2", "colour2-global", "atomics"] {
+        let env = [("OP2_RS_CONFLICTS", scheme), ("OP2_RS_WIDE_OFFSETS", "1")];
+        let r = run_emu(&exe, &[], &cache, &env);
+        r.ok();
+        assert!(
+            r.stdout.contains("PASSED (0 wrong values)"),
+            "{scheme}, 64-bit offsets:\n{}",
+            r.stdout
+        );
+        all_on_device(&r, 4);
+    }
 }
 
 #[test]

@@ -304,6 +304,95 @@ fn no_opencl_device_stops_op_init_with_one_line() {
         "{}",
         r.stderr
     );
+    let r = run_with(&exe, &[], &[("OP2_RS_WIDE_OFFSETS", "yes")]);
+    assert_eq!(r.status, Some(1));
+    assert!(
+        r.stderr
+            .contains("OP2 error in op_init: OP2_RS_WIDE_OFFSETS=yes: not 0 or 1"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// The headers of the loops' code dumped in the CUDA dialect
+/// (OP2_RS_DUMP_CUDA) into `dir`.
+fn dumped_headers(dir: &Path) -> Vec<String> {
+    walk(dir)
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "cu"))
+        .map(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            text.lines().next().unwrap_or_default().to_string()
+        })
+        .collect()
+}
+
+/// 64-bit offsets (what a loop gets when an offset can reach 2^31
+/// elements; OP2_RS_WIDE_OFFSETS=1 gives every loop them, so that they
+/// can be checked on small meshes): the same answers to the last bit in
+/// both colourings (only the index arithmetic differs), every argument
+/// kind right in every scheme and with SoA copies; the code written
+/// (and its CUDA form) says so, and without the option small loops keep
+/// 32-bit offsets.
+#[test]
+fn sixty_four_bit_offsets_change_no_bit() {
+    let args = ["--cells=3000", "--iters=50"];
+    let exe = airfoil("op2_opencl");
+    let dumps = out_dir().join("runs").join("opencl-wide-dumps");
+    let _ = std::fs::remove_dir_all(&dumps);
+    for scheme in ["colour2", "colour2-global"] {
+        let narrow_dir = dumps.join(format!("{scheme}-narrow"));
+        let wide_dir = dumps.join(format!("{scheme}-wide"));
+        let narrow = run_with(
+            &exe,
+            &args,
+            &[
+                ("OP2_RS_CONFLICTS", scheme),
+                ("OP2_RS_DUMP_CUDA", narrow_dir.to_str().unwrap()),
+            ],
+        );
+        let wide = run_with(
+            &exe,
+            &args,
+            &[
+                ("OP2_RS_CONFLICTS", scheme),
+                ("OP2_RS_WIDE_OFFSETS", "1"),
+                ("OP2_RS_DUMP_CUDA", wide_dir.to_str().unwrap()),
+            ],
+        );
+        narrow.ok();
+        wide.ok();
+        all_on_device(&wide, 5);
+        assert_eq!(results(&wide.stdout), results(&narrow.stdout), "{scheme}");
+        let (n, w) = (dumped_headers(&narrow_dir), dumped_headers(&wide_dir));
+        assert_eq!((n.len(), w.len()), (5, 5), "{scheme}: {n:?} {w:?}");
+        assert!(n.iter().all(|h| !h.contains("64-bit")), "{n:?}");
+        assert!(w.iter().all(|h| h.ends_with(", 64-bit offsets")), "{w:?}");
+    }
+    let exe = example(
+        "ocl_device_args",
+        Lang::Cxx17,
+        &["tests/c/device_args/device_args.cpp"],
+        &["tests/c/device_args"],
+        "op2_opencl",
+    );
+    for scheme in ["colour2", "colour2-global", "atomics"] {
+        for soa in [false, true] {
+            let mut env = vec![("OP2_RS_CONFLICTS", scheme), ("OP2_RS_WIDE_OFFSETS", "1")];
+            if soa {
+                env.push(("OP_AUTO_SOA", "1"));
+            }
+            let r = run_with(&exe, &[], &env);
+            r.ok();
+            assert!(
+                r.stdout.contains("PASSED (0 wrong values)"),
+                "{scheme}, SoA {soa}:\n{}",
+                r.stdout
+            );
+            assert_eq!(r.stdout.contains("Enabling Automatic AoS->SoA"), soa);
+            all_on_device(&r, 4);
+        }
+    }
 }
 
 #[test]

@@ -409,6 +409,7 @@ impl Device for CudaDevice {
             match *v {
                 Value::Ptr(p) => b.0[..8].copy_from_slice(&p.to_ne_bytes()),
                 Value::Int(x) => b.0[..4].copy_from_slice(&x.to_ne_bytes()),
+                Value::Long(x) => b.0[..8].copy_from_slice(&x.to_ne_bytes()),
                 Value::Bytes { data, len } => b.0[..len].copy_from_slice(&data[..len]),
                 Value::Local(_) => return Err(bad("a local-memory parameter in CUDA code".into())),
             }

@@ -8,7 +8,8 @@
 
 use op2_codegen as cg;
 use op2_core::arg::{Access, ArgKind, ArgSpec};
-use op2_core::domain::{DatId, Domain, MapId};
+use op2_core::device::layout;
+use op2_core::domain::{DatId, Domain, MapId, SetId};
 
 /// The generator's access mode for an argument of kind `kind`: OP_WORK
 /// on a dat (scratch the kernel reads and writes on its elements, which
@@ -109,10 +110,40 @@ pub fn describe(
     })
 }
 
+/// The most elements an offset in the loop's generated code can span
+/// (what [`op2_codegen::offsets_need_64_bits`] judges): each dat's rows on
+/// the device (owned and halo elements, rounded up as OP2's SoA stride)
+/// times its dim, each map's row length on the device times its dim, and
+/// the staged scheme's plan arrays (one entry per element of `set` and map
+/// entry of the loop's indirect arguments).
+pub fn offset_span(args: &[ArgSpec], dom: &Domain, set: SetId) -> usize {
+    let map_span = |m: MapId| {
+        let m = dom.map(m);
+        layout::map_stride(dom.set(m.from)).saturating_mul(m.dim)
+    };
+    let mut span = 0usize;
+    let mut entries = 0usize;
+    for a in args {
+        match a.kind {
+            ArgKind::Dat { dat, map, idx } => {
+                let d = dom.dat(dat);
+                span = span.max(layout::soa_stride(dom.set(d.set)).saturating_mul(d.dim));
+                if let Some(m) = map {
+                    span = span.max(map_span(m));
+                    entries += if idx < 0 { dom.map(m).dim } else { 1 };
+                }
+            }
+            ArgKind::Idx { map: Some(m), .. } => span = span.max(map_span(m)),
+            _ => {}
+        }
+    }
+    span.max(entries.saturating_mul(layout::map_stride(dom.set(set))))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use op2_core::domain::{MapCheck, SetId};
+    use op2_core::domain::MapCheck;
 
     fn spec(kind: ArgKind, dim: i32, ty: &str, access: Access) -> ArgSpec {
         ArgSpec {
@@ -270,5 +301,52 @@ mod tests {
                 .unwrap_err()
                 .contains("has no device form")
         );
+    }
+
+    /// The span is the largest of: dat rows (rounded up to 32) times dim,
+    /// map rows (rounded up to 32) times map dim, and the plan's entries
+    /// (elements times the indirect arguments' map entries).
+    #[test]
+    fn offset_span_is_the_largest_extent() {
+        let (mut dom, nodes, edges, e2n, x) = chain();
+        let dat = |d, m, idx| ArgKind::Dat {
+            dat: d,
+            map: m,
+            idx,
+        };
+        // direct: 4 nodes -> 32 rows, dim 2
+        let direct = [spec(dat(x, None, -1), 2, "double", Access::Read)];
+        assert_eq!(offset_span(&direct, &dom, nodes), 64);
+        let k = dom
+            .decl_dat("op_decl_dat", nodes, 5, "double", 8, None, "k", false)
+            .unwrap();
+        let wide = [spec(dat(k, None, -1), 5, "double", Access::Read)];
+        assert_eq!(offset_span(&wide, &dom, nodes), 32 * 5);
+        // through e2n: the dat 32 x 2, the map 32 x 2, the plan: two
+        // arguments of one entry each on 32 edge rows
+        let two = [
+            spec(dat(x, Some(e2n), 0), 2, "double", Access::Read),
+            spec(dat(x, Some(e2n), 1), 2, "double", Access::Read),
+        ];
+        assert_eq!(offset_span(&two, &dom, edges), 64);
+        // three arguments: the plan's 3 x 32 entries are the largest
+        let three = [
+            spec(dat(x, Some(e2n), 0), 2, "double", Access::Read),
+            spec(dat(x, Some(e2n), 1), 2, "double", Access::Read),
+            spec(dat(x, Some(e2n), -2), 2, "double", Access::Inc),
+        ];
+        assert_eq!(offset_span(&three, &dom, edges), (1 + 1 + 2) * 32);
+        // op_arg_idx through a map: the map's extent
+        let idx = [spec(
+            ArgKind::Idx {
+                map: Some(e2n),
+                idx: 1,
+            },
+            1,
+            "int",
+            Access::Read,
+        )];
+        assert_eq!(offset_span(&idx, &dom, edges), 64);
+        assert!(!cg::offsets_need_64_bits(offset_span(&three, &dom, edges)));
     }
 }

@@ -17,6 +17,9 @@
 //!   through a map (atomics cannot serve it) coloured; named alone, such a
 //!   loop runs on the host, saying why;
 //! * `OP2_RS_BLOCK_SIZE`: the work-group size (a power of two, default 64);
+//! * `OP2_RS_WIDE_OFFSETS`: `1` writes every loop's offsets in 64 bits;
+//!   unset or `0`, only the loops that need it (an offset that can reach
+//!   2^31 elements: [`crate::describe::offset_span`]);
 //! * `OP2_RS_CACHE_DIR`: the compiled-program cache (default
 //!   `$XDG_CACHE_HOME/op2-rs` or `~/.cache/op2-rs`); `OP2_RS_CACHE_DIR=off`
 //!   switches it off;
@@ -94,6 +97,8 @@ pub struct Front {
     cache: Option<Cache>,
     conflicts: ConflictChoice,
     block_size: usize,
+    /// `OP2_RS_WIDE_OFFSETS=1`: 64-bit offsets in every loop.
+    wide_offsets: bool,
     /// `OP2_RS_DEVICE_ASYNC` unset or 0: a loop without a reduction waits
     /// for its kernels before it returns (as OP2's generated code
     /// synchronises after each loop, so the timing table's times are the
@@ -135,6 +140,11 @@ impl Front {
             Some("1") => false,
             Some(v) => return Err(format!("OP2_RS_DEVICE_ASYNC={v}: not 0 or 1")),
         };
+        let wide_offsets = match var("OP2_RS_WIDE_OFFSETS").as_deref().map(str::trim) {
+            None | Some("0") => false,
+            Some("1") => true,
+            Some(v) => return Err(format!("OP2_RS_WIDE_OFFSETS={v}: not 0 or 1")),
+        };
         let cache = match var("OP2_RS_CACHE_DIR").as_deref() {
             Some("off") => None,
             _ => default_dir().map(Cache::new),
@@ -143,6 +153,7 @@ impl Front {
             cache,
             conflicts,
             block_size,
+            wide_offsets,
             wait_each_loop,
             kernel_path: cg::find::split_path(&var("OP2_RS_KERNEL_PATH").unwrap_or_default()),
             dump_cuda: var("OP2_RS_DUMP_CUDA").map(PathBuf::from),
@@ -429,9 +440,11 @@ impl Front {
             Conflicts::Colour2,
         )?;
         desc.conflicts = self.conflicts.of(r.name, desc.needs_colouring().is_some());
+        let span = crate::describe::offset_span(r.specs, r.dom, r.set);
         let o = Options {
             dialect: D::DIALECT,
             block_size: self.block_size,
+            wide_offsets: self.wide_offsets || cg::offsets_need_64_bits(span),
         };
         let named = self.named_consts(r.consts);
         let (g, kernel, text) = self.generate_and_build(dev, r, &desc, src.text, (o, &named))?;

@@ -29,6 +29,29 @@ fn err(w: String) -> DeviceError {
     DeviceError(w)
 }
 
+/// `n` as an `int` parameter called `what`, or an error saying it does not
+/// fit (never a truncated value: the kernel would address the wrong
+/// elements).
+fn int_param(what: &str, n: usize) -> Result<Value, DeviceError> {
+    i32::try_from(n).map(Value::Int).map_err(|_| {
+        err(format!(
+            "launch: {what} = {n} does not fit the kernel's 32-bit int"
+        ))
+    })
+}
+
+/// A plan offset parameter: `op2_i64` in code with 64-bit offsets, else a
+/// checked `int`.
+fn offset_param(g: &Generated, what: &str, n: usize) -> Result<Value, DeviceError> {
+    if g.wide_offsets {
+        i64::try_from(n)
+            .map(Value::Long)
+            .map_err(|_| err(format!("launch: {what} = {n} does not fit 64 bits")))
+    } else {
+        int_param(what, n)
+    }
+}
+
 /// The maps in the order the generator numbered them (first use, by dat
 /// and `op_arg_idx` arguments, as `describe` numbers them).
 pub fn maps_in_order(args: &[ArgSpec]) -> Vec<MapId> {
@@ -121,6 +144,8 @@ pub enum Value {
     /// Device memory (a dat, a map, a plan array, a temporary).
     Ptr(DevPtr),
     Int(i32),
+    /// An `op2_i64` (a plan's offset in code with 64-bit offsets).
+    Long(i64),
     /// OpenCL: a `__local` block of this many bytes.
     Local(usize),
     /// A parameter passed by value: the first `len` bytes of `data` (a
@@ -191,9 +216,9 @@ fn bind(
             ))
         })
     };
-    let stride = |d: DatId| -> Result<i32, DeviceError> {
+    let stride = |d: DatId| -> Result<Value, DeviceError> {
         let dd = dev_dat(d)?;
-        Ok(dd.layout.soa.map_or(0, |(s, _, _)| s as i32))
+        int_param("a SoA stride", dd.layout.soa.map_or(0, |(s, _, _)| s))
     };
     let mut run = Run {
         params: Vec::new(),
@@ -201,24 +226,24 @@ fn bind(
         reductions: Vec::new(),
     };
     for (i, p) in g.params.iter().enumerate() {
-        if let Some(v) = plan_param(p, b.plan.as_ref(), local) {
+        if let Some(v) = plan_param(g, p, b.plan.as_ref(), local) {
             run.params.push(v?);
             continue;
         }
         let v = match *p {
             LaunchParam::GroupDat(gi) => Value::Ptr(dev_dat(DatId(g.groups[gi].dat))?.ptr),
-            LaunchParam::GroupStride(gi) => Value::Int(stride(DatId(g.groups[gi].dat))?),
+            LaunchParam::GroupStride(gi) => stride(DatId(g.groups[gi].dat))?,
             LaunchParam::BlockOffset => {
                 run.block_offset = Some(i);
                 Value::Int(0)
             }
-            LaunchParam::SetSize => Value::Int(b.set_size as i32),
-            LaunchParam::Owned => Value::Int(b.owned as i32),
+            LaunchParam::SetSize => int_param("the set size", b.set_size)?,
+            LaunchParam::Owned => int_param("the owned elements", b.owned)?,
             LaunchParam::Dat(a) | LaunchParam::IndDat(a) => {
                 Value::Ptr(dev_dat(dat_of(b.specs, a)?)?.ptr)
             }
             LaunchParam::DatStride(a) | LaunchParam::IndDatStride(a) => {
-                Value::Int(stride(dat_of(b.specs, a)?)?)
+                stride(dat_of(b.specs, a)?)?
             }
             LaunchParam::Map(m) => {
                 let id = maps
@@ -232,7 +257,9 @@ fn bind(
                     ))
                 })?)
             }
-            LaunchParam::MapStride => Value::Int(layout::map_stride(b.dom.set(b.set)) as i32),
+            LaunchParam::MapStride => {
+                int_param("the map stride", layout::map_stride(b.dom.set(b.set)))?
+            }
             LaunchParam::GblIn(_) | LaunchParam::GblValue(_) | LaunchParam::RedOut(_) => {
                 global_param(p, (cl, scratch), b, (i, slots), &mut run.reductions)?
             }
@@ -314,6 +341,7 @@ fn slot_bytes(s: &ArgSpec, a: usize) -> Result<usize, DeviceError> {
 /// The value of a parameter that comes from the plan (`None` for the
 /// others).
 fn plan_param(
+    g: &Generated,
     p: &LaunchParam,
     plan: Option<&(&Arc<Plan>, PlanDeviceArrays)>,
     local: usize,
@@ -342,10 +370,16 @@ fn plan_param(
     };
     Some(Ok(match *p {
         P::IndMap => Value::Ptr(d.ind_map),
-        P::IndMapStart(gi) => Value::Int(plan.ind_maps_start[gi] as i32),
+        P::IndMapStart(gi) => match offset_param(g, "ind_map's start", plan.ind_maps_start[gi]) {
+            Ok(v) => v,
+            Err(e) => return Some(Err(e)),
+        },
         P::LocMap => Value::Ptr(d.loc_map),
         P::LocMapStart(j) => match plan.loc_maps_start.get(j).copied().flatten() {
-            Some(s) => Value::Int(s as i32),
+            Some(s) => match offset_param(g, "loc_map's start", s) {
+                Ok(v) => v,
+                Err(e) => return Some(Err(e)),
+            },
             None => return Some(Err(err(format!("launch: plan argument {j} is not staged")))),
         },
         P::IndSizes => Value::Ptr(d.ind_sizes),
@@ -497,4 +531,38 @@ fn combine(spec: &ArgSpec, start: &[u8], raw: &[u8], per: usize) -> Result<Vec<u
         )));
     }
     Ok(acc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A value past `int` is an error naming it, never a truncated value;
+    /// plan offsets of code with 64-bit offsets are `op2_i64`.
+    #[test]
+    fn int_parameters_are_checked_and_plan_offsets_widen() {
+        assert_eq!(int_param("the set size", 7).unwrap(), Value::Int(7));
+        let big = i32::MAX as usize + 1;
+        assert_eq!(
+            int_param("the map stride", big).unwrap_err().0,
+            "launch: the map stride = 2147483648 does not fit the kernel's 32-bit int"
+        );
+        let mut g = Generated {
+            text: String::new(),
+            entry: String::new(),
+            scheme: Scheme::Staged,
+            params: Vec::new(),
+            groups: Vec::new(),
+            block_size: 64,
+            wide_offsets: false,
+            strided: false,
+            const_values: Vec::new(),
+        };
+        assert!(offset_param(&g, "loc_map's start", big).is_err());
+        g.wide_offsets = true;
+        assert_eq!(
+            offset_param(&g, "loc_map's start", big).unwrap(),
+            Value::Long(1 << 31)
+        );
+    }
 }

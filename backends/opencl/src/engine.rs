@@ -77,6 +77,7 @@ impl Device for ClDevice {
             match *v {
                 Value::Ptr(p) => k.set_ptr(i, p)?,
                 Value::Int(x) => k.set_i32(i, x)?,
+                Value::Long(x) => k.set_i64(i, x)?,
                 Value::Local(n) => k.set_local(i, n)?,
                 Value::Bytes { data, len } => k.set_bytes(i, &data[..len])?,
             }

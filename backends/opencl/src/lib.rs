@@ -829,6 +829,11 @@ impl Kernel {
         self.set_raw(i, 4, &v as *const i32 as *const c_void)
     }
 
+    /// A `long` parameter (OpenCL C's `long` is 64 bits on every device).
+    pub fn set_i64(&mut self, i: usize, v: i64) -> Result<(), DeviceError> {
+        self.set_raw(i, 8, &v as *const i64 as *const c_void)
+    }
+
     /// A `__local` parameter of `bytes` bytes.
     pub fn set_local(&mut self, i: usize, bytes: usize) -> Result<(), DeviceError> {
         self.set_raw(i, bytes.max(8), std::ptr::null())

@@ -75,6 +75,7 @@ fn run_split(conflicts: Conflicts, n: usize, owned: usize, core: usize) -> Ran {
         Options {
             dialect: Dialect::OpenCl,
             block_size: 64,
+            wide_offsets: false,
         },
     )
     .unwrap();

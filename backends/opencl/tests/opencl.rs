@@ -60,6 +60,7 @@ fn update_loop() -> op2_codegen::Generated {
     let o = Options {
         dialect: Dialect::OpenCl,
         block_size: 64,
+        wide_offsets: false,
     };
     generate(&s.desc, &s.source, &s.consts, o).unwrap()
 }
