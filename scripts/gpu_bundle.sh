@@ -16,6 +16,9 @@
 #             programs t1..t4 on libop2_cuda and t5 (MPI) on libop2_mpi_cuda
 #             ex_airfoil_jit: c-examples' airfoil (op_seq.h, unchanged) on
 #             libop2_cuda, its loops written and compiled at run time;
+#             big_offsets: tests/c/big_offsets (a dat whose offsets pass
+#             2^31 - 1, checking itself; its cubins are those of 64-bit
+#             offsets)
 #             device_args, device_args_atomics: tests/c/device_args (every
 #             argument kind, answers checked by the program) the same way,
 #             with two-level colouring and with atomics
@@ -178,7 +181,7 @@ jit_program() {
   program "$name" jit "$app" $args
   # shellcheck disable=SC2086
   (cd "$d" && env OP2_RS_DEVICE=host OP2_RS_CUDA_ARCH="$CUDA_ARCH" OP2_RS_CACHE_DIR="$OUT/cache" \
-    $(name_env "$name") \
+    $(name_env "$name") ${JIT_COMPILE_ENV:-} \
     OP2_RS_KERNEL_PATH="$OUT/src/$name" LD_LIBRARY_PATH="$CUDA_LIB" OP2CHECK_NITER=1 \
     "$OUT/bin/$name" $cargs > "$d/compile.out" 2>&1) || { tail -n 5 "$d/compile.out" >&2; die "$name: the compile run failed"; }
   local compiled host
@@ -233,6 +236,19 @@ g++ -std=c++17 -O2 -I "$INC" -I tests/c/device_args tests/c/device_args/device_a
 # shellcheck disable=SC2086 # DA_ARGS are words
 "$WORK/device_args_seq" $DA_ARGS > "$WORK/device_args_seq.out" || die "device_args on libop2_seq failed"
 grep -E '^(PASSED|FAILED|wrong:) ' "$WORK/device_args_seq.out" > "$OUT/ref/selfcheck.out"
+# ---- tests/c/big_offsets: offsets past 2^31 - 1 -----------------------------------
+# run on the GPU with BO_ARGS cells (8.6 GB of ints: no other machine here
+# holds the host and device copies); its loops are written with 64-bit
+# offsets there, as the library decides from the sizes. Their cubins are
+# compiled here on a small mesh with OP2_RS_WIDE_OFFSETS=1 (the same text:
+# the code depends on the offsets' width, not on the sizes); a library that
+# failed to widen them on the GPU would find no cubin and run them on the
+# host, which check.sh reports as a failure.
+BO_ARGS=${BO_ARGS:-67200000}
+say "tests/c/big_offsets (op_seq.h, offsets past 2^31 - 1 on the GPU: $BO_ARGS cells) -> bin/big_offsets, cache/"
+JIT_COMPILE_ENV=OP2_RS_WIDE_OFFSETS=1 jit_program big_offsets bigoffsets tests/c/big_offsets "$BO_ARGS" 1000 \
+  tests/c/big_offsets/big_offsets.cpp
+cp "$OUT/ref/selfcheck.out" "$OUT/ref/bigoffsets.out"
 echo "jit programs: the generated loops' cubins in cache/ ($CUDA_ARCH, NVRTC from PyPI)" >> "$MANIFEST"
 
 # ---- OP2-Common's applications ---------------------------------------------------

@@ -82,6 +82,11 @@ while read -r name _ app _; do
   # (a name ending in _async has the kernels of the one without, which ran
   # before it and left the emulated NVRTC's images in the run's cache)
   case $name in *_async) continue ;; esac
+  # big_offsets' cubins have 64-bit offsets, for the GPU's 67.2M cells; on
+  # the bundle's small mesh here the library writes its loops with 32-bit
+  # ones, which the emulated NVRTC compiles: no cubin of the bundle's meets
+  # the driver
+  [ "$app" = bigoffsets ] && continue
   grep -q 'cuModuleLoadData: not an image of the emulated NVRTC' "$T/results/logs/$name.r1.err" || {
     echo "gpu_check_emu_test: $name: the emulated driver saw none of the bundle's cubins" >&2
     fails=$((fails + 1))

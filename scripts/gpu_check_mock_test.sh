@@ -38,6 +38,9 @@
 #                     device_args_atomics prints a wrong value and FAILED
 #                     -> FAIL, and its table lists a loop on the host with
 #                     no fallback line -> FAIL
+#   big_offsets       (app bigoffsets) run with its 67,200,000 cells and no
+#                     OP2_RS_WIDE_OFFSETS: PASSED, both loops on the GPU -> ok;
+#                     after the timing rounds, no memcheck
 # and the timing table (ours / OP2's medians) must give 0.500 for aos.
 # A second run, with every program hanging (MOCK_SLEEP), DEADLINE_S=4,
 # ONLY='^airfoil_jit$' and MEMCHECK=0: airfoil_jit is cut at the deadline
@@ -179,6 +182,17 @@ EOF
   chmod +x "$B/bin/$v"
   echo "$v jit selfcheck" >> "$B/programs.txt"
 done
+# big_offsets: its argument, no OP2_RS_WIDE_OFFSETS (the library decides)
+cp "$B/ref/selfcheck.out" "$B/ref/bigoffsets.out"
+cat > "$B/bin/big_offsets" << 'EOF'
+#!/usr/bin/env bash
+[ "$1" = 67200000 ] && [ -z "${OP2_RS_WIDE_OFFSETS:-}" ] || { echo "mock: not run with 67200000 cells, the offsets left to the library" >&2; exit 3; }
+echo "PASSED (0 wrong values)"
+echo "  where each loop ran (CUDA: Mock GPU (sm_90)):"
+printf '  %-24s device\n' bump stamp
+EOF
+chmod +x "$B/bin/big_offsets"
+echo "big_offsets jit bigoffsets 67200000" >> "$B/programs.txt"
 
 # mock driver tools
 cat > "$T/path/nvidia-smi" << 'EOF'
@@ -240,6 +254,8 @@ want 'FAIL aero_jit: 1 loop\(s\) on the host, 2 on the GPU:  op2-rs: loop res_ca
 want 'ok   memcheck airfoil_jit: ERROR SUMMARY: 0 errors .*'
 want 'ok   device_args r1: status 0, .*answers: 1/1 lines identical, max rel diff 0.00e\+00'
 want 'ok   device_args: every loop on the GPU \(3 loops\)'
+want 'ok   big_offsets r1: status 0, .*answers: 1/1 lines identical, max rel diff 0.00e\+00'
+want 'ok   big_offsets: every loop on the GPU \(2 loops\)'
 want 'FAIL device_args_atomics r1: status 0, .*DIFFERENT: wrong: flux: increments \(pass 0\).*'
 want 'FAIL device_args_atomics: 1 loop\(s\) on the host, 3 on the GPU:   pin +host \(mock: no reason given\)'
 want 'ok   airfoil_jit_soa_atomics r1: status 0, .*answers: 10/10 lines identical, max rel diff 0.00e\+00'
@@ -269,6 +285,15 @@ if [ -n "$(ls -A "$T/cwd")" ]; then
 fi
 if grep -q -- '-- airfoil_jit_atomics_async /' "$T/check.txt"; then
   echo "gpu_check_mock_test: a per-loop table of a program ending in _async (its loop times are the host's)" >&2
+  fails=$((fails + 1))
+fi
+if grep -q 'memcheck big_offsets' "$T/check.txt"; then
+  echo "gpu_check_mock_test: memcheck ran big_offsets (8.6 GB)" >&2
+  fails=$((fails + 1))
+fi
+# big_offsets runs after the timing rounds
+if [ "$(grep -n -m1 'big_offsets r1' "$T/check.txt" | cut -d: -f1)" -lt "$(grep -n -m1 'rounds 2\.\.' "$T/check.txt" | cut -d: -f1)" ]; then
+  echo "gpu_check_mock_test: big_offsets ran before the timing rounds" >&2
   fails=$((fails + 1))
 fi
 if grep -q 'memcheck airfoil_jit_atomics_async' "$T/check.txt"; then

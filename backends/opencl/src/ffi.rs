@@ -24,6 +24,8 @@ pub const CL_DEVICE_TYPE_ALL: cl_bitfield = 0xFFFF_FFFF;
 pub const CL_DEVICE_NAME: cl_uint = 0x102B;
 pub const CL_DEVICE_VERSION: cl_uint = 0x102F;
 pub const CL_DRIVER_VERSION: cl_uint = 0x102D;
+pub const CL_DEVICE_MAX_MEM_ALLOC_SIZE: cl_uint = 0x1010;
+pub const CL_INVALID_BUFFER_SIZE: cl_int = -61;
 pub const CL_PLATFORM_VERSION: cl_uint = 0x0901;
 pub const CL_MEM_READ_WRITE: cl_bitfield = 1;
 pub const CL_PROGRAM_BUILD_LOG: cl_uint = 0x1183;
@@ -112,6 +114,7 @@ pub fn err_name(e: cl_int) -> String {
         -51 => "CL_INVALID_ARG_SIZE",
         -52 => "CL_INVALID_KERNEL_ARGS",
         -54 => "CL_INVALID_WORK_GROUP_SIZE",
+        -61 => "CL_INVALID_BUFFER_SIZE",
         -1001 => "CL_PLATFORM_NOT_FOUND_KHR",
         _ => return format!("OpenCL error {e}"),
     };

@@ -115,6 +115,28 @@ pub fn pick_device(names: &[String], want: Option<&str>) -> Result<usize, String
 }
 
 impl OpenCl {
+    /// CL_DEVICE_MAX_MEM_ALLOC_SIZE: the largest buffer the device makes
+    /// (0 when it does not say).
+    fn max_alloc(&self) -> u64 {
+        let mut v: u64 = 0;
+        // SAFETY: the device of this context; the value is a cl_ulong,
+        // written into `v` (8 bytes).
+        let e = unsafe {
+            (self.api.clGetDeviceInfo)(
+                self.device,
+                CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+                std::mem::size_of::<u64>(),
+                (&mut v as *mut u64).cast::<c_void>(),
+                std::ptr::null_mut(),
+            )
+        };
+        if e == CL_SUCCESS {
+            v
+        } else {
+            0
+        }
+    }
+
     /// The device `OP2_RS_OPENCL_DEVICE` picks (default: the first).
     pub fn open_from_env() -> Result<Arc<OpenCl>, NoDevice> {
         OpenCl::open(std::env::var("OP2_RS_OPENCL_DEVICE").ok().as_deref())
@@ -458,6 +480,13 @@ impl DeviceMemory for OpenCl {
                 &mut e,
             )
         };
+        if e == CL_INVALID_BUFFER_SIZE {
+            return Err(DeviceError(format!(
+                "clCreateBuffer of {bytes} bytes: CL_INVALID_BUFFER_SIZE: the device's largest \
+                 buffer (CL_DEVICE_MAX_MEM_ALLOC_SIZE) is {} bytes",
+                self.max_alloc()
+            )));
+        }
         check(&format!("clCreateBuffer of {bytes} bytes"), e)?;
         let zero = 0u8;
         // SAFETY: the new buffer, `bytes` long; a one-byte pattern.

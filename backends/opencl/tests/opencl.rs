@@ -50,6 +50,13 @@ fn device_memory_contract_on_buffers() {
     assert_eq!(h as usize % 64, 0);
     cl.free_pinned(h);
     assert!(cl.name().starts_with("OpenCL "));
+    // more than the device's largest buffer: its limit named (512 GiB is
+    // over any CPU device's CL_DEVICE_MAX_MEM_ALLOC_SIZE here)
+    let e = cl.alloc(512 << 30).unwrap_err().to_string();
+    assert!(
+        e.starts_with("clCreateBuffer of 549755813888 bytes: CL_INVALID_BUFFER_SIZE: the device's largest buffer (CL_DEVICE_MAX_MEM_ALLOC_SIZE) is "),
+        "{e}"
+    );
 }
 
 /// airfoil's update loop, generated for OpenCL (flat).
