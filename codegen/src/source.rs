@@ -361,13 +361,12 @@ fn functions(code: &str) -> Vec<(String, std::ops::Range<usize>)> {
     out
 }
 
-/// The name a declaration head `T name(params)` defines, if it is one.
-fn defined_name(head: &str) -> Option<String> {
-    let h = head.trim_end();
-    let inner = h.strip_suffix(')')?;
-    let b = inner.as_bytes();
-    let mut depth = 1;
-    let mut k = b.len();
+/// Where the `(` is that the `)` at byte `close` of `text` closes (0 when
+/// none does: the search stops at the start).
+pub fn opening_paren(text: &str, close: usize) -> usize {
+    let b = text.as_bytes();
+    let mut depth = 0;
+    let mut k = close + 1;
     while k > 0 {
         k -= 1;
         match b[k] {
@@ -381,6 +380,14 @@ fn defined_name(head: &str) -> Option<String> {
             _ => {}
         }
     }
+    k
+}
+
+/// The name a declaration head `T name(params)` defines, if it is one.
+fn defined_name(head: &str) -> Option<String> {
+    let h = head.trim_end();
+    let inner = h.strip_suffix(')')?;
+    let k = opening_paren(h, h.len() - 1);
     let before = inner[..k].trim_end();
     let nb = before.as_bytes();
     let mut s = nb.len();

@@ -714,7 +714,6 @@ fn small_read_globals_are_passed_by_value() {
 /// Every offset of the form `(x) * n + (k)` in `stub` (a dat's component,
 /// a map's entry) starts with `x` converted to `op2_i64`; the number found.
 fn widened_offsets(stub: &str) -> usize {
-    let b = stub.as_bytes();
     let mut found = 0;
     for (i, _) in stub.match_indices(") * ") {
         let rest = &stub[i + 4..];
@@ -723,21 +722,7 @@ fn widened_offsets(stub: &str) -> usize {
             continue;
         }
         // the parenthesis that `)` closes
-        let mut depth = 0;
-        let mut j = i;
-        loop {
-            match b[j] {
-                b')' => depth += 1,
-                b'(' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        break;
-                    }
-                }
-                _ => {}
-            }
-            j -= 1;
-        }
+        let j = op2_codegen::source::opening_paren(stub, i);
         assert!(
             stub[..j].ends_with("(op2_i64)"),
             "an offset in 32 bits: {}",
