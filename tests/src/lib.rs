@@ -424,6 +424,18 @@ pub fn results(stdout: &str) -> Vec<&str> {
     out
 }
 
+/// A program that checks itself (tests/c/device_args, big_offsets, the
+/// fallback program) ended with status 0 and the verdict "PASSED (0 wrong
+/// values)"; `what` names the run in the message.
+pub fn assert_passed(r: &Run, what: &str) {
+    r.ok();
+    assert!(
+        r.stdout.contains("PASSED (0 wrong values)"),
+        "{what}:\n{}",
+        r.stdout
+    );
+}
+
 /// `loops` rows in the placement table, each `device`, and no fallback
 /// line.
 pub fn all_on_device(r: &Run, loops: usize) {
@@ -498,8 +510,7 @@ pub fn assert_transfers(stdout: &str, want: &[&str]) {
 /// checks pass, and loop `pin` (which writes through a map: atomics cannot
 /// serve it) runs on the host with one line saying why, the only fallback.
 pub fn assert_pin_falls_back_once(r: &Run) {
-    r.ok();
-    assert!(r.stdout.contains("PASSED (0 wrong values)"), "{}", r.stdout);
+    assert_passed(r, "pin on the host");
     let line = "op2-rs: loop pin runs on the host: loop pin: argument 0: OP_RW through a map needs colouring, not atomics";
     assert_eq!(r.stdout.matches(line).count(), 1, "{}", r.stdout);
     assert_eq!(

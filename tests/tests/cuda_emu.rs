@@ -18,9 +18,9 @@
 //! compiled again, a failed launch stops the program naming the loop.
 
 use op2_tests::{
-    all_on_device, assert_pin_falls_back_once, assert_transfers, build_once, cuda_emu_dir,
-    elf_images, nvrtc_dir, out_dir, placements, results, run_in, same_results, Lang, Link, Program,
-    Run,
+    all_on_device, assert_passed, assert_pin_falls_back_once, assert_transfers, build_once,
+    cuda_emu_dir, elf_images, nvrtc_dir, out_dir, placements, results, run_in, same_results, Lang,
+    Link, Program, Run,
 };
 use std::path::{Path, PathBuf};
 
@@ -216,34 +216,24 @@ fn every_argument_kind_on_the_emulated_gpu_in_every_scheme() {
         "op2_cuda",
     );
     let cache = shared_cache();
+    // threads in both orders; and with 64-bit offsets (the plan's offsets
+    // passed as 8-byte parameters)
+    let runs = [("forward", "0"), ("reverse", "0"), ("forward", "1")];
     for scheme in ["colour2", "colour2-global", "atomics"] {
-        for order in ["forward", "reverse"] {
-            let env = [("OP2_RS_CONFLICTS", scheme), ("OP2EMU_ORDER", order)];
+        for (order, wide) in runs {
+            let env = [
+                ("OP2_RS_CONFLICTS", scheme),
+                ("OP2EMU_ORDER", order),
+                ("OP2_RS_WIDE_OFFSETS", wide),
+            ];
             let r = run_emu(&exe, &[], &cache, &env);
-            r.ok();
-            assert!(
-                r.stdout.contains("PASSED (0 wrong values)"),
-                "{scheme}, {order}:\n{}",
-                r.stdout
-            );
+            assert_passed(&r, &format!("{scheme}, {order}, 64-bit offsets {wide}"));
             all_on_device(&r, 4);
         }
     }
     let env = [("OP2_RS_CONFLICTS", "atomics,pin=atomics")];
     let r = run_emu(&exe, &[], &cache, &env);
     assert_pin_falls_back_once(&r);
-    // 64-bit offsets (the plan's offsets passed as 8-byte parameters)
-    for scheme in ["colour2", "colour2-global", "atomics"] {
-        let env = [("OP2_RS_CONFLICTS", scheme), ("OP2_RS_WIDE_OFFSETS", "1")];
-        let r = run_emu(&exe, &[], &cache, &env);
-        r.ok();
-        assert!(
-            r.stdout.contains("PASSED (0 wrong values)"),
-            "{scheme}, 64-bit offsets:\n{}",
-            r.stdout
-        );
-        all_on_device(&r, 4);
-    }
 }
 
 #[test]
@@ -397,8 +387,7 @@ fn generated_code_has_no_data_races_under_threadsanitizer() {
             "{scheme}:\n{}",
             r.stderr
         );
-        r.ok();
-        assert!(r.stdout.contains("PASSED (0 wrong values)"), "{}", r.stdout);
+        assert_passed(&r, scheme);
         all_on_device(&r, 4);
     }
 }

@@ -11,8 +11,8 @@
 //! compiled-program cache.
 
 use op2_tests::{
-    all_on_device, assert_pin_falls_back_once, assert_transfers, build_once, out_dir, placements,
-    results, root, run_in, same_results, Lang, Program, Run,
+    all_on_device, assert_passed, assert_pin_falls_back_once, assert_transfers, build_once,
+    out_dir, placements, results, root, run_in, same_results, Lang, Program, Run,
 };
 use std::path::{Path, PathBuf};
 
@@ -172,22 +172,12 @@ fn every_argument_kind_runs_on_the_device_in_every_scheme() {
     };
     for lib in ["op2_seq", "op2_openmp"] {
         let r = run_with(&build(&format!("args_{lib}"), lib), &[], &[]);
-        r.ok();
-        assert!(
-            r.stdout.contains("PASSED (0 wrong values)"),
-            "{lib}:\n{}",
-            r.stdout
-        );
+        assert_passed(&r, lib);
     }
     let exe = build("ocl_device_args", "op2_opencl");
     for scheme in ["colour2", "colour2-global", "atomics"] {
         let r = run_with(&exe, &[], &[("OP2_RS_CONFLICTS", scheme)]);
-        r.ok();
-        assert!(
-            r.stdout.contains("PASSED (0 wrong values)"),
-            "{scheme}:\n{}",
-            r.stdout
-        );
+        assert_passed(&r, scheme);
         all_on_device(&r, 4);
     }
     let r = run_with(&exe, &[], &[("OP2_RS_CONFLICTS", "atomics,pin=atomics")]);
@@ -195,8 +185,7 @@ fn every_argument_kind_runs_on_the_device_in_every_scheme() {
     // more nodes than a reducing loop's work-items (FLAT_REDUCTION_ITEMS):
     // several elements each, the maximum's first element still found
     let r = run_with(&exe, &["300000"], &[]);
-    r.ok();
-    assert!(r.stdout.contains("PASSED (0 wrong values)"), "{}", r.stdout);
+    assert_passed(&r, "300000 nodes");
     all_on_device(&r, 4);
 }
 
@@ -213,8 +202,7 @@ fn fallback_program() -> PathBuf {
 #[test]
 fn loops_without_device_code_run_on_the_host_with_one_line_each() {
     let r = run_with(&fallback_program(), &[], &[]);
-    r.ok();
-    assert!(r.stdout.contains("PASSED (0 wrong values)"), "{}", r.stdout);
+    assert_passed(&r, "fallbacks");
     let said = |what: &str| {
         r.stdout
             .lines()
@@ -390,12 +378,7 @@ fn every_argument_kind_with_sixty_four_bit_offsets() {
                 env.push(("OP_AUTO_SOA", "1"));
             }
             let r = run_with(&exe, &[], &env);
-            r.ok();
-            assert!(
-                r.stdout.contains("PASSED (0 wrong values)"),
-                "{scheme}, SoA {soa}:\n{}",
-                r.stdout
-            );
+            assert_passed(&r, &format!("{scheme}, SoA {soa}"));
             assert_eq!(r.stdout.contains("Enabling Automatic AoS->SoA"), soa);
             all_on_device(&r, 4);
         }
@@ -410,21 +393,11 @@ fn every_argument_kind_with_sixty_four_bit_offsets() {
         )
     };
     let seq = run_with(&build("big_offsets_seq", "op2_seq"), &["5000"], &[]);
-    seq.ok();
-    assert!(
-        seq.stdout.contains("PASSED (0 wrong values)"),
-        "{}",
-        seq.stdout
-    );
+    assert_passed(&seq, "big_offsets on libop2_seq");
     let exe = build("ocl_big_offsets", "op2_opencl");
     for wide in ["0", "1"] {
         let r = run_with(&exe, &["5000"], &[("OP2_RS_WIDE_OFFSETS", wide)]);
-        r.ok();
-        assert!(
-            r.stdout.contains("PASSED (0 wrong values)"),
-            "{wide}: {}",
-            r.stdout
-        );
+        assert_passed(&r, &format!("big_offsets, 64-bit offsets {wide}"));
         all_on_device(&r, 2);
     }
     let r = run_with(&exe, &["12"], &[]);
