@@ -46,7 +46,13 @@
 #     configurations). A program's name says how its loops run: *_jit
 #     two-level colouring staged (our default), *_global the same colouring
 #     unstaged, *_atomics atomics, *_soa* SoA device copies (OP_AUTO_SOA=1);
-#     the bundle's cubins were compiled so; *_async: loops without a
+#     the bundle's cubins were compiled so; round 1 runs them with
+#     OP2_RS_DEVICE_TIMES=1, and at the end each application's best
+#     program (and its best that waits for each loop) has a table of the
+#     device's time of each loop's kernels (events) against
+#     op_timing_output's time in the same run: what a loop spends on the
+#     host around its kernels, where a miss of the target would come
+#     from if not from the kernels; *_async: loops without a
 #     reduction do not wait for their kernels (OP2_RS_DEVICE_ASYNC=1; OP2's
 #     code waits after every loop), the same kernels, so no memcheck. device_args and device_args_atomics
 #     (app selfcheck: tests/c/device_args, every argument kind, colouring
@@ -554,10 +560,14 @@ on_gpu() {
   return 1
 }
 jit_round() { # ROUND APP MESH
-  local round=$1 app=$2 mesh=$3 name log v
+  local round=$1 app=$2 mesh=$3 name log v times=""
+  # round 1 times each loop's kernels on the device too (device events,
+  # two per loop call: a microsecond or two of the host's, in this round
+  # only; device_table below)
+  [ "$round" = 1 ] && times=OP2_RS_DEVICE_TIMES=1
   for name in $(programs jit "$app"); do
     # shellcheck disable=SC2046 # jit_env prints words
-    timed_run "$name" "$round" "$app" "$mesh" $(jit_env "$name") || continue
+    timed_run "$name" "$round" "$app" "$mesh" $(jit_env "$name") $times || continue
     log=$R/logs/$name.r$round
     [ "$round" = 1 ] || continue
     if v=$(on_gpu "$log.out"); then ok "$name: $v"; else fail "$name: $v"; fi
@@ -674,6 +684,37 @@ loop_table() {
   done <<< "$rows"
   line "$(awk '{ a += $2; b += $3 } END { printf "   %-20s %10.4f %10.4f %8s\n", "sum", a, b, (b > 0 ? sprintf("%.3f", a / b) : "-") }' <<< "$rows")"
 }
+# device_table NAME: an op_seq.h program's loops in its round 1 (run with
+# OP2_RS_DEVICE_TIMES=1): the device's time of each loop's kernels (from
+# events, the library's last table) against op_timing_output's time in the
+# same run; their difference is the time the loop spent on the host
+# around its kernels (arguments, plan, launches, the wait, reductions),
+# where the device may idle. Rows "loop calls device table host", then the
+# sums. Nothing when the run printed no such table.
+device_table() {
+  local name=$1 out=$R/logs/$1.r1.out rows
+  [ -s "$out" ] || return 0
+  rows=$(awk '
+    /count +plan time/ { inside = 1; got = 0; next }
+    inside && /;/ { k = split($0, f, ";"); nm = f[k]; gsub(/[ \t]/, "", nm); t = f[4]; sub(/\(.*/, "", t)
+      if (nm != "" && t ~ /[0-9]/ && !(nm in tab)) tab[nm] = t + 0; got++; next }
+    inside && /[^ \t-]/ && got { inside = 0 }
+    /device time of each loop.s kernels/ { dev = 1; delete d; delete c; nd = 0; next }
+    dev && $1 == "loop" && $2 == "calls" { next }
+    dev && NF == 0 { dev = 0; next }
+    dev && NF >= 4 && $2 ~ /^[0-9]+$/ { if (!($1 in d)) order[++nd] = $1; d[$1] = $3; c[$1] = $2; next }
+    dev { dev = 0 }
+    END { for (i = 1; i <= nd; i++) { nm = order[i]; if (nm in tab) printf "%s %d %.4f %.4f\n", nm, c[nm], d[nm], tab[nm] } }' "$out" | sort -k4,4gr)
+  [ -n "$rows" ] || return 0
+  line "-- $name (seconds: calls, device, op_timing_output, host = op_timing_output - device)"
+  while read -r nm n td tt; do
+    line "$(awk -v m="$nm" -v n="$n" -v d="$td" -v t="$tt" 'BEGIN { printf "   %-20s %8d %10.4f %10.4f %10.4f\n", m, n, d, t, t - d }')"
+  done <<< "$rows"
+  line "$(awk '{ d += $3; t += $4 } END { printf "   %-20s %8s %10.4f %10.4f %10.4f\n", "sum", "", d, t, t - d }' <<< "$rows")"
+}
+# the op_seq.h programs whose device_table is printed at the end
+DEVICE_TABLES=()
+
 if [ -s "$R/timing.txt" ] && [ -n "$(programs rs airfoil)$(programs rs aero)" ]; then
   line ""
   line "== timing: the time loop per iteration (ms), median of the rounds; ours / OP2's (same generated code)"
@@ -744,6 +785,8 @@ if [ -s "$R/timing.txt" ] && [ -n "$(programs jit airfoil)$(programs jit aero)" 
     done
     [ -n "$best_jit" ] || continue
     [ -n "$wait_jit" ] && LOOP_PAIRS+=("$wait_jit $wait_op2")
+    DEVICE_TABLES+=("$best_jit")
+    [ -n "$wait_jit" ] && [ "$wait_jit" != "$best_jit" ] && DEVICE_TABLES+=("$wait_jit")
     if awk -v r="$best_ratio" -v t="$JIT_TARGET" 'BEGIN { exit !(r <= t) }'; then
       ok "$app: op_seq.h on libop2_cuda ($best_jit, the best of $(programs jit "$app" | wc -l)) / OP2's translated code = $best_ratio (target <= $JIT_TARGET)"
     else
@@ -759,6 +802,12 @@ if [ ${#LOOP_PAIRS[@]} -gt 0 ]; then
     # shellcheck disable=SC2086 # two words
     loop_table $pair
   done
+fi
+
+if [ ${#DEVICE_TABLES[@]} -gt 0 ]; then
+  line ""
+  line "== per loop on the device: each application's best op_seq.h program and its best that waits for each loop, round 1 (OP2_RS_DEVICE_TIMES=1): the device's time of each loop's kernels (events) and op_timing_output's in the same run"
+  for name in "${DEVICE_TABLES[@]}"; do device_table "$name"; done
 fi
 
 line ""

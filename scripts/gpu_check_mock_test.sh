@@ -38,6 +38,11 @@
 #                     device_args_atomics prints a wrong value and FAILED
 #                     -> FAIL, and its table lists a loop on the host with
 #                     no fallback line -> FAIL
+#   device times      jit programs run with OP2_RS_DEVICE_TIMES=1 in round 1
+#                     only, their device time 0.8 of op_timing_output's:
+#                     the per-loop device tables of each app's best program
+#                     (airfoil_jit_atomics_async, aero_jit) and its best
+#                     that waits (airfoil_jit_soa_atomics)
 #   big_offsets       (app bigoffsets) run with its 67,200,000 cells and no
 #                     OP2_RS_WIDE_OFFSETS: PASSED, both loops on the GPU -> ok;
 #                     after the timing rounds, no memcheck
@@ -116,6 +121,15 @@ if [ "$kind" = jit ]; then
     for l in adt_calc bres_calc res_calc save_soln update; do printf '  %-24s device\n' "\$l"; done
   fi
   echo
+  # the device's time of each loop's kernels: 0.8 of op_timing_output's
+  if [ "\${OP2_RS_DEVICE_TIMES:-}" = 1 ]; then
+    echo "  device time of each loop's kernels (OP2_RS_DEVICE_TIMES: mock):"
+    echo "  loop                        calls      seconds    us/call"
+    for ls in $loops; do
+      awk -v l="\${ls%%:*}" -v s="\${ls#*:}" -v t="$secs" 'BEGIN { printf "  %-24s %8d %12.6f %10.2f\n", l, 1000, 0.8 * s * t, 0.8 * s * t * 1000 }'
+    done
+    echo
+  fi
 fi
 if [ "$kind" = rs ] || [ "$kind" = jit ]; then
   if [ "$app" = airfoil ]; then
@@ -278,6 +292,14 @@ want '-- aero_aos_rs / aero_aos_op2 \(seconds\)'
 want '   spMV +0.1200 +0.1200 +1.000'
 want '-- airfoil_jit_soa_atomics / airfoil_(soa|color)_op2 \(seconds\)'
 want '   adt_calc +0.1800 +0.2000 +0.900'
+# the device's time of each loop (round 1, OP2_RS_DEVICE_TIMES=1): each
+# app's best op_seq.h program (here an _async one) and its best that waits
+want '-- airfoil_jit_atomics_async \(seconds: calls, device, op_timing_output, host = op_timing_output - device\)'
+want '   res_calc +1000 +0.3400 +0.4250 +0.0850'
+want '-- airfoil_jit_soa_atomics \(seconds: calls, device, op_timing_output, host = op_timing_output - device\)'
+want '   bres_calc +1000 +0.0288 +0.0360 +0.0072'
+want '   sum +0.7200 +0.9000 +0.1800'
+want '-- aero_jit \(seconds: calls, device, op_timing_output, host = op_timing_output - device\)'
 want '[0-9]+ failure\(s\); .*'
 if [ -n "$(ls -A "$T/cwd")" ]; then
   echo "gpu_check_mock_test: check.sh wrote into the folder it was started in: $(ls -A "$T/cwd" | tr '\n' ' ')" >&2
@@ -285,6 +307,12 @@ if [ -n "$(ls -A "$T/cwd")" ]; then
 fi
 if grep -q -- '-- airfoil_jit_atomics_async /' "$T/check.txt"; then
   echo "gpu_check_mock_test: a per-loop table of a program ending in _async (its loop times are the host's)" >&2
+  fails=$((fails + 1))
+fi
+# device events in round 1 only (they cost the host a little)
+if ! grep -q "device time of each loop's kernels" "$T/results/logs/airfoil_jit.r1.out" ||
+  grep -q "device time of each loop's kernels" "$T/results/logs/airfoil_jit.r2.out"; then
+  echo "gpu_check_mock_test: OP2_RS_DEVICE_TIMES=1 not in round 1 only" >&2
   fails=$((fails + 1))
 fi
 if grep -q 'memcheck big_offsets' "$T/check.txt"; then

@@ -468,14 +468,15 @@ judge() { # judge: the verdict of the current case from both sides' builds and r
   fi
   local n where=""
   n=$(wc -l < "$o/answers")
-  # ocl, mpiocl: how many loops ran on the device (the table printed at op_exit)
+  # ocl, mpiocl: how many loops ran on the device (the table printed at op_exit,
+  # to its blank line: a table of device times may follow)
   if [ "$C_KIND" = ocl ] || [ "$C_KIND" = mpiocl ] || [ "$C_KIND" = cuemu ]; then
-    where=" [device: $(awk '/where each loop ran/{t=1;next} t&&/^  [^ ]/{n++; if($2=="device")d++} END{printf "%d of %d loops", d, n}' "$r/out")]"
+    where=" [device: $(awk '/where each loop ran/{t=1;next} /^ *$/{t=0} t&&/^  [^ ]/{n++; if($2=="device")d++} END{printf "%d of %d loops", d, n}' "$r/out")]"
   fi
   # cujit: how many loops NVRTC compiled (each then runs on the host)
   if [ "$C_KIND" = cujit ]; then
     local nl nc
-    nl=$(awk '/where each loop ran/{t=1;next} t&&/^  [^ ]/{n++} END{print n+0}' "$r/out")
+    nl=$(awk '/where each loop ran/{t=1;next} /^ *$/{t=0} t&&/^  [^ ]/{n++} END{print n+0}' "$r/out")
     nc=$(grep -c '^ op2-rs: loop .* runs on the host: compiled for sm_90 by NVRTC' "$r/out" || true)
     where=" [NVRTC: $nc of $nl loops compiled for sm_90]"
     if [ "$nc" = 0 ] || [ "$nc" != "$nl" ]; then

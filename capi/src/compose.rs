@@ -76,8 +76,7 @@ pub(crate) fn compose(_comm: Option<c_int>) -> op2_core::Result<Parts> {
 #[cfg(feature = "lib-opencl")]
 pub(crate) fn compose(_comm: Option<c_int>) -> op2_core::Result<Parts> {
     let fail = |w: String| op2_core::Op2Error::new("op_init", "", w);
-    let cl = op2_backend_opencl::OpenCl::open_from_env().map_err(|e| fail(e.to_string()))?;
-    let engine = op2_backend_opencl::engine::engine_from_env(cl.clone()).map_err(fail)?;
+    let (cl, engine) = op2_backend_opencl::engine::open_from_env().map_err(fail)?;
     Ok(Parts {
         exec: Arc::new(op2_backend_seq::Seq),
         dist: Box::new(op2_core::dist::SingleNode::new()),
@@ -97,8 +96,7 @@ pub(crate) fn compose(comm: Option<c_int>) -> op2_core::Result<Parts> {
     let dist = op2_backend_mpi::distribution(comm)?;
     let threads = op2_backend_threads::Threads::from_env_or(dist.default_threads())
         .with_thread_init(crate::vector_ptrs::init_thread);
-    let cl = op2_backend_opencl::OpenCl::open_from_env().map_err(|e| fail(e.to_string()))?;
-    let engine = op2_backend_opencl::engine::engine_from_env(cl.clone()).map_err(fail)?;
+    let (cl, engine) = op2_backend_opencl::engine::open_from_env().map_err(fail)?;
     Ok(Parts {
         exec: Arc::new(threads),
         dist,

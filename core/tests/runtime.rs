@@ -694,6 +694,9 @@ mod device_loops {
     struct DoubleKernel {
         staged: bool,
         nargs: usize,
+        /// Kernel "timed": each call takes 0.25 s of device time.
+        timed: bool,
+        calls: u64,
     }
 
     impl LoopCompiler for Doubler {
@@ -710,6 +713,8 @@ mod device_loops {
                 k => Ok(Box::new(DoubleKernel {
                     staged: k == "staged",
                     nargs: r.specs.len(),
+                    timed: k == "timed",
+                    calls: 0,
                 })),
             }
         }
@@ -728,6 +733,7 @@ mod device_loops {
             l: &LaunchInput<'_>,
         ) -> std::result::Result<Vec<Option<Vec<u8>>>, String> {
             assert_eq!(l.plan.is_some(), self.staged);
+            self.calls += 1;
             let ArgKind::Dat { dat, .. } = l.specs[0].kind else {
                 return Err("argument 0 is not a dat".into());
             };
@@ -742,6 +748,10 @@ mod device_loops {
                 }
             }
             Ok(vec![None, Some(sum.to_ne_bytes().to_vec())])
+        }
+        fn device_time(&mut self) -> Option<std::result::Result<(f64, u64), String>> {
+            self.timed
+                .then_some(Ok((self.calls as f64 * 0.25, self.calls)))
         }
     }
 
@@ -928,6 +938,79 @@ mod device_loops {
             s.comp.compiles.load(Ordering::SeqCst),
             2,
             "a new value: new code"
+        );
+    }
+
+    /// Kernels that time their launches on the device: a table after
+    /// the table of where each loop ran, by loop name, every kernel the
+    /// loop ran with counted (one compiled again after a constant changed,
+    /// one pruned after its loop was freed); none without such kernels.
+    #[test]
+    fn device_times_are_tabled_by_loop_across_kernels() {
+        let mut s = setup();
+        let mut sum = 0.0f64;
+        let plain = double_loop(&mut s, "plain", &mut sum);
+        dl(&mut s.rt, &plain, "twice", RUN).unwrap().unwrap();
+        let t = s.rt.placement_table().unwrap();
+        assert!(!t.contains("device time"), "{t}");
+        let lp = double_loop(&mut s, "timed_loop", &mut sum);
+        for _ in 0..3 {
+            dl(&mut s.rt, &lp, "timed", RUN).unwrap().unwrap();
+        }
+        s.rt.decl_const(ConstDecl {
+            name: "gam".into(),
+            addr: 0x1000,
+            type_name: "double".into(),
+            dim: 1,
+            bytes: 1.4f64.to_ne_bytes().to_vec(),
+        });
+        for _ in 0..2 {
+            dl(&mut s.rt, &lp, "timed", RUN).unwrap().unwrap();
+        }
+        assert_eq!(s.comp.compiles.load(Ordering::SeqCst), 3);
+        assert_eq!(
+            s.rt.device_times(),
+            [("timed_loop".to_string(), Ok((1.25, 5)))]
+        );
+        let t = s.rt.placement_table().unwrap();
+        let rows: Vec<&str> = t
+            .lines()
+            .skip_while(|l| !l.contains("device time of each loop's kernels"))
+            .skip(1)
+            .collect();
+        assert_eq!(
+            rows[..2],
+            [
+                "  loop                        calls      seconds    us/call",
+                "  timed_loop                      5     1.250000  250000.00"
+            ],
+            "{t}"
+        );
+        // the loop freed and its kernel pruned (objects freed: a new
+        // generation): its time stays, and a new loop of the same name adds
+        drop(lp);
+        let y: Vec<u8> = vec![0; 64 * 8];
+        // SAFETY: `y` holds the set's 64 doubles.
+        let (y, _) = unsafe {
+            s.rt.decl_dat(
+                "op_decl_dat",
+                s.set,
+                1,
+                "double",
+                8,
+                op2_core::runtime::data::Storage::Copy(y.as_ptr()),
+                "y",
+                true,
+            )
+        }
+        .unwrap();
+        s.rt.free_dat(&mut NoMirror, "op_free_dat_temp", y).unwrap();
+        let again = double_loop(&mut s, "timed_loop", &mut sum);
+        dl(&mut s.rt, &again, "timed", RUN).unwrap().unwrap();
+        assert_eq!(s.comp.compiles.load(Ordering::SeqCst), 4, "a new loop");
+        assert_eq!(
+            s.rt.device_times(),
+            [("timed_loop".to_string(), Ok((1.5, 6)))]
         );
     }
 

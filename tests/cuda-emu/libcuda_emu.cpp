@@ -27,12 +27,14 @@
 // many times each kernel was launched and the most dynamic shared memory
 // one launch of it had (one line on stderr: NAME=COUNT[/BYTES]), and how
 // many times the program waited for the device (cuCtxSynchronize,
-// cuStreamSynchronize: a second line, "synchronizations: N").
+// cuStreamSynchronize: a second line, "synchronizations: N"), and how many
+// times it waited for an event (cuEventSynchronize: "event waits: N").
 // OP2EMU_TSAN=1: a race checker with ThreadSanitizer ("ThreadSanitizer"
 // below). OP2EMU_SKIP=1 checks and counts each launch but runs no block:
 // kernels take no time, so a program's time is the host's (the library's
 // cost per loop, scripts/bench_device_host.sh); its answers are wrong.
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +45,7 @@
 #include <memory>
 #include <atomic>
 #include <mutex>
+#include <set>
 #include <string>
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -132,6 +135,18 @@ std::map<std::string, std::pair<unsigned long, unsigned>> &launches =
 // cuCtxSynchronize and cuStreamSynchronize calls
 std::atomic<unsigned long> syncs{0};
 
+// Events: a launch runs before it returns, so an event recorded after it
+// holds the host's clock at that moment, as a GPU's event holds the time
+// the device passed it. Waiting for one waits for nothing (counted in the
+// stats: "event waits: N").
+struct Event {
+  bool recorded = false;
+  std::chrono::steady_clock::time_point at;
+};
+typedef Event *CUevent;
+std::set<Event *> &events = *new std::set<Event *>;
+std::atomic<unsigned long> event_waits{0};
+
 __attribute__((destructor)) void print_stats() {
   const char *v = getenv("OP2EMU_STATS");
   if (!v || strcmp(v, "1") != 0) return;
@@ -142,6 +157,7 @@ __attribute__((destructor)) void print_stats() {
   }
   fprintf(stderr, "%s\n", line.c_str());
   fprintf(stderr, "op2-rs CUDA emulator: synchronizations: %lu\n", syncs.load());
+  fprintf(stderr, "op2-rs CUDA emulator: event waits: %lu\n", event_waits.load());
 }
 
 void say(const char *call, const std::string &what) {
@@ -915,6 +931,61 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
       sticky = ILLEGAL_ADDRESS;
       return sticky;
     }
+  return SUCCESS;
+}
+
+static CUresult live_event(const char *call, CUevent e) {
+  if (CUresult r = ready(call)) return r;
+  if (!events.count(e)) {
+    say(call, "not an event");
+    return INVALID_HANDLE;
+  }
+  return SUCCESS;
+}
+
+CUresult cuEventCreate(CUevent *e, unsigned flags) {
+  std::lock_guard<std::mutex> g(lock);
+  if (CUresult r = ready("cuEventCreate")) return r;
+  if (!e || flags != 0) return INVALID_VALUE;
+  *e = new Event;
+  events.insert(*e);
+  return SUCCESS;
+}
+
+CUresult cuEventRecord(CUevent e, CUstream stream) {
+  std::lock_guard<std::mutex> g(lock);
+  if (CUresult r = live_event("cuEventRecord", e)) return r;
+  if (stream) return INVALID_HANDLE;
+  e->recorded = true;
+  e->at = std::chrono::steady_clock::now();
+  return SUCCESS;
+}
+
+CUresult cuEventSynchronize(CUevent e) {
+  std::lock_guard<std::mutex> g(lock);
+  if (CUresult r = live_event("cuEventSynchronize", e)) return r;
+  event_waits++;
+  return SUCCESS;
+}
+
+CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b) {
+  std::lock_guard<std::mutex> g(lock);
+  if (CUresult r = live_event("cuEventElapsedTime", a)) return r;
+  if (CUresult r = live_event("cuEventElapsedTime", b)) return r;
+  if (!ms) return INVALID_VALUE;
+  if (!a->recorded || !b->recorded) {
+    say("cuEventElapsedTime", "an event not recorded");
+    return INVALID_HANDLE;
+  }
+  *ms = std::chrono::duration<float, std::milli>(b->at - a->at).count();
+  return SUCCESS;
+}
+
+CUresult cuEventDestroy_v2(CUevent e) {
+  std::lock_guard<std::mutex> g(lock);
+  if (!initialised) return NOT_INITIALIZED;
+  if (!events.erase(e)) return INVALID_HANDLE;
+  delete e;
   return SUCCESS;
 }
 

@@ -451,6 +451,64 @@ pub fn all_on_device(r: &Run, loops: usize) {
     );
 }
 
+/// op_timing_output's rows (the first table printed): kernel name, count,
+/// time.
+pub fn timing_rows(stdout: &str) -> Vec<(String, u64, f64)> {
+    stdout
+        .lines()
+        .skip_while(|l| !l.contains("count   plan time"))
+        .skip(2)
+        .map_while(|l| {
+            let f: Vec<&str> = l.split(';').map(str::trim).collect();
+            let time = f.get(3)?.split('(').next()?.trim().parse().ok()?;
+            Some((f.last()?.to_string(), f[0].parse().ok()?, time))
+        })
+        .collect()
+}
+
+/// The rows of the table of each loop's device time (OP2_RS_DEVICE_TIMES;
+/// the first printed): loop, calls, seconds.
+pub fn device_times(stdout: &str) -> Vec<(String, u64, f64)> {
+    stdout
+        .lines()
+        .skip_while(|l| !l.contains("device time of each loop's kernels"))
+        .skip(2)
+        .map_while(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            match w[..] {
+                [name, calls, secs, _] => {
+                    Some((name.to_string(), calls.parse().ok()?, secs.parse().ok()?))
+                }
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// A run with loops timed on the device: its table lists the `loops`
+/// loops of op_timing_output's table with their call counts, each with a
+/// positive time; with `within` (loops that wait for their kernels) none
+/// more than its time in op_timing_output's table (the host's clock runs
+/// from before the first mark to after the wait), give or take 2 ms.
+pub fn assert_device_times(r: &Run, loops: usize, within: bool) {
+    let (mut dev, mut host) = (device_times(&r.stdout), timing_rows(&r.stdout));
+    dev.sort_by(|a, b| a.0.cmp(&b.0));
+    host.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(dev.len(), loops, "device times:\n{}", r.stdout);
+    assert_eq!(host.len(), loops, "timing table:\n{}", r.stdout);
+    for ((name, calls, secs), (hname, hcalls, hsecs)) in dev.iter().zip(&host) {
+        assert_eq!((name, calls), (hname, hcalls), "{}", r.stdout);
+        assert!(*secs > 0.0, "{name}: {secs} s on the device\n{}", r.stdout);
+        if within {
+            assert!(
+                *secs <= hsecs + 2e-3,
+                "{name}: {secs} s on the device, {hsecs} s in the timing table\n{}",
+                r.stdout
+            );
+        }
+    }
+}
+
 /// Same lines, numbers equal to `rel` (0: the same text).
 pub fn same_results(dev: &Run, host: &Run, rel: f64, min_lines: usize) {
     dev.ok();

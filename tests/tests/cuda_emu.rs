@@ -149,7 +149,9 @@ fn synchronizations(r: &Run) -> usize {
 /// adt_calc, res_calc and bres_calc, 7 calls per iteration. With
 /// OP2_RS_DEVICE_ASYNC=1 they return with their kernels queued (update's
 /// download of its slots waits for them): no wait at all, the same
-/// answers. Any value but 0 or 1 stops op_init naming the variable.
+/// answers, and their kernels timed on the device (OP2_RS_DEVICE_TIMES'
+/// default then). Timed while waiting, the waits stay. Any value but 0 or 1
+/// stops op_init naming the variable.
 #[test]
 fn loops_without_reductions_can_leave_their_kernels_queued() {
     let (iters, args) = (20, ["--cells=2000", "--iters=20"]);
@@ -169,12 +171,27 @@ fn loops_without_reductions_can_leave_their_kernels_queued() {
             "; kernels queued, OP2_RS_DEVICE_ASYNC=1: a loop's time is the host's unless it waits (a reduction)):",
         );
         assert_eq!(queued, v == "1", "{}", r.stdout);
+        // loops left queued are timed on the device (events, read when
+        // the table is printed: no wait before)
+        if v == "1" {
+            op2_tests::assert_device_times(&r, 5, false);
+        } else {
+            assert!(op2_tests::device_times(&r.stdout).is_empty());
+        }
         assert_eq!(
             results(&r.stdout),
             results(&waiting.stdout),
             "OP2_RS_DEVICE_ASYNC={v}"
         );
     }
+    // timed while waiting: the same number of waits, each loop's events
+    // within its time in the timing table, the same answers
+    let env = [stats, ("OP2_RS_DEVICE_TIMES", "1")];
+    let timed = run_emu(&exe, &args, &cache, &env);
+    timed.ok();
+    assert_eq!(synchronizations(&timed), 7 * iters, "{}", timed.stderr);
+    op2_tests::assert_device_times(&timed, 5, true);
+    assert_eq!(results(&timed.stdout), results(&waiting.stdout));
     let bad = run_emu(&exe, &args, &cache, &[("OP2_RS_DEVICE_ASYNC", "yes")]);
     assert_eq!(bad.status, Some(1), "{}\n{}", bad.stdout, bad.stderr);
     assert!(

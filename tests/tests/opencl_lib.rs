@@ -99,6 +99,45 @@ fn airfoil_on_the_device_prints_seq_residuals_every_loop_on_the_device() {
     all_on_device(&g1, 5);
 }
 
+/// OP2_RS_DEVICE_TIMES=1: each loop's kernels timed with markers in the
+/// queue (a queue with profiling): a table after the table of where each
+/// loop ran, every loop with its calls, no loop longer on the device than
+/// in the timing table; the same answers. Loops left queued
+/// (OP2_RS_DEVICE_ASYNC=1) are timed so by default, not with
+/// OP2_RS_DEVICE_TIMES=0; by default nothing is timed; a bad value stops
+/// op_init naming it.
+#[test]
+fn loops_are_timed_on_the_device_when_asked() {
+    let args = ["--cells=3000", "--iters=30"];
+    let exe = airfoil("op2_opencl");
+    let plain = run_with(&exe, &args, &[]);
+    plain.ok();
+    assert!(op2_tests::device_times(&plain.stdout).is_empty());
+    assert!(!plain.stdout.contains("device time of each loop"));
+    let timed = run_with(&exe, &args, &[("OP2_RS_DEVICE_TIMES", "1")]);
+    timed.ok();
+    op2_tests::assert_device_times(&timed, 5, true);
+    assert_eq!(results(&timed.stdout), results(&plain.stdout));
+    // placements end at the blank line before the device times
+    all_on_device(&timed, 5);
+    let queued = run_with(&exe, &args, &[("OP2_RS_DEVICE_ASYNC", "1")]);
+    queued.ok();
+    op2_tests::assert_device_times(&queued, 5, false);
+    assert_eq!(results(&queued.stdout), results(&plain.stdout));
+    let env = [("OP2_RS_DEVICE_ASYNC", "1"), ("OP2_RS_DEVICE_TIMES", "0")];
+    let untimed = run_with(&exe, &args, &env);
+    untimed.ok();
+    assert!(op2_tests::device_times(&untimed.stdout).is_empty());
+    let bad = run_with(&exe, &args, &[("OP2_RS_DEVICE_TIMES", "on")]);
+    assert_eq!(bad.status, Some(1), "{}", bad.stderr);
+    assert!(
+        bad.stderr
+            .contains("OP2 error in op_init: OP2_RS_DEVICE_TIMES=on: not 0 or 1"),
+        "{}",
+        bad.stderr
+    );
+}
+
 #[test]
 fn jac_quadvec_reduction_on_the_device() {
     op2_tests::jac_quadvec_reduction(

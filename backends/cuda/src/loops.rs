@@ -24,7 +24,7 @@ use cudarc::driver::result as drv;
 use cudarc::driver::sys as dsys;
 use cudarc::nvrtc::result as rtc;
 use cudarc::nvrtc::sys as rsys;
-use op2_backend_jit::{BuildError, Device, JitCompiler, Value};
+use op2_backend_jit::{BuildError, Device, JitCompiler, Marks, Value};
 use op2_codegen::cache::{Cache, Key};
 use op2_codegen::{Dialect, Generated, GBL_BY_VALUE_BYTES};
 use op2_core::device::memory::{DeviceError, DeviceMemory};
@@ -328,6 +328,90 @@ impl CudaDevice {
             store: Vec::new(),
             ptrs: Vec::new(),
         })
+    }
+}
+
+/// A CUDA event in the device's primary context, for timing loops
+/// (destroyed when dropped).
+pub struct CuMark {
+    mem: Arc<CudaMemory>,
+    event: dsys::CUevent,
+}
+
+// SAFETY: a CUDA event may be recorded, waited for, read and destroyed
+// from any thread that binds its context, which every use here does first.
+unsafe impl Send for CuMark {}
+
+impl Drop for CuMark {
+    fn drop(&mut self) {
+        let (ctx, ev) = (self.mem.context().clone(), self.event);
+        let _ = guarded("cuEventDestroy", || {
+            ctx.bind_to_thread().map_err(err_name)?;
+            // SAFETY: an event created by `new_mark`, destroyed once; the
+            // driver releases it when the device passes it if still queued.
+            unsafe { drv::event::destroy(ev) }.map_err(err_name)
+        });
+    }
+}
+
+impl CudaDevice {
+    fn gpu_memory(&self) -> Result<&Arc<CudaMemory>, DeviceError> {
+        match &self.target {
+            Target::Gpu(m) => Ok(m),
+            Target::Simulated(_) => {
+                Err(DeviceError("device events: the device is simulated".into()))
+            }
+        }
+    }
+}
+
+/// Runs a driver call on `mem`'s context (bound first), naming it in an
+/// error.
+fn on_context<T>(
+    mem: &CudaMemory,
+    what: &str,
+    f: impl FnOnce() -> Result<T, drv::DriverError>,
+) -> Result<T, DeviceError> {
+    let ctx = mem.context().clone();
+    guarded(what, || {
+        ctx.bind_to_thread()
+            .map_err(|e| format!("cuCtxSetCurrent: {}", err_name(e)))?;
+        f().map_err(|e| format!("{what}: {}", err_name(e)))
+    })
+    .map_err(DeviceError)
+}
+
+impl Marks for CudaDevice {
+    type Mark = CuMark;
+
+    fn new_mark(&self) -> Result<CuMark, DeviceError> {
+        let mem = self.gpu_memory()?;
+        let flags = dsys::CUevent_flags::CU_EVENT_DEFAULT;
+        let event = on_context(mem, "cuEventCreate", || drv::event::create(flags))?;
+        Ok(CuMark {
+            mem: mem.clone(),
+            event,
+        })
+    }
+
+    fn record(&self, m: &mut CuMark) -> Result<(), DeviceError> {
+        let ev = m.event;
+        // SAFETY: a live event of this context, on the legacy default
+        // stream (null), where the loops' kernels are launched.
+        on_context(&m.mem, "cuEventRecord", || unsafe {
+            drv::event::record(ev, std::ptr::null_mut())
+        })
+    }
+
+    fn seconds(&self, from: &CuMark, to: &CuMark) -> Result<f64, DeviceError> {
+        let (a, b) = (from.event, to.event);
+        // SAFETY: two live events of this context, both recorded on the
+        // default stream, `b` after `a`; `b` is waited for first.
+        let ms = on_context(&to.mem, "cuEventElapsedTime", || unsafe {
+            drv::event::synchronize(b)?;
+            drv::event::elapsed(a, b)
+        })?;
+        Ok(f64::from(ms) * 1e-3)
     }
 }
 

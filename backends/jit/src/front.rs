@@ -104,6 +104,9 @@ pub struct Front {
     /// synchronises after each loop, so the timing table's times are the
     /// loops' own).
     wait_each_loop: bool,
+    /// `OP2_RS_DEVICE_TIMES` (default: on when loops do not wait): time
+    /// each loop's kernels with marks in the device's queue.
+    device_times: bool,
     kernel_path: Vec<PathBuf>,
     /// `OP2_RS_DUMP_CUDA`.
     dump_cuda: Option<PathBuf>,
@@ -140,6 +143,12 @@ impl Front {
             Some("1") => false,
             Some(v) => return Err(format!("OP2_RS_DEVICE_ASYNC={v}: not 0 or 1")),
         };
+        let device_times = match var("OP2_RS_DEVICE_TIMES").as_deref().map(str::trim) {
+            None => !wait_each_loop,
+            Some("0") => false,
+            Some("1") => true,
+            Some(v) => return Err(format!("OP2_RS_DEVICE_TIMES={v}: not 0 or 1")),
+        };
         let wide_offsets = match var("OP2_RS_WIDE_OFFSETS").as_deref().map(str::trim) {
             None | Some("0") => false,
             Some("1") => true,
@@ -155,6 +164,7 @@ impl Front {
             block_size,
             wide_offsets,
             wait_each_loop,
+            device_times,
             kernel_path: cg::find::split_path(&var("OP2_RS_KERNEL_PATH").unwrap_or_default()),
             dump_cuda: var("OP2_RS_DUMP_CUDA").map(PathBuf::from),
             decl_files: std::sync::OnceLock::new(),
@@ -167,6 +177,12 @@ impl Front {
     /// (`OP2_RS_DEVICE_ASYNC`)?
     pub fn wait_each_loop(&self) -> bool {
         self.wait_each_loop
+    }
+
+    /// Are loops' kernels timed with marks in the device's queue
+    /// (`OP2_RS_DEVICE_TIMES`; by default when they do not wait)?
+    pub fn device_times(&self) -> bool {
+        self.device_times
     }
 
     /// Where kernel `kernel` is looked for: `OP2_RS_KERNEL_PATH`, then the

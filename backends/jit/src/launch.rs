@@ -6,7 +6,7 @@
 //! the reductions' slots read back and combined in slot order, so the
 //! result never depends on the device's scheduling.
 
-use crate::Device;
+use crate::{Device, LoopTimes};
 use op2_codegen::{Dialect, Generated, LaunchParam, Scheme, GBL_BY_VALUE_BYTES};
 use op2_core::arg::{ArgKind, ArgSpec};
 use op2_core::device::layout;
@@ -165,22 +165,35 @@ pub fn launch<D: Device>(
     g: &Generated,
     b: &Bindings<'_>,
 ) -> Result<Vec<Option<Vec<u8>>>, DeviceError> {
-    launch_waiting(dev, k, g, b, true)
+    let how = How {
+        wait: true,
+        times: None,
+    };
+    launch_with(dev, k, g, b, how)
 }
 
-/// [`launch`], waiting for the kernels of a loop without a reduction only
-/// when `wait` (a loop with one waits for the slots it downloads). Not
-/// waiting leaves the device's queue full: the next loop's launches and
-/// every transfer are ordered after this loop's kernels on the device
-/// (CUDA: the legacy default stream and synchronous transfers; OpenCL: an
-/// in-order queue and blocking transfers), so nothing the host reads or
-/// writes can overtake them.
-pub fn launch_waiting<D: Device>(
+/// How [`launch_with`] runs a loop.
+pub struct How<'a, M> {
+    /// Wait for the kernels of a loop without a reduction (a loop with one
+    /// waits for the slots it downloads). Not waiting leaves the device's
+    /// queue full: the next loop's launches and every transfer are ordered
+    /// after this loop's kernels on the device (CUDA: the legacy default
+    /// stream and synchronous transfers; OpenCL: an in-order queue and
+    /// blocking transfers), so nothing the host reads or writes can
+    /// overtake them.
+    pub wait: bool,
+    /// Time the kernels: a mark before the first launch, one after the
+    /// last.
+    pub times: Option<&'a mut LoopTimes<M>>,
+}
+
+/// [`launch`] as `how` says.
+pub fn launch_with<D: Device>(
     dev: &D,
     (kernel, scratch): (&mut D::Kernel, &mut Scratch),
     g: &Generated,
     b: &Bindings<'_>,
-    wait: bool,
+    how: How<'_, D::Mark>,
 ) -> Result<Vec<Option<Vec<u8>>>, DeviceError> {
     let slots = match (g.scheme, &b.plan) {
         (Scheme::Staged | Scheme::Coloured, Some((p, _))) => p.nblocks,
@@ -197,7 +210,7 @@ pub fn launch_waiting<D: Device>(
         _ => 0,
     };
     let run = bind((dev.memory(), scratch), g, b, slots, local)?;
-    execute(dev, kernel, g, b, &run, (slots, local, wait))
+    execute(dev, kernel, g, b, &run, (slots, local), how)
 }
 
 fn bind(
@@ -413,7 +426,8 @@ fn execute<D: Device>(
     g: &Generated,
     b: &Bindings<'_>,
     run: &Run,
-    (slots, local, wait): (usize, usize, bool),
+    (slots, local): (usize, usize),
+    How { wait, times }: How<'_, D::Mark>,
 ) -> Result<Vec<Option<Vec<u8>>>, DeviceError> {
     // CUDA's staged blocks: dynamically sized shared memory (OpenCL's is
     // a `__local` parameter)
@@ -423,8 +437,11 @@ fn execute<D: Device>(
         0
     };
     let halo_wait = || (b.halo_wait)().map_err(err);
-    match (&b.plan, run.block_offset) {
+    let mut times = times;
+    let mut start = || times.as_mut().map(|t| t.start(dev)).transpose();
+    let started = match (&b.plan, run.block_offset) {
         (Some((p, _)), Some(bo)) if g.scheme.uses_plan() => {
+            let started = start()?;
             // the core colours (blocks of elements that touch no halo row)
             // are queued before the halo exchanges complete
             let mut params = run.params.clone();
@@ -441,11 +458,17 @@ fn execute<D: Device>(
             if core_colours == p.ncolors {
                 halo_wait()?;
             }
+            started
         }
         _ => {
             halo_wait()?;
+            let started = start()?;
             dev.launch(kernel, &run.params, slots, g.block_size, shared)?;
+            started
         }
+    };
+    if let (Some(t), Some(s)) = (times, started) {
+        t.end(dev, s)?;
     }
     let cl = dev.memory();
     // one wait per loop, as OP2's generated code synchronises after each

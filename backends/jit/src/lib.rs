@@ -15,9 +15,11 @@ pub mod describe;
 pub mod front;
 pub mod launch;
 pub mod symbols;
+pub mod times;
 
 pub use front::{ConflictChoice, Front};
 pub use launch::Value;
+pub use times::{LoopTimes, Marks};
 
 use op2_codegen::cache::Cache;
 use op2_codegen::{Dialect, Generated};
@@ -35,8 +37,9 @@ pub enum BuildError {
     Failed(String),
 }
 
-/// A device that builds generated code and launches it.
-pub trait Device: Send + Sync + 'static {
+/// A device that builds generated code and launches it, and puts marks in
+/// its queue to time loops ([`Marks`], `OP2_RS_DEVICE_TIMES`).
+pub trait Device: Marks + Send + Sync + 'static {
     /// A built kernel (one per prepared loop; never shared between
     /// threads at once).
     type Kernel: Send + 'static;
@@ -118,6 +121,7 @@ impl<D: Device> LoopCompiler for JitCompiler<D> {
             inds,
             scratch: launch::Scratch::default(),
             wait: self.front.wait_each_loop(),
+            times: self.front.device_times().then(LoopTimes::default),
         }))
     }
 }
@@ -133,6 +137,8 @@ struct JitKernel<D: Device> {
     /// Wait for the kernels of a loop without a reduction
     /// ([`Front::wait_each_loop`]).
     wait: bool,
+    /// Its kernels' device time ([`Front::device_times`]).
+    times: Option<LoopTimes<D::Mark>>,
 }
 
 impl<D: Device> Drop for JitKernel<D> {
@@ -155,6 +161,15 @@ impl<D: Device> DeviceKernel for JitKernel<D> {
 
     fn launch(&mut self, l: &LaunchInput<'_>) -> Result<Vec<Option<Vec<u8>>>, String> {
         let k = (&mut self.kernel, &mut self.scratch);
-        launch::launch_waiting(&*self.dev, k, &self.g, l, self.wait).map_err(|e| e.to_string())
+        let how = launch::How {
+            wait: self.wait,
+            times: self.times.as_mut(),
+        };
+        launch::launch_with(&*self.dev, k, &self.g, l, how).map_err(|e| e.to_string())
+    }
+
+    fn device_time(&mut self) -> Option<Result<(f64, u64), String>> {
+        let t = self.times.as_mut()?;
+        Some(t.total(&*self.dev).map_err(|e| e.to_string()))
     }
 }

@@ -3,8 +3,8 @@
 //! disk cache keyed by the device's identity first), a kernel object per
 //! loop, every parameter set before each launch.
 
-use crate::{Kernel, OpenCl, Program};
-use op2_backend_jit::{BuildError, Device, JitCompiler, Value};
+use crate::{Kernel, Marker, OpenCl, Program};
+use op2_backend_jit::{BuildError, Device, Front, JitCompiler, Marks, Value};
 use op2_codegen::cache::Cache;
 use op2_codegen::{Dialect, Generated};
 use op2_core::device::memory::{DeviceError, DeviceMemory};
@@ -32,9 +32,32 @@ impl ClDevice {
     }
 }
 
-/// The loop compiler on `cl` with the environment's options.
-pub fn engine_from_env(cl: Arc<OpenCl>) -> Result<Engine, String> {
-    JitCompiler::from_env(Arc::new(ClDevice::new(cl)))
+/// The device `OP2_RS_OPENCL_DEVICE` picks and the loop compiler on it,
+/// with the environment's options (the device's queue times commands when
+/// loops are timed, `OP2_RS_DEVICE_TIMES`); a malformed option or no
+/// device is an error in one line.
+pub fn open_from_env() -> Result<(Arc<OpenCl>, Engine), String> {
+    let front = Front::from_env()?;
+    let cl = OpenCl::open_from_env(front.device_times()).map_err(|e| e.to_string())?;
+    let dev = Arc::new(ClDevice::new(cl.clone()));
+    Ok((cl, JitCompiler::new(dev, front)))
+}
+
+impl Marks for ClDevice {
+    type Mark = Marker;
+
+    fn new_mark(&self) -> Result<Marker, DeviceError> {
+        Ok(Marker::new(&self.cl))
+    }
+
+    fn record(&self, m: &mut Marker) -> Result<(), DeviceError> {
+        m.record()
+    }
+
+    fn seconds(&self, from: &Marker, to: &Marker) -> Result<f64, DeviceError> {
+        let (a, b) = (from.passed_ns()?, to.passed_ns()?);
+        Ok(b.saturating_sub(a) as f64 * 1e-9)
+    }
 }
 
 impl Device for ClDevice {

@@ -32,6 +32,8 @@ pub const CL_PROGRAM_BUILD_LOG: cl_uint = 0x1183;
 pub const CL_PROGRAM_BINARY_SIZES: cl_uint = 0x1165;
 pub const CL_PROGRAM_BINARIES: cl_uint = 0x1166;
 pub const CL_TRUE: cl_uint = 1;
+pub const CL_QUEUE_PROFILING_ENABLE: cl_bitfield = 1 << 1;
+pub const CL_PROFILING_COMMAND_END: cl_uint = 0x1283;
 
 macro_rules! api {
     ($($name:ident : fn($($arg:ty),*) -> $ret:ty;)*) => {
@@ -93,6 +95,10 @@ api! {
     clReleaseKernel: fn(cl_kernel) -> cl_int;
     clSetKernelArg: fn(cl_kernel, cl_uint, usize, *const c_void) -> cl_int;
     clEnqueueNDRangeKernel: fn(cl_command_queue, cl_kernel, cl_uint, *const usize, *const usize, *const usize, cl_uint, *const cl_event, *mut cl_event) -> cl_int;
+    clEnqueueMarkerWithWaitList: fn(cl_command_queue, cl_uint, *const cl_event, *mut cl_event) -> cl_int;
+    clWaitForEvents: fn(cl_uint, *const cl_event) -> cl_int;
+    clGetEventProfilingInfo: fn(cl_event, cl_uint, usize, *mut c_void, *mut usize) -> cl_int;
+    clReleaseEvent: fn(cl_event) -> cl_int;
 }
 
 /// OpenCL's names for the error codes op2-rs is likely to meet.
@@ -103,6 +109,7 @@ pub fn err_name(e: cl_int) -> String {
         -4 => "CL_MEM_OBJECT_ALLOCATION_FAILURE",
         -5 => "CL_OUT_OF_RESOURCES",
         -6 => "CL_OUT_OF_HOST_MEMORY",
+        -7 => "CL_PROFILING_INFO_NOT_AVAILABLE",
         -11 => "CL_BUILD_PROGRAM_FAILURE",
         -30 => "CL_INVALID_VALUE",
         -38 => "CL_INVALID_MEM_OBJECT",

@@ -137,13 +137,20 @@ impl OpenCl {
         }
     }
 
-    /// The device `OP2_RS_OPENCL_DEVICE` picks (default: the first).
-    pub fn open_from_env() -> Result<Arc<OpenCl>, NoDevice> {
-        OpenCl::open(std::env::var("OP2_RS_OPENCL_DEVICE").ok().as_deref())
+    /// The device `OP2_RS_OPENCL_DEVICE` picks (default: the first); its
+    /// queue times commands when `profiling` (for [`Marker`]s).
+    pub fn open_from_env(profiling: bool) -> Result<Arc<OpenCl>, NoDevice> {
+        let want = std::env::var("OP2_RS_OPENCL_DEVICE").ok();
+        OpenCl::open_with(want.as_deref(), profiling)
     }
 
     /// Open the ICD loader and the device `want` names (see [`pick_device`]).
     pub fn open(want: Option<&str>) -> Result<Arc<OpenCl>, NoDevice> {
+        OpenCl::open_with(want, false)
+    }
+
+    /// [`OpenCl::open`], with a queue that times commands when `profiling`.
+    pub fn open_with(want: Option<&str>, profiling: bool) -> Result<Arc<OpenCl>, NoDevice> {
         // The ICD loader's first enumeration is not safe against a second
         // one running at the same time (seen with ocl-icd 2.3 + PoCL: one
         // of two concurrent opens finds no platform): one open at a time.
@@ -178,8 +185,13 @@ impl OpenCl {
                 err_name(e)
             )));
         }
+        let props = if profiling {
+            CL_QUEUE_PROFILING_ENABLE
+        } else {
+            0
+        };
         // SAFETY: a live context and one of its devices; in-order queue.
-        let queue = unsafe { (api.clCreateCommandQueue)(ctx, device, 0, &mut e) };
+        let queue = unsafe { (api.clCreateCommandQueue)(ctx, device, props, &mut e) };
         if e != CL_SUCCESS {
             // SAFETY: the context made above, released once.
             unsafe { (api.clReleaseContext)(ctx) };
@@ -901,6 +913,82 @@ impl Drop for Kernel {
     fn drop(&mut self) {
         // SAFETY: the kernel made by this value, released once.
         unsafe { (self.cl.api.clReleaseKernel)(self.k) };
+    }
+}
+
+/// A marker in the device's queue (an event; the queue must time commands,
+/// [`OpenCl::open_with`]), for timing loops.
+pub struct Marker {
+    cl: Arc<OpenCl>,
+    /// The last marker queued (null before the first).
+    ev: cl_event,
+}
+
+// SAFETY: OpenCL events may be used from any thread (OpenCL 1.2, A.2);
+// `&mut self` on `record` keeps replacing the event to one thread.
+unsafe impl Send for Marker {}
+
+impl Marker {
+    /// A marker not queued yet.
+    pub fn new(cl: &Arc<OpenCl>) -> Marker {
+        Marker {
+            cl: cl.clone(),
+            ev: std::ptr::null_mut(),
+        }
+    }
+
+    fn release(&mut self) {
+        if !self.ev.is_null() {
+            // SAFETY: the event the queue gave this marker, released once.
+            unsafe { (self.cl.api.clReleaseEvent)(self.ev) };
+            self.ev = std::ptr::null_mut();
+        }
+    }
+
+    /// Queue the marker after everything queued so far (returns at once).
+    pub fn record(&mut self) -> Result<(), DeviceError> {
+        self.release();
+        let mut ev: cl_event = std::ptr::null_mut();
+        // SAFETY: the live queue; no wait list; the new event is written
+        // into `ev` and owned by this marker from then on.
+        let e = unsafe {
+            (self.cl.api.clEnqueueMarkerWithWaitList)(self.cl.queue, 0, std::ptr::null(), &mut ev)
+        };
+        check("clEnqueueMarkerWithWaitList", e)?;
+        self.ev = ev;
+        Ok(())
+    }
+
+    /// The device's time, in nanoseconds, when it passed the marker (waits
+    /// until it has).
+    pub fn passed_ns(&self) -> Result<u64, DeviceError> {
+        if self.ev.is_null() {
+            return Err(DeviceError("a marker read before it was queued".into()));
+        }
+        // SAFETY: one live event.
+        check("clWaitForEvents", unsafe {
+            (self.cl.api.clWaitForEvents)(1, &self.ev)
+        })?;
+        let mut t: u64 = 0;
+        // SAFETY: a live, complete event; the value is a cl_ulong written
+        // into `t` (8 bytes).
+        let e = unsafe {
+            (self.cl.api.clGetEventProfilingInfo)(
+                self.ev,
+                CL_PROFILING_COMMAND_END,
+                std::mem::size_of::<u64>(),
+                (&mut t as *mut u64).cast::<c_void>(),
+                std::ptr::null_mut(),
+            )
+        };
+        check("clGetEventProfilingInfo", e)?;
+        Ok(t)
+    }
+}
+
+impl Drop for Marker {
+    fn drop(&mut self) {
+        self.release();
     }
 }
 

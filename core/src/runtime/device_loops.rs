@@ -138,6 +138,12 @@ pub trait DeviceKernel: Send {
     /// Run it; per argument, a reduction's combined bytes (`None` for the
     /// others).
     fn launch(&mut self, l: &LaunchInput<'_>) -> std::result::Result<Vec<Option<Vec<u8>>>, String>;
+    /// The device's own seconds in this kernel's launches so far and the
+    /// number of calls timed, when it times them (`OP2_RS_DEVICE_TIMES`);
+    /// may wait for the device to finish them.
+    fn device_time(&mut self) -> Option<std::result::Result<(f64, u64), String>> {
+        None
+    }
 }
 
 /// A device that writes, compiles and launches loops' code at run time.
@@ -225,6 +231,30 @@ pub(crate) struct DeviceLoops {
     placement: BTreeMap<String, Placement>,
     /// The runtime's generation when entries were last pruned.
     generation: u64,
+    /// Device time of kernels dropped (pruned, compiled again), by loop
+    /// name.
+    retired: BTreeMap<String, DeviceTime>,
+}
+
+/// A loop's device seconds and calls timed ([`DeviceKernel::device_time`]),
+/// or why they could not be read.
+pub type DeviceTime = std::result::Result<(f64, u64), String>;
+
+/// Add `t` to `sum`: seconds and calls add, an error stays.
+fn add_time(sum: &mut DeviceTime, t: DeviceTime) {
+    if let (Ok((s, n)), Ok((ts, tn))) = (&mut *sum, &t) {
+        *s += ts;
+        *n += tn;
+    } else if sum.is_ok() {
+        *sum = t;
+    }
+}
+
+/// Keep the device time of loop `name`'s kernel about to be dropped.
+fn retire(retired: &mut BTreeMap<String, DeviceTime>, name: &str, kernel: &mut dyn DeviceKernel) {
+    if let Some(t) = kernel.device_time() {
+        add_time(retired.entry(name.to_string()).or_insert(Ok((0.0, 0))), t);
+    }
 }
 
 /// Plan numbers of device loops, apart from the front end's.
@@ -241,6 +271,7 @@ impl DeviceLoops {
             plans_gen: 0,
             placement: BTreeMap::new(),
             generation: 0,
+            retired: BTreeMap::new(),
         }
     }
 
@@ -251,8 +282,15 @@ impl DeviceLoops {
     fn prune(&mut self, generation: u64) {
         if generation != self.generation {
             self.generation = generation;
+            let retired = &mut self.retired;
             self.entries.retain(|_, slots| {
-                slots.retain(|s| Arc::strong_count(&s.lp) > 1);
+                slots.retain_mut(|s| {
+                    let keep = Arc::strong_count(&s.lp) > 1;
+                    if let (false, Entry::Device { kernel, .. }) = (keep, &mut s.entry) {
+                        retire(retired, &s.lp.name, &mut **kernel);
+                    }
+                    keep
+                });
                 !slots.is_empty()
             });
         }
@@ -315,8 +353,10 @@ impl Runtime {
 
     /// Where each loop ran, as a table (printed after OP2's timing table,
     /// and at op_exit with `OP2_RS_DEVICE_STATS`): `device`, or `host` and
-    /// why; `None` without device loops.
-    pub fn placement_table(&self) -> Option<String> {
+    /// why; `None` without device loops. With loops timed on the device
+    /// ([`Runtime::device_time_table`]) their table follows.
+    pub fn placement_table(&mut self) -> Option<String> {
+        let times = self.device_time_table();
         let d = self.device_loops.as_ref()?;
         let note = d
             .compiler
@@ -330,6 +370,55 @@ impl Runtime {
             match p {
                 Placement::Device => s += &format!("  {name:<24} device\n"),
                 Placement::Host(why) => s += &format!("  {name:<24} host ({why})\n"),
+            }
+        }
+        if let Some(t) = times {
+            s += &t;
+        }
+        Some(s)
+    }
+
+    /// The device's own time of each loop's kernels, by loop name: those
+    /// whose kernels time their launches (`OP2_RS_DEVICE_TIMES`), every
+    /// kernel the name ran with, dropped ones included. Waits for the
+    /// device to finish the loops timed.
+    pub fn device_times(&mut self) -> Vec<(String, DeviceTime)> {
+        let Some(d) = self.device_loops.as_mut() else {
+            return Vec::new();
+        };
+        let mut sums = d.retired.clone();
+        for s in d.entries.values_mut().flatten() {
+            if let Entry::Device { kernel, .. } = &mut s.entry {
+                if let Some(t) = kernel.device_time() {
+                    add_time(sums.entry(s.lp.name.clone()).or_insert(Ok((0.0, 0))), t);
+                }
+            }
+        }
+        sums.into_iter().collect()
+    }
+
+    /// [`Runtime::device_times`] as a table (printed after the table of
+    /// where each loop ran); `None` when no loop is timed so.
+    pub fn device_time_table(&mut self) -> Option<String> {
+        let times = self.device_times();
+        if times.is_empty() {
+            return None;
+        }
+        let mut s = String::from(
+            "\n  device time of each loop's kernels (OP2_RS_DEVICE_TIMES: marks in the \
+             device's queue before the first launch and after the last of each call):\n",
+        );
+        s += &format!(
+            "  {:<24} {:>8} {:>12} {:>10}\n",
+            "loop", "calls", "seconds", "us/call"
+        );
+        for (name, t) in times {
+            match t {
+                Ok((secs, n)) => {
+                    let per = if n > 0 { secs / n as f64 * 1e6 } else { 0.0 };
+                    s += &format!("  {name:<24} {n:>8} {secs:>12.6} {per:>10.2}\n");
+                }
+                Err(why) => s += &format!("  {name:<24} not read ({why})\n"),
             }
         }
         Some(s)
@@ -456,6 +545,7 @@ impl Runtime {
             return Ok(None);
         };
         let consts_gen_now = d.consts_gen;
+        let mut stale = None;
         if let Some(s) = d.slot(lp, site) {
             match std::mem::replace(&mut s.entry, Entry::Running) {
                 Entry::Device {
@@ -468,8 +558,12 @@ impl Runtime {
                     return Ok(None);
                 }
                 // compiled again below (a constant changed)
-                _ => {}
+                Entry::Device { kernel, .. } => stale = Some(kernel),
+                Entry::Running => {}
             }
+        }
+        if let Some(mut k) = stale {
+            retire(&mut d.retired, &lp.name, &mut *k);
         }
         let (Some(d), Some(copies)) = (self.device_loops.as_mut(), self.device.as_ref()) else {
             return Ok(None);
