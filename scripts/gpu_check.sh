@@ -804,9 +804,11 @@ if [ ${#LOOP_PAIRS[@]} -gt 0 ]; then
   done
 fi
 
+# and c-examples' airfoil on libop2_cuda
+for name in $(programs jit exairfoil); do DEVICE_TABLES+=("$name"); done
 if [ ${#DEVICE_TABLES[@]} -gt 0 ]; then
   line ""
-  line "== per loop on the device: each application's best op_seq.h program and its best that waits for each loop, round 1 (OP2_RS_DEVICE_TIMES=1): the device's time of each loop's kernels (events) and op_timing_output's in the same run"
+  line "== per loop on the device: each application's best op_seq.h program and its best that waits for each loop, and c-examples' airfoil, round 1 (OP2_RS_DEVICE_TIMES=1): the device's time of each loop's kernels (events) and op_timing_output's in the same run"
   for name in "${DEVICE_TABLES[@]}"; do device_table "$name"; done
 fi
 

@@ -92,6 +92,13 @@ while read -r name _ app _; do
     fails=$((fails + 1))
   }
 done < "$B/programs.txt"
+# c-examples' airfoil, run in round 1 with OP2_RS_DEVICE_TIMES=1: the
+# device's time of each of its 5 loops (the emulated driver's events)
+# beside op_timing_output's, both read from what the library printed
+want '-- ex_airfoil_jit \(seconds: calls, device, op_timing_output, host = op_timing_output - device\)'
+for l in res_calc adt_calc bres_calc update save_soln; do
+  want "   $l +[0-9]+ +[0-9.]+ +[0-9.]+ +-?[0-9.]+"
+done
 want '0 failure\(s\); .*'
 [ "$rc" = 0 ] || {
   echo "gpu_check_emu_test: check.sh exited $rc" >&2
