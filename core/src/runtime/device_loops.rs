@@ -141,7 +141,7 @@ pub trait DeviceKernel: Send {
     /// The device's own seconds in this kernel's launches so far and the
     /// number of calls timed, when it times them (`OP2_RS_DEVICE_TIMES`);
     /// may wait for the device to finish them.
-    fn device_time(&mut self) -> Option<std::result::Result<(f64, u64), String>> {
+    fn device_time(&mut self) -> Option<DeviceTime> {
         None
     }
 }
@@ -250,10 +250,20 @@ fn add_time(sum: &mut DeviceTime, t: DeviceTime) {
     }
 }
 
-/// Keep the device time of loop `name`'s kernel about to be dropped.
-fn retire(retired: &mut BTreeMap<String, DeviceTime>, name: &str, kernel: &mut dyn DeviceKernel) {
+/// Add the device time of loop `name`'s kernel, if it times its launches,
+/// to `sums` (a kernel about to be dropped: the retired times; or the
+/// table's sums).
+fn add_kernel_time(
+    sums: &mut BTreeMap<String, DeviceTime>,
+    name: &str,
+    kernel: &mut dyn DeviceKernel,
+) {
     if let Some(t) = kernel.device_time() {
-        add_time(retired.entry(name.to_string()).or_insert(Ok((0.0, 0))), t);
+        let sum = match sums.get_mut(name) {
+            Some(sum) => sum,
+            None => sums.entry(name.to_string()).or_insert(Ok((0.0, 0))),
+        };
+        add_time(sum, t);
     }
 }
 
@@ -287,7 +297,7 @@ impl DeviceLoops {
                 slots.retain_mut(|s| {
                     let keep = Arc::strong_count(&s.lp) > 1;
                     if let (false, Entry::Device { kernel, .. }) = (keep, &mut s.entry) {
-                        retire(retired, &s.lp.name, &mut **kernel);
+                        add_kernel_time(retired, &s.lp.name, &mut **kernel);
                     }
                     keep
                 });
@@ -389,9 +399,7 @@ impl Runtime {
         let mut sums = d.retired.clone();
         for s in d.entries.values_mut().flatten() {
             if let Entry::Device { kernel, .. } = &mut s.entry {
-                if let Some(t) = kernel.device_time() {
-                    add_time(sums.entry(s.lp.name.clone()).or_insert(Ok((0.0, 0))), t);
-                }
+                add_kernel_time(&mut sums, &s.lp.name, &mut **kernel);
             }
         }
         sums.into_iter().collect()
@@ -563,7 +571,7 @@ impl Runtime {
             }
         }
         if let Some(mut k) = stale {
-            retire(&mut d.retired, &lp.name, &mut *k);
+            add_kernel_time(&mut d.retired, &lp.name, &mut *k);
         }
         let (Some(d), Some(copies)) = (self.device_loops.as_mut(), self.device.as_ref()) else {
             return Ok(None);

@@ -25,8 +25,8 @@ mod residency;
 pub use calls::{CallCache, CallSig};
 pub use config::{Config, Opt};
 pub use device_loops::{
-    CompileRequest, ConstDecl, DeviceKernel, DevicePolicy, KernelRef, KernelSite, LaunchInput,
-    LoopCompiler, Placement, PlanShape,
+    CompileRequest, ConstDecl, DeviceKernel, DevicePolicy, DeviceTime, KernelRef, KernelSite,
+    LaunchInput, LoopCompiler, Placement, PlanShape,
 };
 pub use lifecycle::{GeneratedArgs, LoopTiming, Pick, Ready, Side};
 pub use plans::PlanKey;
