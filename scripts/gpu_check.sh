@@ -562,8 +562,9 @@ on_gpu() {
 jit_round() { # ROUND APP MESH
   local round=$1 app=$2 mesh=$3 name log v times=""
   # round 1 times each loop's kernels on the device too (device events,
-  # two per loop call: a microsecond or two of the host's, in this round
-  # only; device_table below)
+  # two per loop call: about a microsecond of the host's on the CUDA
+  # emulator, a real driver's not measured; in this round only;
+  # device_table below)
   [ "$round" = 1 ] && times=OP2_RS_DEVICE_TIMES=1
   for name in $(programs jit "$app"); do
     # shellcheck disable=SC2046 # jit_env prints words

@@ -259,11 +259,7 @@ fn add_kernel_time(
     kernel: &mut dyn DeviceKernel,
 ) {
     if let Some(t) = kernel.device_time() {
-        let sum = match sums.get_mut(name) {
-            Some(sum) => sum,
-            None => sums.entry(name.to_string()).or_insert(Ok((0.0, 0))),
-        };
-        add_time(sum, t);
+        add_time(sums.entry(name.to_string()).or_insert(Ok((0.0, 0))), t);
     }
 }
 
