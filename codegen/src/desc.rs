@@ -203,6 +203,17 @@ impl fmt::Display for GenError {
 impl std::error::Error for GenError {}
 
 impl LoopDesc {
+    /// Whether an element writes anything through a map (OP_INC, OP_RW or
+    /// OP_WRITE on an indirect argument): only then can two elements'
+    /// writes meet, so only then does the loop need colouring or atomics.
+    /// A loop that only reads through maps (airfoil's adt_calc) runs flat
+    /// in every [`Conflicts`] scheme: no order to fix, nothing to stage.
+    pub fn writes_through_maps(&self) -> bool {
+        self.args
+            .iter()
+            .any(|a| matches!(a, Arg::Indirect { dat, .. } if dat.access.writes()))
+    }
+
     /// The first argument atomics cannot serve, with its access: a dat
     /// read and written (OP_RW) or written (OP_WRITE) through a map, which
     /// only colouring keeps two elements from writing at once. None when

@@ -99,6 +99,39 @@ fn res_calc_staged_groups_and_launch_order() {
     assert_eq!(gm1.1, f64::from_bits(0x3FD9_9999_8000_0000).to_ne_bytes());
 }
 
+/// A loop that only reads through its maps (airfoil's adt_calc: x through
+/// pcell) has no writes that could meet: it runs flat in every scheme, its
+/// reads through the map, no plan, no staging, no barrier. A loop that
+/// increments through a map (res_calc) keeps its scheme.
+#[test]
+fn loops_reading_through_maps_only_are_flat_in_every_scheme() {
+    let schemes = [
+        (Conflicts::Colour2, Scheme::Staged),
+        (Conflicts::Colour2Global, Scheme::Coloured),
+        (Conflicts::Atomics, Scheme::Flat),
+    ];
+    for (c, res_scheme) in schemes {
+        let loops = airfoil(c);
+        let adt = find(&loops, "adt_calc");
+        assert!(!adt.desc.writes_through_maps());
+        assert!(find(&loops, "res_calc").desc.writes_through_maps());
+        for d in [Dialect::OpenCl, Dialect::Cuda] {
+            let g = gen(adt, d).unwrap();
+            assert_eq!(g.scheme, Scheme::Flat, "{c:?} {d:?}");
+            use LaunchParam::*;
+            assert_eq!(
+                g.params,
+                [IndDat(0), Map(4), MapStride, Dat(4), Dat(5), SetSize],
+                "{c:?} {d:?}"
+            );
+            assert!(!g.text.contains("barrier") && !g.text.contains("__syncthreads"));
+            assert!(g.text.contains("map4[3 * map_stride + e]"), "{}", g.text);
+            let r = gen(find(&loops, "res_calc"), d).unwrap();
+            assert_eq!(r.scheme, res_scheme, "{c:?} {d:?}");
+        }
+    }
+}
+
 #[test]
 fn direct_loops_are_flat_and_reductions_fixed_order() {
     for c in [Conflicts::Colour2, Conflicts::Atomics] {

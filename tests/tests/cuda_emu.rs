@@ -112,7 +112,7 @@ fn airfoil_on_the_emulated_gpu_prints_seq_residuals_in_every_scheme() {
         "64-bit offsets"
     );
     // the state machine as on OpenCL: declared dats go up once, the one
-    // fetch comes down once, each indirect loop's plan goes up once
+    // fetch comes down once, each coloured loop's plan goes up once
     let stats = run_emu(&exe, &args, &cache, &[("OP2_RS_DEVICE_STATS", "1")]);
     assert_transfers(&stats.stdout, &op2_tests::AIRFOIL_TRANSFERS);
 }

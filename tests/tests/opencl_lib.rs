@@ -56,7 +56,7 @@ fn airfoil_on_the_device_prints_seq_residuals_every_loop_on_the_device() {
     assert_eq!(results(&again.stdout), results(&dev.stdout));
     // the state machine: declared dats go up once, nothing goes up again
     // (no host loop writes), the one fetch (q sums) comes down once, each
-    // indirect loop's plan goes up once
+    // coloured loop's plan goes up once
     let stats = run_with(
         &airfoil("op2_opencl"),
         &args,
