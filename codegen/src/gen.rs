@@ -113,6 +113,11 @@ pub enum LaunchParam {
     Nelems,
     Nthrcol,
     Thrcol,
+    /// The first block (staged, coloured: of the plan's colour launched);
+    /// flat, in a loop with dats through maps: the first work-group of
+    /// the launch, which then runs elements from `block_offset *
+    /// block_size` (under MPI the core is launched before the halo wait,
+    /// the rest after it).
     BlockOffset,
     /// The number of elements (flat: run `[0, set_size)`; the staged code
     /// takes it too but reads its extent from the plan).
@@ -217,6 +222,16 @@ fn flat_strided(desc: &LoopDesc) -> bool {
             }
         )
     })
+}
+
+/// Whether a flat launch can be split at a work-group boundary (a first
+/// work-group parameter, [`LaunchParam::BlockOffset`]): a loop that reads
+/// or writes dats through maps (under MPI the elements below the set's
+/// core run while the halo exchanges travel, as OP2's translated CUDA
+/// does), unless its reductions stride over all elements (a split would
+/// change the chunks each work-group sums).
+fn flat_splits(desc: &LoopDesc) -> bool {
+    !flat_strided(desc) && desc.args.iter().any(|a| matches!(a, Arg::Indirect { .. }))
 }
 
 impl Generated {
@@ -1180,6 +1195,10 @@ impl Gen<'_> {
         let bs = self.o.block_size;
         self.flat_params();
         self.common_params();
+        let split = flat_splits(desc);
+        if split {
+            self.param(LaunchParam::BlockOffset, "int block_offset".into());
+        }
         self.ids();
         if flat_strided(desc) {
             // as many work-groups as the launch gives (fewer than the
@@ -1208,7 +1227,14 @@ impl Gen<'_> {
                 &format!("for (int e = wg * chunk + tid; e < e_end; e += {bs}) {{"),
             );
         } else {
-            self.line(1, &format!("const int e = wg * {bs} + tid;"));
+            if split {
+                self.line(
+                    1,
+                    &format!("const int e = (wg + block_offset) * {bs} + tid;"),
+                );
+            } else {
+                self.line(1, &format!("const int e = wg * {bs} + tid;"));
+            }
             self.reductions_start();
             self.line(1, "if (e < set_size) {");
         }
@@ -1217,7 +1243,15 @@ impl Gen<'_> {
         let wide = self.o.wide_offsets;
         let src = |i: usize, j: usize, k: &str| through_map(desc, &first, i, j, k, wide);
         self.element(2, "e", &src);
-        // increments through maps: atomics
+        self.flat_atomic_increments(&first);
+        self.line(1, "}");
+        self.reductions_end("wg");
+    }
+
+    /// The flat scheme's increments through maps: atomic adds, each
+    /// element's private copies into the dat where the map points.
+    fn flat_atomic_increments(&mut self, first: &[usize]) {
+        let (desc, wide) = (self.desc, self.o.wide_offsets);
         for (i, a) in desc.args.iter().enumerate() {
             if let Arg::Indirect { dat, map, idx } = a {
                 if dat.access != Access::Inc {
@@ -1254,8 +1288,6 @@ impl Gen<'_> {
                 }
             }
         }
-        self.line(1, "}");
-        self.reductions_end("wg");
     }
 
     /// The coloured scheme: the flat scheme's parameters and reads, the

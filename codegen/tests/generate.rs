@@ -121,7 +121,15 @@ fn loops_reading_through_maps_only_are_flat_in_every_scheme() {
             use LaunchParam::*;
             assert_eq!(
                 g.params,
-                [IndDat(0), Map(4), MapStride, Dat(4), Dat(5), SetSize],
+                [
+                    IndDat(0),
+                    Map(4),
+                    MapStride,
+                    Dat(4),
+                    Dat(5),
+                    SetSize,
+                    BlockOffset
+                ],
                 "{c:?} {d:?}"
             );
             assert!(!g.text.contains("barrier") && !g.text.contains("__syncthreads"));
@@ -279,9 +287,15 @@ fn atomics_add_increments_through_the_maps() {
             Map(0),
             Map(1),
             MapStride,
-            SetSize
+            SetSize,
+            BlockOffset
         ]
     );
+    // the launch may start at a work-group past the first (under MPI: the
+    // core before the halo wait, the rest after)
+    assert!(g
+        .text
+        .contains("const int e = (wg + block_offset) * 128 + tid;"));
     assert!(g
         .text
         .contains("a2_0[k] = ind2[(map1[0 * map_stride + e]) * 4 + (k)];"));
@@ -313,7 +327,9 @@ fn coloured_writes_through_maps_colour_by_colour() {
     .unwrap();
     use LaunchParam::*;
     let blocks = [Blkmap, Offset, Nelems, Nthrcol, Thrcol, BlockOffset];
-    assert_eq!(g.params, [flat.params.as_slice(), &blocks].concat());
+    let (flat_first, flat_params) = flat.params.split_last().unwrap();
+    assert_eq!(*flat_first, BlockOffset);
+    assert_eq!(g.params, [flat_params, &blocks].concat());
     let t = &g.text;
     let at = |s: &str| t.find(s).unwrap_or_else(|| panic!("{s}\n{t}"));
     let read = at("a2_0[k] = ind2[(map1[0 * map_stride + e]) * 4 + (k)];");

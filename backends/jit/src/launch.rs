@@ -420,6 +420,17 @@ fn local_bytes(g: &Generated, plan: &Plan) -> usize {
         .unwrap_or(0)
 }
 
+/// The work-groups of a flat launch that hold only core elements (those
+/// below [`LaunchInput::core`]), when the launch is split there: 0 when
+/// the core is the whole set (one node: one launch) or less than a
+/// work-group.
+fn flat_core_groups(g: &Generated, b: &Bindings<'_>) -> usize {
+    if b.core >= b.set_size {
+        return 0;
+    }
+    b.core / g.block_size.max(1)
+}
+
 fn execute<D: Device>(
     dev: &D,
     kernel: &mut D::Kernel,
@@ -458,6 +469,19 @@ fn execute<D: Device>(
             if core_colours == p.ncolors {
                 halo_wait()?;
             }
+            started
+        }
+        (_, Some(bo)) if g.scheme == Scheme::Flat && flat_core_groups(g, b) > 0 => {
+            // the whole work-groups below the core first, then the halo
+            // wait, then the rest (the kernel starts at its first
+            // work-group's elements: one launch's answers either way)
+            let core_groups = flat_core_groups(g, b);
+            let started = start()?;
+            let mut params = run.params.clone();
+            dev.launch(kernel, &params, core_groups, g.block_size, shared)?;
+            halo_wait()?;
+            params[bo] = int_param("the first work-group", core_groups)?;
+            dev.launch(kernel, &params, slots - core_groups, g.block_size, shared)?;
             started
         }
         _ => {

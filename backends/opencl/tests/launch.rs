@@ -20,6 +20,9 @@ use op2_core::plan::{Plan, PlanArg, PlanInput, Staging};
 use std::sync::Arc;
 
 const SRC: &str = "void scatter(const double *w, double *a, double *b, double *sum) {\n  *a += *w;\n  *b += *w;\n  *sum += *w;\n}\n";
+/// The scatter without its global sum.
+const SRC_NO_SUM: &str =
+    "void scatter(const double *w, double *a, double *b) {\n  *a += *w;\n  *b += *w;\n}\n";
 
 /// What `run_split` saw: the nodes' values, the sum, the scheme, the
 /// weights in edge order, and the nodes' values on the device when the
@@ -36,7 +39,7 @@ struct Ran {
 }
 
 fn run(conflicts: Conflicts, n: usize, owned: usize) -> (Vec<f64>, f64, Scheme, Vec<f64>) {
-    let r = run_split(conflicts, n, owned, n);
+    let r = run_split(conflicts, n, owned, n, true);
     assert_eq!(r.waits, 1, "the halo wait is called once");
     (r.got, r.sum, r.scheme, r.w)
 }
@@ -49,8 +52,9 @@ fn f64s(bytes: &[u8]) -> Vec<f64> {
 }
 
 /// The scatter over `n` edges, the first `core` of them a core (as under
-/// MPI: the plan keeps core blocks in colours of their own).
-fn run_split(conflicts: Conflicts, n: usize, owned: usize, core: usize) -> Ran {
+/// MPI: the plan keeps core blocks in colours of their own); without its
+/// global sum unless `sum` (then `Ran::sum` is 0).
+fn run_split(conflicts: Conflicts, n: usize, owned: usize, core: usize, sum: bool) -> Ran {
     let cl = OpenCl::open(None).expect("an OpenCL device (pocl-opencl-icd)");
     let mem: Arc<dyn DeviceMemory> = cl.clone();
     let Mesh {
@@ -66,11 +70,12 @@ fn run_split(conflicts: Conflicts, n: usize, owned: usize, core: usize) -> Ran {
     copies.add_map(&dom, m).unwrap();
     copies.add_dat(&dom, wd, false).unwrap();
     copies.add_dat(&dom, acc, false).unwrap();
-    let args = scatter_args(wd, acc, m);
-    let desc = describe("scatter", "scatter", &args, &dom, &|_| false, conflicts).unwrap();
+    let all_args = scatter_args(wd, acc, m);
+    let args = &all_args[..if sum { 4 } else { 3 }];
+    let desc = describe("scatter", "scatter", args, &dom, &|_| false, conflicts).unwrap();
     let g = generate(
         &desc,
-        SRC,
+        if sum { SRC } else { SRC_NO_SUM },
         &[],
         Options {
             dialect: Dialect::OpenCl,
@@ -79,16 +84,14 @@ fn run_split(conflicts: Conflicts, n: usize, owned: usize, core: usize) -> Ran {
         },
     )
     .unwrap();
-    let plan = std::sync::Arc::new(plan_for(&ends, n, core, g.groups.len()));
+    let plan = std::sync::Arc::new(plan_for(&ends, n, core, g.groups.len(), sum));
     let dev_plan = copies.plan(0, &PlanHostArrays::of(&plan)).unwrap();
     let dev = ClDevice::new(cl.clone());
     let mut k = op2_backend_jit::Device::build(&dev, &g, None).unwrap();
-    let globals = vec![
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-        0.0f64.to_ne_bytes().to_vec(),
-    ];
+    let mut globals = vec![Vec::new(), Vec::new(), Vec::new()];
+    if sum {
+        globals.push(0.0f64.to_ne_bytes().to_vec());
+    }
     // the wait reads the nodes on the device: what the launches queued
     // before it have written (transfers wait for the queue)
     let seen = std::cell::RefCell::new((Vec::new(), 0));
@@ -106,7 +109,7 @@ fn run_split(conflicts: Conflicts, n: usize, owned: usize, core: usize) -> Ran {
         dom: &dom,
         copies: &copies,
         set: edges,
-        specs: &args,
+        specs: args,
         set_size: n,
         owned,
         plan: g.scheme.uses_plan().then_some((&plan, dev_plan)),
@@ -119,7 +122,9 @@ fn run_split(conflicts: Conflicts, n: usize, owned: usize, core: usize) -> Ran {
     scratch.release(&*cl);
     copies.download(&mut dom, acc).unwrap();
     let got = f64s(&dom.dat(acc).data.as_slice()[..8 * (n + 1)]);
-    let sum = f64::from_ne_bytes(red[3].as_ref().unwrap()[..8].try_into().unwrap());
+    let sum = red.get(3).map_or(0.0, |r| {
+        f64::from_ne_bytes(r.as_ref().unwrap()[..8].try_into().unwrap())
+    });
     let (at_wait, waits) = seen.into_inner();
     let items = g.flat_groups(n) * g.block_size;
     Ran {
@@ -216,7 +221,7 @@ fn scatter_args(wd: DatId, acc: DatId, m: MapId) -> [ArgSpec; 4] {
 }
 
 /// The scatter's plan (core's), with the generator's group as OP2's inds.
-fn plan_for(ends: &[i32], n: usize, core: usize, ngroups: usize) -> Plan {
+fn plan_for(ends: &[i32], n: usize, core: usize, ngroups: usize, sum: bool) -> Plan {
     let pa = |ind: i32, idx: usize, access, gbl: bool| PlanArg {
         opt: true,
         ind,
@@ -229,18 +234,21 @@ fn plan_for(ends: &[i32], n: usize, core: usize, ngroups: usize) -> Plan {
         dat_dim: 1,
         to_size: if ind >= 0 { n + 1 } else { 0 },
     };
+    let mut args = vec![
+        pa(-1, 0, Access::Read, false),
+        pa(0, 0, Access::Inc, false),
+        pa(0, 1, Access::Inc, false),
+    ];
+    if sum {
+        args.push(pa(-1, 0, Access::Inc, true));
+    }
     let input = PlanInput {
         set_size: n,
         core_size: core,
         exec_size: 0,
         part_size: 64,
         staging: Staging::All,
-        args: vec![
-            pa(-1, 0, Access::Read, false),
-            pa(0, 0, Access::Inc, false),
-            pa(0, 1, Access::Inc, false),
-            pa(-1, 0, Access::Inc, true),
-        ],
+        args,
         ninds: ngroups,
         cache_line_size: 128,
         full: true,
@@ -277,7 +285,7 @@ fn check(conflicts: Conflicts, want_scheme: Scheme) {
 fn flat_reductions_past_the_work_item_cap() {
     let n = 2 * op2_codegen::FLAT_REDUCTION_ITEMS + 4321;
     let owned = n - 777;
-    let r = run_split(Conflicts::Atomics, n, owned, n);
+    let r = run_split(Conflicts::Atomics, n, owned, n, true);
     assert_eq!(r.scheme, Scheme::Flat);
     assert_eq!(
         r.items,
@@ -333,8 +341,9 @@ fn elements_past_owned_do_not_reduce() {
 /// or coloured launch queues the core colours, then waits for the halo exchanges (the
 /// messages travel while the device computes the core), then runs the
 /// rest; at the wait the nodes hold exactly the core edges' increments.
-/// The flat scheme cannot split its launch: it waits first. Either way
-/// the answers are those of an unsplit run.
+/// A flat launch with a global sum cannot split (its work-groups stride
+/// over every element): it waits first. Either way the answers are those
+/// of an unsplit run.
 #[test]
 fn the_core_runs_before_the_halo_wait() {
     let (n, core) = (5000, 3200);
@@ -343,7 +352,7 @@ fn the_core_runs_before_the_halo_wait() {
         (Conflicts::Colour2Global, Scheme::Coloured),
         (Conflicts::Atomics, Scheme::Flat),
     ] {
-        let r = run_split(c, n, n, core);
+        let r = run_split(c, n, n, core, true);
         assert_eq!((r.scheme, r.waits), (scheme, 1), "{c:?}");
         let mut want = vec![0.0; n + 1];
         if scheme.uses_plan() {
@@ -358,4 +367,37 @@ fn the_core_runs_before_the_halo_wait() {
         let whole = run(c, n, n).0;
         assert_eq!(r.got, whole, "{c:?}: the answers of an unsplit run");
     }
+}
+
+/// A flat launch without a reduction (atomics) splits at the core as OP2's
+/// translated CUDA does: the whole work-groups below the core (here 3,210
+/// core edges: 50 work-groups of 64, edges 0..3,200), then the halo wait,
+/// then the rest from work-group 50. At the wait the nodes hold exactly
+/// those 3,200 edges' increments; the answers are those of an unsplit
+/// run, which calls its wait before its one launch (one node: the core is
+/// the whole set).
+#[test]
+fn a_flat_launch_runs_its_core_work_groups_before_the_halo_wait() {
+    let n = 5000;
+    let r = run_split(Conflicts::Atomics, n, n, 3210, false);
+    assert_eq!((r.scheme, r.waits), (Scheme::Flat, 1));
+    let mut want = vec![0.0; n + 1];
+    for (e, &w) in r.w.iter().enumerate().take(3200) {
+        let o = (e * 7919) % n;
+        want[o] += w;
+        want[o + 1] += w;
+    }
+    assert_eq!(r.at_wait, want, "the nodes at the halo wait");
+    check_nodes(&r.got, n);
+    let whole = run_split(Conflicts::Atomics, n, n, n, false);
+    assert_eq!(
+        whole.at_wait,
+        vec![0.0; n + 1],
+        "one launch, after the wait"
+    );
+    check_nodes(&whole.got, n);
+    // less than one work-group of core: one launch after the wait
+    let small = run_split(Conflicts::Atomics, n, n, 63, false);
+    assert_eq!(small.at_wait, vec![0.0; n + 1]);
+    check_nodes(&small.got, n);
 }

@@ -120,7 +120,8 @@ pub struct LaunchInput<'a> {
     /// Completes the loop's halo exchanges and uploads the rows received
     /// (under MPI; otherwise, and when called again, it does nothing). The
     /// kernel calls it after queueing the launches of the elements below
-    /// `core` (a staged plan's core colours) and before any other, so the
+    /// `core` (a staged plan's core colours, a flat launch's work-groups
+    /// below it) and before any other, so the
     /// messages travel while the device computes; a kernel that cannot split
     /// its launch calls it first.
     pub halo_wait: &'a dyn Fn() -> std::result::Result<(), String>,
@@ -621,8 +622,9 @@ impl Runtime {
     /// Device copies fresh, plan built and uploaded, kernel launched,
     /// reductions written back, written dats fresh on the device. Under
     /// MPI the loop's halo exchanges complete while the device runs the
-    /// elements that touch no halo row (a staged plan's core colours; the
-    /// flat scheme waits first), the rows received go up to the device
+    /// elements that touch no halo row (a staged plan's core colours, a
+    /// flat launch's work-groups below the core; a flat one with a global
+    /// reduction waits first), the rows received go up to the device
     /// copies before the other elements run, the launch runs the exec halo
     /// too when the loop writes through a map (only owned elements reduce),
     /// and the reductions are combined across processes after it.
