@@ -63,14 +63,20 @@ g++ -std=c++17 -O2 -Wall -Wextra -Werror -I include -I c-examples/airfoil -I c-e
 g++ -std=c++17 -O2 -Wall -Wextra -Werror -I include -I "$OUT/src" tests/codegen/opencl_mixed.cpp \
   "$OP2_LIBDIR/libop2_seq.a" -lOpenCL -lpthread -ldl -lm -o "$OUT/opencl_mixed"
 for tag in colour2 atomics; do
-  if ! "$OUT/opencl_airfoil" "$OUT/src" "$tag" 200 100 10 > "$OUT/run-$tag.log" 2>&1; then
+  if "$OUT/opencl_airfoil" "$OUT/src" "$tag" 200 100 10 > "$OUT/run-$tag.log" 2>&1; then
+    grep -E '^(ok|FAIL)' "$OUT/run-$tag.log"
+  else
     fails=$((fails + 1))
+    echo "FAIL opencl_airfoil $tag: $OUT/run-$tag.log"
+    grep -v 'Initializing OP2' "$OUT/run-$tag.log" | tail -n 5 | sed 's/^/     /'
   fi
-  tail -n 1 "$OUT/run-$tag.log"
-  if ! "$OUT/opencl_mixed" "$OUT/src" "$tag" > "$OUT/mixed-$tag.log" 2>&1; then
+  if "$OUT/opencl_mixed" "$OUT/src" "$tag" > "$OUT/mixed-$tag.log" 2>&1; then
+    grep -E '^(ok|FAIL)' "$OUT/mixed-$tag.log"
+  else
     fails=$((fails + 1))
+    echo "FAIL opencl_mixed $tag: $OUT/mixed-$tag.log"
+    grep -v 'Initializing OP2' "$OUT/mixed-$tag.log" | tail -n 5 | sed 's/^/     /'
   fi
-  grep -E '^(ok|FAIL)' "$OUT/mixed-$tag.log"
 done
 
 # The CUDA dialect of every loop c-examples' programs run: each program on

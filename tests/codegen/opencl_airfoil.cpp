@@ -297,6 +297,11 @@ int main(int argc, char **argv) {
       else die(("unexpected parameter " + t).c_str(), 0);
     }
     if (dp == nullptr) {
+      // a flat launch through maps (atomics, or a loop that only reads
+      // through its maps) takes the index of its first work-group: one
+      // launch over all of them here, so 0
+      if (block_offset_arg >= 0)
+        set(k, block_offset_arg, 0);
       size_t global = (size_t)groups_flat * BS, local = BS;
       if ((err = clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr)) != CL_SUCCESS)
         die("launch", err);

@@ -196,7 +196,7 @@ int main(int argc, char **argv) {
     cl_mem gi5 = buf(4, &imin), r5 = buf(4 * (size_t)slots, nullptr);
     const double zero = 0.0;
     cl_mem gi6 = buf(8, &zero), r6 = buf(8 * (size_t)slots, nullptr);
-    size_t bo = 0;
+    long bo = -1; // BlockOffset's position, when the code has one
     for (size_t i = 0; i < params.size(); i++) {
       const std::string &t = params[i];
       const std::string nm = t.substr(0, t.find(':'));
@@ -224,18 +224,22 @@ int main(int argc, char **argv) {
       else if (nm == "Nelems") set(k, i, pne);
       else if (nm == "Nthrcol") set(k, i, pnt);
       else if (nm == "Thrcol") set(k, i, pth);
-      else if (nm == "BlockOffset") bo = i;
+      else if (nm == "BlockOffset") bo = (long)i;
       else if (nm == "Local") { if (clSetKernelArg(k, (cl_uint)i, local, nullptr) != CL_SUCCESS) die("local", 0); }
       else die("unexpected parameter " + t, 0);
     }
     if (p == nullptr) {
+      if (bo >= 0) // one flat launch over every work-group
+        set(k, (size_t)bo, 0);
       size_t g = (size_t)slots * BS, l = BS;
       if ((err = clEnqueueNDRangeKernel(q, k, 1, nullptr, &g, &l, 0, nullptr, nullptr)) != CL_SUCCESS)
         die("launch", err);
     } else {
       int first = 0;
       for (int c = 0; c < p->ncolors; c++) {
-        set(k, bo, first);
+        if (bo < 0)
+          die("staged code without a block_offset parameter", 0);
+        set(k, (size_t)bo, first);
         size_t g = (size_t)p->ncolblk[c] * BS, l = BS;
         if (g > 0 && (err = clEnqueueNDRangeKernel(q, k, 1, nullptr, &g, &l, 0, nullptr, nullptr)) != CL_SUCCESS)
           die("launch", err);
