@@ -193,7 +193,8 @@ fn moved(r: &Run, name: &str) -> u64 {
 /// and, with OP_AUTO_SOA, SoA (transposed rows gathered and halo rows
 /// uploaded per component); with two-level colouring (the core colours run
 /// while the halos travel) and with atomics (the work-groups below the
-/// core, then the wait, then the rest). Each device run has the variables `env` too and passes `check`.
+/// core, then the wait, then the rest). Each device run has the variables
+/// `env` too and passes `check`.
 fn airfoil_over_two_ranks(
     name: &str,
     lib: &str,
