@@ -52,8 +52,10 @@
 #             bin/airfoil_jit_global, bin/aero_jit_global (two-level
 #             colouring without staging), bin/airfoil_jit_atomics,
 #             bin/aero_jit_atomics (atomics instead of colouring) and
-#             bin/airfoil_jit_soa_atomics (atomics, SoA device copies): the
-#             same programs, their loops compiled for those options
+#             bin/airfoil_jit_soa_atomics (atomics, SoA device copies),
+#             bin/{airfoil,aero}_jit_fma and _jit_atomics_fma (fused
+#             multiply-adds, NVRTC --fmad=true): the same programs, their
+#             loops compiled for those options
 #   ref/      the reference answers: the printed lines of the same sources
 #             (op_seq.h, unchanged but for the edits below) on our
 #             libop2_seq.a, run here on the meshes check.sh makes (same
@@ -153,12 +155,13 @@ program() { # NAME KIND APP [ARGS...]: record a program of the bundle
 # as check.sh's jit_env: a name with an _atomics part runs with
 # OP2_RS_CONFLICTS=atomics, one with a _global part with colour2-global
 # (two-level colouring, no staging), one with a _soa part with OP_AUTO_SOA=1
-# (device copies in SoA); the generated code, and so the cached cubins,
-# differ. A name ending in _async also runs with OP2_RS_DEVICE_ASYNC=1
+# (device copies in SoA), one with an _fma part with OP2_RS_FMA=1 (NVRTC
+# --fmad=true); the generated code, and so the cached cubins, differ. A name ending in _async also runs with OP2_RS_DEVICE_ASYNC=1
 # (loops without a reduction leave their kernels queued: the same code).
 name_env() {
   case $1 in *_atomics | *_atomics_*) printf ' OP2_RS_CONFLICTS=atomics' ;; *_global | *_global_*) printf ' OP2_RS_CONFLICTS=colour2-global' ;; esac
   case $1 in *_soa | *_soa_*) printf ' OP_AUTO_SOA=1' ;; esac
+  case $1 in *_fma | *_fma_*) printf ' OP2_RS_FMA=1' ;; esac
   case $1 in *_async) printf ' OP2_RS_DEVICE_ASYNC=1' ;; esac
   return 0
 }
@@ -393,14 +396,16 @@ if [ -n "$OP2_DIR" ]; then
   # check is to find out
   say "OP2-Common's airfoil and aero (op_seq.h, not translated) on libop2_cuda -> bin/*_jit*, cache/"
   # and, with the loops' kernels left queued (OP2_RS_DEVICE_ASYNC=1, where
-  # OP2's code waits after each loop), the default and atomics
+  # OP2's code waits after each loop), the default and atomics; and with
+  # fused multiply-adds (OP2_RS_FMA=1: NVRTC --fmad=true, nvcc's default,
+  # with which OP2's translated code is compiled), the default and atomics
   for name in airfoil_jit airfoil_jit_global airfoil_jit_atomics airfoil_jit_soa_atomics \
-    airfoil_jit_async airfoil_jit_atomics_async; do
+    airfoil_jit_async airfoil_jit_atomics_async airfoil_jit_fma airfoil_jit_atomics_fma; do
     mkdir -p "$WORK/jit_$name"
     "$OUT/bin/meshgen" -o "$WORK/jit_$name/new_grid.dat" --ni 20 --nj 10 > /dev/null
     jit_program "$name" airfoil "$WORK/src/airfoil" "" "" "$WORK/src/airfoil/airfoil.cpp"
   done
-  for name in aero_jit aero_jit_global aero_jit_atomics aero_jit_async; do
+  for name in aero_jit aero_jit_global aero_jit_atomics aero_jit_async aero_jit_fma aero_jit_atomics_fma; do
     mkdir -p "$WORK/jit_$name"
     "$OUT/bin/aero_meshgen" -o "$WORK/jit_$name/FE_grid.dat" --ni 20 --nj 10 > /dev/null
     jit_program "$name" aero "$WORK/src/aero" "" "" "$WORK/src/aero/aero.cpp"

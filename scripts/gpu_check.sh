@@ -45,7 +45,9 @@
 #     application's op_seq.h programs within 1.2x of the fastest of OP2's
 #     configurations). A program's name says how its loops run: *_jit
 #     two-level colouring staged (our default), *_global the same colouring
-#     unstaged, *_atomics atomics, *_soa* SoA device copies (OP_AUTO_SOA=1);
+#     unstaged, *_atomics atomics, *_soa* SoA device copies (OP_AUTO_SOA=1),
+#     *_fma* fused multiply-adds (OP2_RS_FMA=1, as OP2's code is compiled;
+#     no memcheck: the memory accesses of the program without _fma);
 #     the bundle's cubins were compiled so; round 1 runs them with
 #     OP2_RS_DEVICE_TIMES=1, and at the end each application's best
 #     program (and its best that waits for each loop) has a table of the
@@ -531,12 +533,15 @@ JIT_CACHE=$W/cache
 # jit_env NAME: the environment of a jit program; as gpu_bundle.sh's
 # name_env, a name with an _atomics part runs with atomics, one with a
 # _global part with two-level colouring unstaged, one with a _soa part with
-# SoA device copies (the bundle's cubins were compiled so), one ending in
-# _async with its loops' kernels left queued (OP2_RS_DEVICE_ASYNC=1)
+# SoA device copies (the bundle's cubins were compiled so), one with an
+# _fma part with fused multiply-adds (OP2_RS_FMA=1: NVRTC --fmad=true, as
+# nvcc compiles OP2's translated code), one ending in _async with its
+# loops' kernels left queued (OP2_RS_DEVICE_ASYNC=1)
 jit_env() {
   local opts=""
   case $1 in *_atomics | *_atomics_*) opts+=" OP2_RS_CONFLICTS=atomics" ;; *_global | *_global_*) opts+=" OP2_RS_CONFLICTS=colour2-global" ;; esac
   case $1 in *_soa | *_soa_*) opts+=" OP_AUTO_SOA=1" ;; esac
+  case $1 in *_fma | *_fma_*) opts+=" OP2_RS_FMA=1" ;; esac
   case $1 in *_async) opts+=" OP2_RS_DEVICE_ASYNC=1" ;; esac
   echo "OP2_RS_CACHE_DIR=$JIT_CACHE OP2_RS_KERNEL_PATH=$B/src/$1 LD_LIBRARY_PATH=${NVRTC_DIR}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}$opts"
 }
@@ -596,8 +601,10 @@ memcheck_all() {
         skip "memcheck $name: time budget ($BUDGET_S s, deadline $DEADLINE_S s) spent"
         continue
       fi
-      # the same kernels as the program without _async: checked there
-      case $name in *_async) continue ;; esac
+      # the same kernels as the program without _async: checked there;
+      # an _fma program's kernels make the same memory accesses as those
+      # of the program without _fma (only the arithmetic is contracted)
+      case $name in *_async | *_fma | *_fma_*) continue ;; esac
       app=$(awk -v n="$name" '$1 == n {print $3}' "$B/programs.txt")
       # 8.6 GB under memcheck's shadow memory: its kernels' kinds of
       # argument are device_args', checked there

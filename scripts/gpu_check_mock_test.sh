@@ -26,6 +26,9 @@
 #   aero_jit_global   runs only with OP2_RS_CONFLICTS=colour2-global, 1.5x
 #                     OP2's time: aero's best stays aero_jit -> 1.000 (one
 #                     loop on the host, as every mock aero program -> FAIL)
+#   aero_jit_atomics_fma  runs only with OP2_RS_CONFLICTS=atomics and
+#                     OP2_RS_FMA=1, 1.25x OP2's time; no memcheck (the
+#                     memory accesses of aero_jit_atomics)
 #   airfoil_jit_atomics_async  runs only with OP2_RS_CONFLICTS=atomics and
 #                     OP2_RS_DEVICE_ASYNC=1, 0.85 s -> 0.850, airfoil's
 #                     best; no memcheck (the kernels of airfoil_jit_atomics);
@@ -173,6 +176,9 @@ sed -i '1a [ "${OP2_RS_CONFLICTS:-}" = atomics ] && [ "${OP_AUTO_SOA:-}" = 1 ] |
 mock aero_jit_global aero jit 0.3 "$same" 0
 sed -i '1a [ "${OP2_RS_CONFLICTS:-}" = colour2-global ] && [ -z "${OP_AUTO_SOA:-}" ] || { echo "mock: not run with colour2-global" >&2; exit 3; }' \
   "$B/bin/aero_jit_global"
+mock aero_jit_atomics_fma aero jit 0.25 "$same" 0
+sed -i '1a [ "${OP2_RS_CONFLICTS:-}" = atomics ] && [ "${OP2_RS_FMA:-}" = 1 ] && [ -z "${OP2_RS_DEVICE_ASYNC:-}" ] || { echo "mock: not run with atomics and fused multiply-adds" >&2; exit 3; }' \
+  "$B/bin/aero_jit_atomics_fma"
 mock airfoil_jit_atomics_async airfoil jit 0.85 "$same" 1
 sed -i '1a [ "${OP2_RS_CONFLICTS:-}" = atomics ] && [ "${OP2_RS_DEVICE_ASYNC:-}" = 1 ] && [ -z "${OP_AUTO_SOA:-}" ] || { echo "mock: not run with atomics, queued" >&2; exit 3; }' \
   "$B/bin/airfoil_jit_atomics_async"
@@ -279,9 +285,11 @@ want 'airfoil_jit_soa_atomics +0.900 +airfoil_(soa|color)_op2 +1.000 +0.900'
 want 'ok   airfoil_jit_atomics_async r1: status 0, .*answers: 10/10 lines identical, max rel diff 0.00e\+00'
 want 'airfoil_jit_atomics_async +0.850 +airfoil_(soa|color)_op2 +1.000 +0.850'
 want 'ok   airfoil: op_seq.h on libop2_cuda \(airfoil_jit_atomics_async, the best of 3\) / OP2.s translated code = 0.850 \(target <= 1.2\)'
-want 'ok   aero: op_seq.h on libop2_cuda \(aero_jit, the best of 2\) / OP2.s translated code = 1.000 \(target <= 1.2\)'
+want 'ok   aero: op_seq.h on libop2_cuda \(aero_jit, the best of 3\) / OP2.s translated code = 1.000 \(target <= 1.2\)'
 want 'aero_jit_global +15.000 +aero_(aos|soa)_op2 +10.000 +1.500'
 want 'ok   aero_jit_global r1: status 0, .*'
+want 'ok   aero_jit_atomics_fma r1: status 0, .*'
+want 'aero_jit_atomics_fma +12.500 +aero_(aos|soa)_op2 +10.000 +1.250'
 # the per-loop tables: the translated pairs and each app's best op_seq.h
 # program that waits for each loop against OP2's best configuration
 want '-- airfoil_aos_rs / airfoil_aos_op2 \(seconds\)'
@@ -324,16 +332,21 @@ if [ "$(grep -n -m1 'big_offsets r1' "$T/check.txt" | cut -d: -f1)" -lt "$(grep 
   echo "gpu_check_mock_test: big_offsets ran before the timing rounds" >&2
   fails=$((fails + 1))
 fi
+if grep -q 'memcheck aero_jit_atomics_fma' "$T/check.txt"; then
+  echo "gpu_check_mock_test: memcheck ran a program with an _fma part" >&2
+  fails=$((fails + 1))
+fi
 if grep -q 'memcheck airfoil_jit_atomics_async' "$T/check.txt"; then
   echo "gpu_check_mock_test: memcheck ran a program ending in _async" >&2
   fails=$((fails + 1))
 fi
 n=$(grep -c '^FAIL' "$T/check.txt" || true)
-# soa transfers, color x 3 rounds, aero_soa, memcheck t1, aero_jit and
-# aero_jit_global on the host (the mock's aero runs one loop there),
-# device_args_atomics' answers and its loop on the host
-[ "$n" = 10 ] || {
-  echo "gpu_check_mock_test: $n FAIL lines, want 10" >&2
+# soa transfers, color x 3 rounds, aero_soa, memcheck t1, aero_jit,
+# aero_jit_global and aero_jit_atomics_fma on the host (the mock's aero
+# runs one loop there), device_args_atomics' answers and its loop on the
+# host
+[ "$n" = 11 ] || {
+  echo "gpu_check_mock_test: $n FAIL lines, want 11" >&2
   fails=$((fails + 1))
 }
 [ $rc != 0 ] || {

@@ -45,6 +45,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         dialect,
                         block_size: 64,
                         wide_offsets,
+                        fma: false,
                     },
                 )?;
                 let tag = match conflicts {

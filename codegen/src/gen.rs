@@ -167,6 +167,8 @@ pub struct Generated {
     /// Offsets in 64 bits ([`Options::wide_offsets`]): the plan's offset
     /// parameters are `op2_i64`.
     pub wide_offsets: bool,
+    /// Written for a compiler that may fuse multiply-adds ([`Options::fma`]).
+    pub fma: bool,
     /// Flat scheme: each work-group runs a contiguous chunk of the set,
     /// its work-items a work-group apart, so the launch may give fewer
     /// work-groups than the set needs at one element each
@@ -275,6 +277,13 @@ pub struct Options {
     /// Off, the text is what it always was (its cache entries stay valid);
     /// the launcher decides from the sizes ([`offsets_need_64_bits`]).
     pub wide_offsets: bool,
+    /// The device compiler may contract `a * b + c` into one fused
+    /// multiply-add (OpenCL: `FP_CONTRACT ON`; CUDA: the launcher passes
+    /// NVRTC `--fmad=true`, nvcc's default, with which OP2's translated
+    /// code is compiled). Off, no contraction: the device computes what
+    /// the kernel's source says on the host (x86-64's baseline has no FMA),
+    /// so its answers follow the host's.
+    pub fma: bool,
 }
 
 /// Whether a loop whose largest offset expression spans `elements`
@@ -396,7 +405,7 @@ pub fn generate(
     g.collect_groups();
     let entry = format!("op2_k_{}", sanitize(&desc.name));
     let mut text = format!(
-        "// op2-rs: loop {} (kernel {}), {:?} scheme, {} dialect, work-group {}{}\n",
+        "// op2-rs: loop {} (kernel {}), {:?} scheme, {} dialect, work-group {}{}{}\n",
         desc.name,
         desc.kernel,
         scheme,
@@ -405,13 +414,14 @@ pub fn generate(
             Dialect::Cuda => "CUDA C++",
         },
         o.block_size,
+        if o.fma { ", fused multiply-adds" } else { "" },
         if o.wide_offsets {
             ", 64-bit offsets"
         } else {
             ""
         }
     );
-    text += &prelude(o.dialect, desc);
+    text += &prelude(o.dialect, desc, o.fma);
     if o.wide_offsets {
         text += match o.dialect {
             Dialect::OpenCl => "typedef long op2_i64;\n",
@@ -448,6 +458,7 @@ pub fn generate(
         groups: g.groups,
         block_size: o.block_size,
         wide_offsets: o.wide_offsets,
+        fma: o.fma,
         strided: scheme == Scheme::Flat && flat_strided(desc),
         const_values: match o.dialect {
             Dialect::Cuda => consts::values(consts),
@@ -505,7 +516,7 @@ fn check(desc: &LoopDesc, src: &str, o: Options) -> Result<(Vec<Param>, Scheme),
     Ok((params, Scheme::Flat))
 }
 
-fn prelude(d: Dialect, desc: &LoopDesc) -> String {
+fn prelude(d: Dialect, desc: &LoopDesc, fma: bool) -> String {
     let wants = |t: Ty| {
         desc.args.iter().any(|a| match a {
             Arg::Direct(x) | Arg::Indirect { dat: x, .. } => x.ty == t,
@@ -519,10 +530,15 @@ fn prelude(d: Dialect, desc: &LoopDesc) -> String {
         Dialect::OpenCl => {
             s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
             // OpenCL C contracts a * b + c into fma by default; the host
-            // compiles without (x86-64's baseline, C's usual default): off,
-            // so the device computes what the kernel's source says on the
-            // host (aero's conjugate gradients drift 10% apart otherwise)
-            s += "#pragma OPENCL FP_CONTRACT OFF\n";
+            // compiles without (x86-64's baseline, C's usual default): off
+            // unless asked, so the device computes what the kernel's source
+            // says on the host (aero's conjugate gradients drift 10% apart
+            // otherwise)
+            s += if fma {
+                "#pragma OPENCL FP_CONTRACT ON\n"
+            } else {
+                "#pragma OPENCL FP_CONTRACT OFF\n"
+            };
             if desc.conflicts == Conflicts::Atomics && wants(Ty::F64) {
                 s += "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n";
                 s += "static inline void op2_atomic_add_double(volatile __global double *p, double v) {\n";

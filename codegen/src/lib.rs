@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! LoopDesc (args, maps, conflicts) + kernel source + constants
-//!        -> generate(.., Options { dialect, block_size, wide_offsets })
+//!        -> generate(.., Options { dialect, block_size, wide_offsets, fma })
 //!        -> Generated { text, entry, scheme, params (launch order), groups }
 //! ```
 //!

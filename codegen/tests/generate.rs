@@ -21,6 +21,7 @@ fn gen(s: &samples::Sample, d: Dialect) -> Result<Generated, GenError> {
             dialect: d,
             block_size: 128,
             wide_offsets: false,
+            fma: false,
         },
     )
 }
@@ -137,6 +138,58 @@ fn loops_reading_through_maps_only_are_flat_in_every_scheme() {
             let r = gen(find(&loops, "res_calc"), d).unwrap();
             assert_eq!(r.scheme, res_scheme, "{c:?} {d:?}");
         }
+    }
+}
+
+/// Fused multiply-adds only when asked ([`Options::fma`]): without, the
+/// OpenCL C switches contraction off (the device computes what the source
+/// says on the host); with, it switches it on, and both dialects' headers
+/// and [`Generated::fma`] say so (the CUDA launcher passes NVRTC
+/// `--fmad=true` then). The rest of the text is the same.
+#[test]
+fn fused_multiply_adds_only_when_asked() {
+    let loops = airfoil(Conflicts::Colour2);
+    let s = find(&loops, "res_calc");
+    for d in [Dialect::OpenCl, Dialect::Cuda] {
+        let o = |fma| Options {
+            dialect: d,
+            block_size: 64,
+            wide_offsets: false,
+            fma,
+        };
+        let off = generate(&s.desc, &s.source, &s.consts, o(false)).unwrap();
+        let on = generate(&s.desc, &s.source, &s.consts, o(true)).unwrap();
+        assert!(!off.fma && on.fma, "{d:?}");
+        let head = |g: &Generated| g.text.lines().next().unwrap().to_string();
+        assert!(!head(&off).contains("fused"), "{}", head(&off));
+        assert!(
+            head(&on).ends_with(", work-group 64, fused multiply-adds"),
+            "{}",
+            head(&on)
+        );
+        let pragma = |g: &Generated, v: &str| {
+            g.text
+                .contains(&format!("#pragma OPENCL FP_CONTRACT {v}\n"))
+        };
+        match d {
+            Dialect::OpenCl => {
+                assert!(pragma(&off, "OFF") && !pragma(&off, "ON"));
+                assert!(pragma(&on, "ON") && !pragma(&on, "OFF"));
+            }
+            Dialect::Cuda => {
+                assert!(!off.text.contains("FP_CONTRACT") && !on.text.contains("FP_CONTRACT"))
+            }
+        }
+        let body = |g: &Generated| {
+            g.text
+                .lines()
+                .skip(1)
+                .filter(|l| !l.contains("FP_CONTRACT"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(body(&off), body(&on), "{d:?}");
+        assert_eq!((off.params, off.scheme), (on.params, on.scheme));
     }
 }
 
@@ -379,6 +432,7 @@ fn pointers_are_const_and_restrict_where_nothing_aliases() {
             dialect: d,
             block_size: 128,
             wide_offsets: false,
+            fma: false,
         };
         let t = generate(&two, &s.source, &s.consts, o).unwrap().text;
         assert!(
@@ -568,6 +622,7 @@ fn descriptions_it_cannot_serve_are_named_errors() {
         dialect: Dialect::Cuda,
         block_size: 128,
         wide_offsets: false,
+        fma: false,
     };
     let with = |f: &dyn Fn(&mut LoopDesc)| {
         let mut d = s.desc.clone();
@@ -643,6 +698,7 @@ fn colouring_serves_what_atomics_cannot_and_block_sizes_are_checked() {
         dialect: Dialect::Cuda,
         block_size: 128,
         wide_offsets: false,
+        fma: false,
     };
     assert_eq!(
         generate(
@@ -653,6 +709,7 @@ fn colouring_serves_what_atomics_cannot_and_block_sizes_are_checked() {
                 dialect: Dialect::Cuda,
                 block_size: 96,
                 wide_offsets: false,
+                fma: false,
             }
         )
         .unwrap_err()
@@ -800,6 +857,7 @@ fn sixty_four_bit_offsets_only_widen_the_index_arithmetic() {
                     dialect: d,
                     block_size: 64,
                     wide_offsets,
+                    fma: false,
                 };
                 let narrow = generate(&s.desc, &s.source, &s.consts, o(false)).unwrap();
                 let wide = generate(&s.desc, &s.source, &s.consts, o(true)).unwrap();

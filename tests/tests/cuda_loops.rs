@@ -133,6 +133,57 @@ fn airfoil_loops_compile_with_nvrtc_into_the_cache_and_answers_stay_the_hosts() 
     assert_eq!(results(&none.stdout), results(&host.stdout));
 }
 
+/// The cache entries in `dir` (their header holds the NVRTC options and
+/// the generated text).
+fn entries(dir: &Path) -> Vec<Vec<u8>> {
+    let mut v: Vec<Vec<u8>> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path()).ok())
+        .filter(|b| b.windows(4).any(|w| w == b"\x7fELF"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn holds(b: &[u8], s: &str) -> bool {
+    b.windows(s.len()).any(|w| w == s.as_bytes())
+}
+
+/// OP2_RS_FMA=1: every loop compiled by NVRTC with `--fmad=true` (as nvcc
+/// compiles OP2's translated code), its text saying so, in cache entries
+/// of their own (the default's are `--fmad=false`); the loops then run on
+/// the host here, so the answers stay the host's. A bad value stops op_init
+/// naming it.
+#[test]
+fn fused_multiply_adds_when_asked_compile_with_fmad() {
+    let args = ["--cells=2000", "--iters=5"];
+    let exe = airfoil("op2_cuda");
+    let (plain, fused) = (fresh_dir("airfoil-no-fma"), fresh_dir("airfoil-fma"));
+    let a = run_sim(&exe, &args, &plain, true, &[]);
+    let b = run_sim(&exe, &args, &fused, true, &[("OP2_RS_FMA", "1")]);
+    a.ok();
+    b.ok();
+    assert_eq!(results(&a.stdout), results(&b.stdout));
+    let (pe, fe) = (entries(&plain), entries(&fused));
+    assert_eq!((pe.len(), fe.len()), (5, 5), "one cubin per loop");
+    for e in &pe {
+        assert!(holds(e, " --fmad=false ") && !holds(e, "--fmad=true"));
+        assert!(!holds(e, "fused multiply-adds"));
+    }
+    for e in &fe {
+        assert!(holds(e, " --fmad=true ") && !holds(e, "--fmad=false"));
+        assert!(holds(e, ", work-group 64, fused multiply-adds\n"));
+    }
+    let bad = run_sim(&exe, &args, &fused, true, &[("OP2_RS_FMA", "fast")]);
+    assert_eq!(bad.status, Some(1), "{}\n{}", bad.stdout, bad.stderr);
+    assert!(
+        bad.stderr
+            .contains("OP2 error in op_init: OP2_RS_FMA=fast: not 0 or 1"),
+        "{}",
+        bad.stderr
+    );
+}
+
 #[test]
 fn jac_quadvec_reduction_loops_compile_in_both_schemes() {
     let jac = example(

@@ -341,6 +341,54 @@ fn no_opencl_device_stops_op_init_with_one_line() {
     );
 }
 
+/// OP2_RS_FMA=1: the OpenCL C switches contraction on (the default
+/// switches it off), the code's CUDA form says so; every loop still on the
+/// device, and the answers those of libop2_seq to the printed residual and
+/// within 1e-10 in the 16-digit sums (a fused multiply-add rounds once
+/// where the host rounds twice; airfoil's steps damp that). A bad value
+/// stops op_init naming it.
+#[test]
+fn fused_multiply_adds_when_asked() {
+    let args = ["--cells=3000", "--iters=300"];
+    let host = run_with(&airfoil("op2_seq"), &args, &[]);
+    let dump = out_dir().join("runs").join("opencl-fma-dump");
+    let _ = std::fs::remove_dir_all(&dump);
+    let env = [
+        ("OP2_RS_FMA", "1"),
+        ("OP2_RS_DUMP_CUDA", dump.to_str().unwrap()),
+    ];
+    let fused = run_with(&airfoil("op2_opencl"), &args, &env);
+    fused.ok();
+    all_on_device(&fused, 5);
+    let heads = dumped_headers(&dump);
+    assert_eq!(heads.len(), 5, "{heads:?}");
+    assert!(
+        heads.iter().all(|h| h.ends_with(", fused multiply-adds")),
+        "{heads:?}"
+    );
+    let rms = |r: &Run| -> Vec<String> {
+        results(&r.stdout)
+            .into_iter()
+            .filter(|l| !l.contains("sums"))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(rms(&fused), rms(&host), "the printed residuals");
+    same_results(&fused, &host, 1e-10, 4);
+    let plain = run_with(&airfoil("op2_opencl"), &args, &[]);
+    if results(&plain.stdout) == results(&fused.stdout) {
+        println!("note: the same bits with and without contraction (a device without FMA?)");
+    }
+    let bad = run_with(&airfoil("op2_opencl"), &args, &[("OP2_RS_FMA", "on")]);
+    assert_eq!(bad.status, Some(1), "{}\n{}", bad.stdout, bad.stderr);
+    assert!(
+        bad.stderr
+            .contains("OP2 error in op_init: OP2_RS_FMA=on: not 0 or 1"),
+        "{}",
+        bad.stderr
+    );
+}
+
 /// The headers of the loops' code dumped in the CUDA dialect
 /// (OP2_RS_DUMP_CUDA) into `dir`.
 fn dumped_headers(dir: &Path) -> Vec<String> {

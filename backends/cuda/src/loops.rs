@@ -4,7 +4,8 @@
 //! NVRTC (cudarc, libnvrtc loaded at run time, so nothing CUDA is needed
 //! to build) with `-default-device` (the application's kernel functions
 //! need no `__device__`) and `--fmad=false` (the GPU computes what the
-//! kernel's source says on the host, as the OpenCL path's FP_CONTRACT OFF)
+//! kernel's source says on the host, as the OpenCL path's FP_CONTRACT OFF;
+//! `--fmad=true` with `OP2_RS_FMA=1`)
 //! into a cubin for the device's architecture, cached on disk (key: the
 //! text, the architecture and the options, not the driver: a cubin is
 //! loaded by any driver that supports its toolkit), loaded with
@@ -33,8 +34,15 @@ use std::ffi::{c_void, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 
-/// NVRTC's options besides the architecture.
-pub const NVRTC_OPTIONS: [&str; 3] = ["-default-device", "--fmad=false", "-std=c++17"];
+/// NVRTC's options besides the architecture (a loop written for fused
+/// multiply-adds, `OP2_RS_FMA=1`, gets [`NVRTC_FMA`] instead of
+/// [`NVRTC_NO_FMA`]).
+pub const NVRTC_OPTIONS: [&str; 3] = ["-default-device", NVRTC_NO_FMA, "-std=c++17"];
+/// No contraction: the GPU computes what the kernel's source says on the
+/// host.
+pub const NVRTC_NO_FMA: &str = "--fmad=false";
+/// `a * b + c` may become one fused multiply-add (nvcc's default).
+pub const NVRTC_FMA: &str = "--fmad=true";
 
 /// The run-time loop compiler on CUDA.
 pub type CudaLoops = JitCompiler<CudaDevice>;
@@ -129,9 +137,16 @@ impl CudaDevice {
         &self.arch
     }
 
-    fn options(&self) -> Vec<String> {
+    /// The options `g` is compiled with.
+    fn options(&self, g: &Generated) -> Vec<String> {
         let mut o = vec![format!("--gpu-architecture={}", self.arch)];
-        o.extend(NVRTC_OPTIONS.iter().map(|s| s.to_string()));
+        o.extend(NVRTC_OPTIONS.iter().map(|&s| {
+            if g.fma && s == NVRTC_NO_FMA {
+                NVRTC_FMA.to_string()
+            } else {
+                s.to_string()
+            }
+        }));
         o
     }
 }
@@ -289,7 +304,7 @@ impl CudaDevice {
         cache: Option<&Cache>,
         fresh: bool,
     ) -> Result<Vec<u8>, BuildError> {
-        let options = self.options();
+        let options = self.options(g);
         let joined = options.join(" ");
         let key = Key {
             text: &g.text,

@@ -20,6 +20,10 @@
 //! * `OP2_RS_WIDE_OFFSETS`: `1` writes every loop's offsets in 64 bits;
 //!   unset or `0`, only the loops that need it (an offset that can reach
 //!   2^31 elements: [`crate::describe::offset_span`]);
+//! * `OP2_RS_FMA`: `1` lets the device compiler fuse `a * b + c` into one
+//!   multiply-add (OpenCL `FP_CONTRACT ON`, NVRTC `--fmad=true`, as nvcc
+//!   compiles OP2's translated code); unset or `0`, no contraction: the
+//!   device computes what the kernel's source says on the host;
 //! * `OP2_RS_CACHE_DIR`: the compiled-program cache (default
 //!   `$XDG_CACHE_HOME/op2-rs` or `~/.cache/op2-rs`); `OP2_RS_CACHE_DIR=off`
 //!   switches it off;
@@ -99,6 +103,8 @@ pub struct Front {
     block_size: usize,
     /// `OP2_RS_WIDE_OFFSETS=1`: 64-bit offsets in every loop.
     wide_offsets: bool,
+    /// `OP2_RS_FMA=1`: the device compiler may fuse multiply-adds.
+    fma: bool,
     /// `OP2_RS_DEVICE_ASYNC` unset or 0: a loop without a reduction waits
     /// for its kernels before it returns (as OP2's generated code
     /// synchronises after each loop, so the timing table's times are the
@@ -154,6 +160,11 @@ impl Front {
             Some("1") => true,
             Some(v) => return Err(format!("OP2_RS_WIDE_OFFSETS={v}: not 0 or 1")),
         };
+        let fma = match var("OP2_RS_FMA").as_deref().map(str::trim) {
+            None | Some("0") => false,
+            Some("1") => true,
+            Some(v) => return Err(format!("OP2_RS_FMA={v}: not 0 or 1")),
+        };
         let cache = match var("OP2_RS_CACHE_DIR").as_deref() {
             Some("off") => None,
             _ => default_dir().map(Cache::new),
@@ -163,6 +174,7 @@ impl Front {
             conflicts,
             block_size,
             wide_offsets,
+            fma,
             wait_each_loop,
             device_times,
             kernel_path: cg::find::split_path(&var("OP2_RS_KERNEL_PATH").unwrap_or_default()),
@@ -461,6 +473,7 @@ impl Front {
             dialect: D::DIALECT,
             block_size: self.block_size,
             wide_offsets: self.wide_offsets || cg::offsets_need_64_bits(span),
+            fma: self.fma,
         };
         let named = self.named_consts(r.consts);
         let (g, kernel, text) = self.generate_and_build(dev, r, &desc, src.text, (o, &named))?;

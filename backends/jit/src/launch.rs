@@ -602,6 +602,7 @@ mod tests {
             groups: Vec::new(),
             block_size: 64,
             wide_offsets: false,
+            fma: false,
             strided: false,
             const_values: Vec::new(),
         };

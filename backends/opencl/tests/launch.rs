@@ -81,6 +81,7 @@ fn run_split(conflicts: Conflicts, n: usize, owned: usize, core: usize, sum: boo
             dialect: Dialect::OpenCl,
             block_size: 64,
             wide_offsets: false,
+            fma: false,
         },
     )
     .unwrap();

@@ -68,6 +68,7 @@ fn update_loop() -> op2_codegen::Generated {
         dialect: Dialect::OpenCl,
         block_size: 64,
         wide_offsets: false,
+        fma: false,
     };
     generate(&s.desc, &s.source, &s.consts, o).unwrap()
 }
