@@ -185,6 +185,13 @@ pub struct LoopDesc {
     pub args: Vec<Arg>,
     pub maps: Vec<MapDesc>,
     pub conflicts: Conflicts,
+    /// No two elements touch the same row of a dat the loop writes through
+    /// a map (found on the maps' values when the loop is described: aero's
+    /// `dirichlet` writes through `pbnodes`, where each boundary node
+    /// appears once). Such writes cannot meet: the loop runs flat in every
+    /// scheme, its writes and increments plain stores and adds, no plan, no
+    /// atomics, and its answers are the host's. False when unknown.
+    pub disjoint_writes: bool,
 }
 
 /// A description the generator cannot write code for.
@@ -217,8 +224,12 @@ impl LoopDesc {
     /// The first argument atomics cannot serve, with its access: a dat
     /// read and written (OP_RW) or written (OP_WRITE) through a map, which
     /// only colouring keeps two elements from writing at once. None when
-    /// the loop can run with [`Conflicts::Atomics`].
+    /// the loop can run with [`Conflicts::Atomics`], or when its writes
+    /// are [`LoopDesc::disjoint_writes`] (then it runs flat in any scheme).
     pub fn needs_colouring(&self) -> Option<(usize, Access)> {
+        if self.disjoint_writes {
+            return None;
+        }
         self.args.iter().enumerate().find_map(|(i, a)| match a {
             Arg::Indirect { dat, .. } if matches!(dat.access, Access::Rw | Access::Write) => {
                 Some((i, dat.access))

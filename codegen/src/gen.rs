@@ -226,6 +226,15 @@ fn flat_strided(desc: &LoopDesc) -> bool {
     })
 }
 
+/// Whether an element reads and writes a dat through a map (OP_RW on an
+/// indirect argument): then an element that shares a row with one of an
+/// earlier thread colour must read the row after that colour wrote it.
+fn reads_and_writes_through_maps(desc: &LoopDesc) -> bool {
+    desc.args
+        .iter()
+        .any(|a| matches!(a, Arg::Indirect { dat, .. } if dat.access == Access::Rw))
+}
+
 /// Whether a flat launch can be split at a work-group boundary (a first
 /// work-group parameter, [`LaunchParam::BlockOffset`]): a loop that reads
 /// or writes dats through maps (under MPI the elements below the set's
@@ -501,7 +510,9 @@ fn check(desc: &LoopDesc, src: &str, o: Options) -> Result<(Vec<Param>, Scheme),
     // such a block's data in local memory only adds copies and barriers
     // (airfoil's adt_calc in SASS: 672 instructions and 32 barriers staged,
     // 456 and none flat, as OP2's translated code)
-    let conflicts = desc.writes_through_maps();
+    // nor one whose writes through maps land on rows no other element
+    // touches (an injective map): nothing to keep apart either
+    let conflicts = desc.writes_through_maps() && !desc.disjoint_writes;
     match desc.conflicts {
         Conflicts::Colour2 if conflicts => return Ok((params, Scheme::Staged)),
         Conflicts::Colour2Global if conflicts => return Ok((params, Scheme::Coloured)),
@@ -1259,7 +1270,12 @@ impl Gen<'_> {
         let wide = self.o.wide_offsets;
         let src = |i: usize, j: usize, k: &str| through_map(desc, &first, i, j, k, wide);
         self.element(2, "e", &src);
-        self.flat_atomic_increments(&first);
+        if desc.disjoint_writes {
+            // no other element touches these rows: plain stores and adds
+            self.indirect_writes_back(2, &src);
+        } else {
+            self.flat_atomic_increments(&first);
+        }
         self.line(1, "}");
         self.reductions_end("wg");
     }
@@ -1324,15 +1340,20 @@ impl Gen<'_> {
         self.line(1, &format!("for (int n = tid; n < nelems2; n += {bs}) {{"));
         self.line(2, "const int e = offb + n;");
         self.line(2, "int col2 = -1;");
-        self.private_decls(2);
-        self.line(2, "if (n < nelem) {");
         let first = self.ind_dat_first.clone();
         let wide = self.o.wide_offsets;
         let src = |i: usize, j: usize, k: &str| through_map(desc, &first, i, j, k, wide);
-        self.element(3, "e", &src);
-        self.line(3, "col2 = thrcol[e];");
-        self.line(2, "}");
-        self.colour_turns(&src, self.sp.global_barrier);
+        if reads_and_writes_through_maps(desc) {
+            self.line(2, "if (n < nelem) col2 = thrcol[e];");
+            self.whole_elements_in_turns("e", &src, self.sp.global_barrier);
+        } else {
+            self.private_decls(2);
+            self.line(2, "if (n < nelem) {");
+            self.element(3, "e", &src);
+            self.line(3, "col2 = thrcol[e];");
+            self.line(2, "}");
+            self.colour_turns(&src, self.sp.global_barrier);
+        }
         self.line(1, "}");
         self.reductions_end("b");
     }
@@ -1368,9 +1389,19 @@ impl Gen<'_> {
     /// `at(argument, map entry, component)` thread colour by thread colour,
     /// `barrier` after each colour: increments added, other values stored.
     fn colour_turns(&mut self, at: &dyn Fn(usize, usize, &str) -> String, barrier: &str) {
-        let desc = self.desc;
         self.line(2, "for (int col = 0; col < ncolor; col++) {");
         self.line(3, "if (col2 == col) {");
+        self.indirect_writes_back(4, at);
+        self.line(3, "}");
+        self.line(3, barrier);
+        self.line(2, "}");
+    }
+
+    /// The element's private copies of what it wrote through maps put at
+    /// `at(argument, map entry, component)`, at `depth`: increments added,
+    /// other values stored.
+    fn indirect_writes_back(&mut self, depth: usize, at: &dyn Fn(usize, usize, &str) -> String) {
+        let desc = self.desc;
         for (i, a) in desc.args.iter().enumerate() {
             let Arg::Indirect { dat, map, idx } = a else {
                 continue;
@@ -1388,14 +1419,11 @@ impl Gen<'_> {
                 let to = at(i, j, "k");
                 let dim = dat.dim;
                 self.line(
-                    4,
+                    depth,
                     &format!("{guard}for (int k = 0; k < {dim}; k++) {to} {op} a{i}_{j}[k];"),
                 );
             }
         }
-        self.line(3, "}");
-        self.line(3, barrier);
-        self.line(2, "}");
     }
 
     fn staged(&mut self) {
@@ -1529,8 +1557,6 @@ impl Gen<'_> {
         );
         self.line(1, &format!("for (int n = tid; n < nelems2; n += {bs}) {{"));
         self.line(2, "int col2 = -1;");
-        self.private_decls(2);
-        self.line(2, "if (n < nelem) {");
         let arg_group = self.arg_group.clone();
         let local = |i: usize, j: usize, k: &str| -> String {
             let gi = arg_group[i].expect("a staged argument");
@@ -1543,11 +1569,40 @@ impl Gen<'_> {
                 loc_start[i][j]
             )
         };
-        self.element(3, "offb + n", &local);
-        self.line(3, "col2 = thrcol[offb + n];");
-        self.line(2, "}");
-        self.colour_turns(&local, self.sp.barrier);
+        if reads_and_writes_through_maps(desc) {
+            self.line(2, "if (n < nelem) col2 = thrcol[offb + n];");
+            self.whole_elements_in_turns("offb + n", &local, self.sp.barrier);
+        } else {
+            self.private_decls(2);
+            self.line(2, "if (n < nelem) {");
+            self.element(3, "offb + n", &local);
+            self.line(3, "col2 = thrcol[offb + n];");
+            self.line(2, "}");
+            self.colour_turns(&local, self.sp.barrier);
+        }
         self.line(1, "}");
+    }
+
+    /// Each element whole (its reads, the kernel, its writes through maps)
+    /// in its thread colour's turn, `barrier` after each colour: for a loop
+    /// that reads and writes a dat through a map (OP_RW), whose elements
+    /// must each read what the earlier colours wrote. (Other loops read
+    /// and call the kernel for every element at once, and only put their
+    /// writes in turns.)
+    fn whole_elements_in_turns(
+        &mut self,
+        e: &str,
+        at: &dyn Fn(usize, usize, &str) -> String,
+        barrier: &str,
+    ) {
+        self.line(2, "for (int col = 0; col < ncolor; col++) {");
+        self.line(3, "if (col2 == col) {");
+        self.private_decls(4);
+        self.element(4, e, at);
+        self.indirect_writes_back(4, at);
+        self.line(3, "}");
+        self.line(3, barrier);
+        self.line(2, "}");
     }
 
     /// Staged data written back: increments added, other values stored.

@@ -72,6 +72,7 @@ pub fn airfoil(dir: &std::path::Path, conflicts: Conflicts) -> std::io::Result<V
                     args,
                     maps: maps.clone(),
                     conflicts,
+                    disjoint_writes: false,
                 },
                 source: crate::find::find_kernel(name, &[dir.to_path_buf()])
                     .map_err(|e| std::io::Error::new(std::io::ErrorKind::NotFound, e.to_string()))?
@@ -206,6 +207,7 @@ void mixed(const double *const *x, float *w, const int *e, const int *tag,
             ],
             maps: vec![MapDesc { dim: 2 }],
             conflicts,
+            disjoint_writes: false,
         },
         source: source.into(),
         consts: vec![Const {

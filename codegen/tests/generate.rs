@@ -286,6 +286,7 @@ fn reductions_with_an_info_break_ties_by_element() {
             ],
             maps: vec![],
             conflicts: Conflicts::Colour2,
+            disjoint_writes: false,
         },
         source: "void peak(const double *x, const int *i, double *m, int *at) {\n  if (*x > *m) { *m = *x; *at = *i; }\n}\n".into(),
         consts: vec![],
@@ -322,6 +323,126 @@ fn reductions_with_an_info_break_ties_by_element() {
     assert!(g.strided);
     assert!(!g.text.contains("b2"), "{}", g.text);
     assert_eq!(g.flat_groups(720_000), 1024);
+}
+
+/// A pin-like loop: one node per end through an injective map, `z` read
+/// and written (OP_RW), `tag` written (OP_WRITE).
+fn pin(conflicts: Conflicts, disjoint_writes: bool) -> samples::Sample {
+    let dat = |dat, ty, access| DatArg {
+        dat,
+        dim: 1,
+        ty,
+        soa: false,
+        access,
+        optional: false,
+    };
+    samples::Sample {
+        desc: LoopDesc {
+            name: "pin".into(),
+            kernel: "pin".into(),
+            args: vec![
+                Arg::Indirect {
+                    dat: dat(0, Ty::F64, Access::Rw),
+                    map: 0,
+                    idx: 0,
+                },
+                Arg::Indirect {
+                    dat: dat(1, Ty::I32, Access::Write),
+                    map: 0,
+                    idx: 0,
+                },
+            ],
+            maps: vec![MapDesc { dim: 1 }],
+            conflicts,
+            disjoint_writes,
+        },
+        source: "void pin(double *z, int *tag) {\n  z[0] = 2.0 * z[0] + 1.0;\n  tag[0] = 7;\n}\n"
+            .into(),
+        consts: vec![],
+    }
+}
+
+/// Writes through maps that no two elements share (the describer found
+/// the map injective: [`LoopDesc::disjoint_writes`]) run flat in every
+/// scheme, with plain stores and adds: no plan, no colour turns, no
+/// atomics, even for OP_RW and OP_WRITE, which atomics cannot serve.
+#[test]
+fn disjoint_writes_run_flat_with_plain_stores_in_every_scheme() {
+    for c in [
+        Conflicts::Colour2,
+        Conflicts::Colour2Global,
+        Conflicts::Atomics,
+    ] {
+        for d in [Dialect::OpenCl, Dialect::Cuda] {
+            let g = gen(&pin(c, true), d).unwrap();
+            assert_eq!(g.scheme, Scheme::Flat, "{c:?} {d:?}");
+            assert!(!g.params.contains(&LaunchParam::Blkmap));
+            let t = &g.text;
+            let entry = t.find(&g.entry).unwrap();
+            assert!(!t[entry..].contains("atomic") && !t.contains("col2"), "{t}");
+            let read = t
+                .find("a0_0[k] = ind0[(map0[0 * map_stride + e]) * 1 + (k)];")
+                .expect(t);
+            let call = t.find("pin(a0_0, a1_0);").expect(t);
+            let z = t
+                .find("ind0[(map0[0 * map_stride + e]) * 1 + (k)] = a0_0[k];")
+                .expect(t);
+            let tag = t
+                .find("ind1[(map0[0 * map_stride + e]) * 1 + (k)] = a1_0[k];")
+                .expect(t);
+            assert!(read < call && call < z && z < tag, "{t}");
+        }
+        // not known disjoint: coloured (atomics cannot serve OP_RW)
+        let g = gen(&pin(c, false), Dialect::Cuda);
+        match c {
+            Conflicts::Atomics => assert!(g.is_err()),
+            _ => assert_ne!(g.unwrap().scheme, Scheme::Flat),
+        }
+    }
+    // increments too: airfoil's res_calc, were its edges' cells disjoint
+    let mut res = find(&airfoil(Conflicts::Atomics), "res_calc").clone();
+    res.desc.disjoint_writes = true;
+    let g = gen(&res, Dialect::Cuda).unwrap();
+    assert_eq!(g.scheme, Scheme::Flat);
+    assert!(
+        !g.text[g.text.find(&g.entry).unwrap()..].contains("atomicAdd"),
+        "{}",
+        g.text
+    );
+    assert!(
+        g.text
+            .contains("ind6[(map1[0 * map_stride + e]) * 4 + (k)] += a6_0[k];"),
+        "{}",
+        g.text
+    );
+}
+
+/// A loop that reads and writes a dat through a map (OP_RW) whose rows
+/// its elements share runs each element whole in its thread colour's
+/// turn (staged and coloured): an element must read what an element of
+/// an earlier colour wrote to a shared row, so its reads cannot come
+/// before the turns, as increments' can (tests/c/device_args' `count`
+/// lost updates so).
+#[test]
+fn read_write_through_shared_rows_runs_whole_elements_in_colour_turns() {
+    for c in [Conflicts::Colour2, Conflicts::Colour2Global] {
+        for d in [Dialect::OpenCl, Dialect::Cuda] {
+            let g = gen(&pin(c, false), d).unwrap();
+            let t = &g.text;
+            let turn = t.find("if (col2 == col) {").expect(t);
+            let call = t.find("pin(a0_0, a1_0);").expect(t);
+            assert!(turn < call, "{c:?} {d:?}: the kernel runs in the turn\n{t}");
+            assert!(t.find("col2 = thrcol[").expect(t) < turn, "{t}");
+        }
+        // increments only: every element's kernel first, then the turns
+        let loops = airfoil(c);
+        let g = gen(find(&loops, "res_calc"), Dialect::Cuda).unwrap();
+        let t = &g.text;
+        assert!(
+            t.find("res_calc(").unwrap() < t.find("if (col2 == col) {").unwrap(),
+            "{t}"
+        );
+    }
 }
 
 #[test]
@@ -589,6 +710,7 @@ fn work_globals_are_scratch_started_per_element() {
                 ],
                 maps: vec![MapDesc { dim: 2 }],
                 conflicts: c,
+                disjoint_writes: false,
             },
             source: "void flux(const double **x, double *t, double *f) {\n  t[0] = x[0][0]; t[1] = x[1][0]; t[2] = t[0] - t[1];\n  *f += t[2];\n}\n".into(),
             consts: vec![],
@@ -787,6 +909,7 @@ fn small_read_globals_are_passed_by_value() {
             ],
             maps: vec![],
             conflicts: Conflicts::Colour2,
+            disjoint_writes: false,
         },
         source: "void scale(double *u, const double *c, const double *big, const int *n) {\n  *u = *u * c[0] + big[8] + n[15];\n}\n".into(),
         consts: vec![],

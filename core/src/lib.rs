@@ -34,6 +34,7 @@
 pub mod aligned;
 pub mod arg;
 pub mod boundary;
+pub mod conflicts;
 pub mod device;
 pub mod dist;
 pub mod domain;

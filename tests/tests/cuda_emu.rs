@@ -18,7 +18,7 @@
 //! compiled again, a failed launch stops the program naming the loop.
 
 use op2_tests::{
-    all_on_device, assert_passed, assert_pin_falls_back_once, assert_transfers, build_once,
+    all_on_device, assert_count_falls_back_once, assert_passed, assert_transfers, build_once,
     cuda_emu_dir, elf_images, nvrtc_dir, out_dir, placements, results, run_in, same_results, Lang,
     Link, Program, Run,
 };
@@ -221,8 +221,8 @@ fn staged_blocks_over_48_kib_of_shared_memory_raise_the_limit() {
 /// tests/c/device_args checks every argument kind against plain C++ loops
 /// (tests/tests/opencl_lib.rs lists them); on the emulated GPU in every
 /// scheme, with a block's threads run forwards and backwards between
-/// barriers, all four loops on the device; `pin` named for atomics runs on
-/// the host with one line.
+/// barriers, all five loops on the device; `count` named for atomics runs
+/// on the host with one line (`pin`, so named, runs flat on the device).
 #[test]
 fn every_argument_kind_on_the_emulated_gpu_in_every_scheme() {
     let exe = example(
@@ -245,12 +245,12 @@ fn every_argument_kind_on_the_emulated_gpu_in_every_scheme() {
             ];
             let r = run_emu(&exe, &[], &cache, &env);
             assert_passed(&r, &format!("{scheme}, {order}, 64-bit offsets {wide}"));
-            all_on_device(&r, 4);
+            all_on_device(&r, 5);
         }
     }
-    let env = [("OP2_RS_CONFLICTS", "atomics,pin=atomics")];
+    let env = [("OP2_RS_CONFLICTS", "atomics,pin=atomics,count=atomics")];
     let r = run_emu(&exe, &[], &cache, &env);
-    assert_pin_falls_back_once(&r);
+    assert_count_falls_back_once(&r);
 }
 
 #[test]
@@ -405,6 +405,6 @@ fn generated_code_has_no_data_races_under_threadsanitizer() {
             r.stderr
         );
         assert_passed(&r, scheme);
-        all_on_device(&r, 4);
+        all_on_device(&r, 5);
     }
 }

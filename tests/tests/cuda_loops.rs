@@ -238,9 +238,10 @@ fn jac_quadvec_reduction_loops_compile_in_both_schemes() {
 }
 
 /// tests/c/device_args (every argument kind, checked by the program) on
-/// libop2_cuda: its four loops compiled by NVRTC in the three schemes (pin,
-/// writing through a map, coloured in each), into five cubins each (flux
-/// twice: with its optional argument on, and off;
+/// libop2_cuda: its five loops compiled by NVRTC in the three schemes
+/// (count, reading and writing through shared rows, coloured in each; pin,
+/// through a map reaching each node once, flat in each), into six cubins
+/// each (flux twice: with its optional argument on, and off;
 /// a constant declared again with a new value needs no new code: CUDA
 /// constants are filled after loading), answers as the host's.
 #[test]
@@ -262,9 +263,9 @@ fn every_argument_kind_compiles_in_every_scheme() {
             r.stdout
         );
         let f = fallbacks(&r.stdout);
-        assert_eq!(f.len(), 4, "{scheme}:\n{}", r.stdout);
+        assert_eq!(f.len(), 5, "{scheme}:\n{}", r.stdout);
         assert!(f.iter().all(|(_, w)| w == COMPILED), "{scheme}: {f:?}");
-        assert_eq!(elf_images(&cache), 5, "{scheme}");
+        assert_eq!(elf_images(&cache), 6, "{scheme}");
     }
 }
 

@@ -11,7 +11,7 @@
 //! compiled-program cache.
 
 use op2_tests::{
-    all_on_device, assert_passed, assert_pin_falls_back_once, assert_transfers, build_once,
+    all_on_device, assert_count_falls_back_once, assert_passed, assert_transfers, build_once,
     out_dir, placements, results, root, run_in, same_results, Lang, Program, Run,
 };
 use std::path::{Path, PathBuf};
@@ -196,8 +196,10 @@ fn c99_jac_finds_its_kernels_on_the_kernel_path_or_in_debug_information() {
 /// constant declared again) checked by the program against plain C++
 /// loops: on libop2_seq and libop2_openmp (the control), and on the device
 /// in every scheme with every loop there: with atomics asked for every
-/// loop, the loop writing through a map (pin) is coloured; asked for by its
-/// name, it runs on the host with one line saying why.
+/// loop, the loop reading and writing through a map whose rows the edges
+/// share (count) is coloured, and asked for by its name it runs on the host
+/// with one line saying why; the loop writing through a map that reaches
+/// each node once (pin) runs flat in every scheme.
 #[test]
 fn every_argument_kind_runs_on_the_device_in_every_scheme() {
     let build = |name: &str, lib: &str| {
@@ -214,18 +216,52 @@ fn every_argument_kind_runs_on_the_device_in_every_scheme() {
         assert_passed(&r, lib);
     }
     let exe = build("ocl_device_args", "op2_opencl");
+    let dumps = out_dir().join("runs").join("opencl-device-args-dumps");
     for scheme in ["colour2", "colour2-global", "atomics"] {
-        let r = run_with(&exe, &[], &[("OP2_RS_CONFLICTS", scheme)]);
+        let dump = dumps.join(scheme);
+        let _ = std::fs::remove_dir_all(&dump);
+        let env = [
+            ("OP2_RS_CONFLICTS", scheme),
+            ("OP2_RS_DUMP_CUDA", dump.to_str().unwrap()),
+        ];
+        let r = run_with(&exe, &[], &env);
         assert_passed(&r, scheme);
-        all_on_device(&r, 4);
+        all_on_device(&r, 5);
+        // pin writes through a map that reaches each node once: flat in
+        // every scheme; count's ends share nodes: coloured, staged but in
+        // colour2-global (atomics cannot serve its OP_RW: the default
+        // colouring then)
+        let heads = dumped_headers(&dump);
+        let head = |l: &str| {
+            heads
+                .iter()
+                .find(|h| h.starts_with(&format!("// op2-rs: loop {l} ")))
+                .unwrap_or_else(|| panic!("{l}: {heads:?}"))
+                .clone()
+        };
+        assert!(
+            head("pin").contains(", Flat scheme,"),
+            "{scheme}: {}",
+            head("pin")
+        );
+        let count = if scheme == "colour2-global" {
+            ", Coloured scheme,"
+        } else {
+            ", Staged scheme,"
+        };
+        assert!(head("count").contains(count), "{scheme}: {}", head("count"));
     }
-    let r = run_with(&exe, &[], &[("OP2_RS_CONFLICTS", "atomics,pin=atomics")]);
-    assert_pin_falls_back_once(&r);
+    let r = run_with(
+        &exe,
+        &[],
+        &[("OP2_RS_CONFLICTS", "atomics,pin=atomics,count=atomics")],
+    );
+    assert_count_falls_back_once(&r);
     // more nodes than a reducing loop's work-items (FLAT_REDUCTION_ITEMS):
     // several elements each, the maximum's first element still found
     let r = run_with(&exe, &["300000"], &[]);
     assert_passed(&r, "300000 nodes");
-    all_on_device(&r, 4);
+    all_on_device(&r, 5);
 }
 
 fn fallback_program() -> PathBuf {
@@ -467,7 +503,7 @@ fn every_argument_kind_with_sixty_four_bit_offsets() {
             let r = run_with(&exe, &[], &env);
             assert_passed(&r, &format!("{scheme}, SoA {soa}"));
             assert_eq!(r.stdout.contains("Enabling Automatic AoS->SoA"), soa);
-            all_on_device(&r, 4);
+            all_on_device(&r, 5);
         }
     }
     let build = |name: &str, lib: &str| {

@@ -2,7 +2,9 @@
 //! checked arguments: maps numbered in order of first use, each dat's
 //! layout on the device (SoA or not) as the caller's copies have it, an
 //! optional argument switched off by its call as an optional argument
-//! (the launch then passes flag 0); an OP_WORK dat as OP_RW. What the
+//! (the launch then passes flag 0); an OP_WORK dat as OP_RW; whether no two
+//! elements share a row the loop writes through a map (found on the maps'
+//! values: [`op2_core::conflicts::writes_disjoint`]). What the
 //! generator does not write is refused with the argument's number and
 //! why, so the loop can run on the host instead.
 
@@ -107,6 +109,7 @@ pub fn describe(
             })
             .collect(),
         conflicts,
+        disjoint_writes: op2_core::conflicts::writes_disjoint(args, dom),
     })
 }
 

@@ -6,8 +6,9 @@
  * vector map argument, increments through a map at both ends, an optional
  * increment switched on and off, op_arg_idx direct and through a map,
  * OP_WORK on a global and on a dat, a dat read and written (OP_RW) and one
- * written (OP_WRITE) through a map, and a constant declared again with a
- * new value. Unchanged op_seq.h code: on libop2_opencl / libop2_cuda every
+ * written (OP_WRITE) through a map that reaches each node once, an int
+ * read and written (OP_RW) at both ends of the edges, and a constant
+ * declared again with a new value. Unchanged op_seq.h code: on libop2_opencl / libop2_cuda every
  * loop runs on the device (tests/tests/opencl_lib.rs, cuda_loops.rs, and
  * the GPU bundle's check.sh). Prints "PASSED (0 wrong values)" or FAILED
  * with the count; exit status 0 only when everything agrees.
@@ -83,6 +84,8 @@ int main(int argc, char **argv) {
   op_dat dids = op_decl_dat(edges, 2, "int", ids.data(), "ids");
   op_dat dz = op_decl_dat(nodes, 1, "double", z.data(), "z");
   op_dat dtag = op_decl_dat(nodes, 1, "int", tag.data(), "tag");
+  std::vector<int> cnt(n, 0), rcnt(n, 0);
+  op_dat dcnt = op_decl_dat(nodes, 1, "int", cnt.data(), "cnt");
   std::vector<double> rz(z);
   std::vector<int> rtag(tag);
   op_decl_const(1, "double", &alpha);
@@ -159,9 +162,9 @@ int main(int argc, char **argv) {
     expect(bad == 0, "scratch: y", rep);
 
     /* pin: through the ends' map, z read and written (OP_RW), tag written
-       (OP_WRITE): atomics cannot serve these, so with atomics asked for
-       every loop this one is coloured (2z + 1 is exact: bitwise in any
-       order) */
+       (OP_WRITE); the map reaches each node once, so no two elements
+       write one row: the device runs it flat, plain stores, in every
+       scheme (2z + 1 is exact: bitwise in any order) */
     op_par_loop(pin, "pin", ends, op_arg_dat(dz, 0, b_n, 1, "double", OP_RW),
                 op_arg_dat(dtag, 0, b_n, 1, "int", OP_WRITE));
     op_fetch_data(dz, z.data());
@@ -173,6 +176,20 @@ int main(int argc, char **argv) {
     bad = 0;
     for (int i = 0; i < n; i++) bad += z[i] != rz[i] || tag[i] != rtag[i];
     expect(bad == 0, "pin: through a map", rep);
+
+    /* count: OP_RW at both ends of the edges, which share nodes: atomics
+       cannot serve it, so with atomics asked for every loop it is
+       coloured (integer adds: the same in any order) */
+    op_par_loop(count, "count", edges, op_arg_dat(dcnt, 0, e_n, 1, "int", OP_RW),
+                op_arg_dat(dcnt, 1, e_n, 1, "int", OP_RW));
+    op_fetch_data(dcnt, cnt.data());
+    for (int e = 0; e < n; e++) {
+      rcnt[e2n[2 * e]] += 1;
+      rcnt[e2n[2 * e + 1]] += 1;
+    }
+    bad = 0;
+    for (int i = 0; i < n; i++) bad += cnt[i] != rcnt[i];
+    expect(bad == 0, "count: both ends", rep);
 
     /* a new value of the constant for the second pass */
     alpha = 0.25;

@@ -55,4 +55,11 @@ static inline void pin(double *z, int *tag) {
   tag[0] = 7;
 }
 
+/* through both ends of the edges, which share nodes: an int read and
+   written (OP_RW) at each end */
+static inline void count(int *a, int *b) {
+  a[0] += 1;
+  b[0] += 1;
+}
+
 #endif
