@@ -1343,17 +1343,7 @@ impl Gen<'_> {
         let first = self.ind_dat_first.clone();
         let wide = self.o.wide_offsets;
         let src = |i: usize, j: usize, k: &str| through_map(desc, &first, i, j, k, wide);
-        if reads_and_writes_through_maps(desc) {
-            self.line(2, "if (n < nelem) col2 = thrcol[e];");
-            self.whole_elements_in_turns("e", &src, self.sp.global_barrier);
-        } else {
-            self.private_decls(2);
-            self.line(2, "if (n < nelem) {");
-            self.element(3, "e", &src);
-            self.line(3, "col2 = thrcol[e];");
-            self.line(2, "}");
-            self.colour_turns(&src, self.sp.global_barrier);
-        }
+        self.block_elements("e", &src, self.sp.global_barrier);
         self.line(1, "}");
         self.reductions_end("b");
     }
@@ -1569,18 +1559,31 @@ impl Gen<'_> {
                 loc_start[i][j]
             )
         };
-        if reads_and_writes_through_maps(desc) {
-            self.line(2, "if (n < nelem) col2 = thrcol[offb + n];");
-            self.whole_elements_in_turns("offb + n", &local, self.sp.barrier);
+        self.block_elements("offb + n", &local, self.sp.barrier);
+        self.line(1, "}");
+    }
+
+    /// A block's element `e` (`n < nelem`: one of the block's) with its
+    /// thread colour `col2`, its data at `at`: the kernel called for every
+    /// element at once and the writes through maps put in colour turns, or
+    /// (a loop with OP_RW through a map) each element whole in its turn.
+    fn block_elements(
+        &mut self,
+        e: &str,
+        at: &dyn Fn(usize, usize, &str) -> String,
+        barrier: &str,
+    ) {
+        if reads_and_writes_through_maps(self.desc) {
+            self.line(2, &format!("if (n < nelem) col2 = thrcol[{e}];"));
+            self.whole_elements_in_turns(e, at, barrier);
         } else {
             self.private_decls(2);
             self.line(2, "if (n < nelem) {");
-            self.element(3, "offb + n", &local);
-            self.line(3, "col2 = thrcol[offb + n];");
+            self.element(3, e, at);
+            self.line(3, &format!("col2 = thrcol[{e}];"));
             self.line(2, "}");
-            self.colour_turns(&local, self.sp.barrier);
+            self.colour_turns(at, barrier);
         }
-        self.line(1, "}");
     }
 
     /// Each element whole (its reads, the kernel, its writes through maps)

@@ -36,19 +36,25 @@ fn run_with(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     run_in(exe, args, &out_dir().join("runs").join("opencl"), &all)
 }
 
+/// airfoil's printed residual lines (not its 16-digit q sums).
+fn printed_rms(r: &Run) -> Vec<String> {
+    results(&r.stdout)
+        .into_iter()
+        .filter(|l| !l.contains("sums"))
+        .map(String::from)
+        .collect()
+}
+
 #[test]
 fn airfoil_on_the_device_prints_seq_residuals_every_loop_on_the_device() {
     let args = ["--cells=3000", "--iters=300"];
     let host = run_with(&airfoil("op2_seq"), &args, &[]);
     let dev = run_with(&airfoil("op2_opencl"), &args, &[]);
-    let rms = |r: &Run| -> Vec<String> {
-        results(&r.stdout)
-            .into_iter()
-            .filter(|l| !l.contains("sums"))
-            .map(String::from)
-            .collect()
-    };
-    assert_eq!(rms(&dev), rms(&host), "the printed residuals");
+    assert_eq!(
+        printed_rms(&dev),
+        printed_rms(&host),
+        "the printed residuals"
+    );
     same_results(&dev, &host, 1e-12, 4);
     all_on_device(&dev, 5);
     // the same plan, the same order: a second run is bitwise the same
@@ -69,7 +75,11 @@ fn airfoil_on_the_device_prints_seq_residuals_every_loop_on_the_device() {
         &args,
         &[("OP2_RS_CONFLICTS", "atomics")],
     );
-    assert_eq!(rms(&atomics), rms(&host), "residuals with atomics");
+    assert_eq!(
+        printed_rms(&atomics),
+        printed_rms(&host),
+        "residuals with atomics"
+    );
     all_on_device(&atomics, 5);
     // two-level colouring without staging: the same, and the same in every
     // run (the order of each value's increments is the plan's)
@@ -81,7 +91,11 @@ fn airfoil_on_the_device_prints_seq_residuals_every_loop_on_the_device() {
         )
     };
     let (g1, g2) = (global(), global());
-    assert_eq!(rms(&g1), rms(&host), "residuals with colour2-global");
+    assert_eq!(
+        printed_rms(&g1),
+        printed_rms(&host),
+        "residuals with colour2-global"
+    );
     // loops without a reduction leave their kernels queued (the queue is
     // in order, transfers block): the same bits
     let queued = run_with(
@@ -402,14 +416,11 @@ fn fused_multiply_adds_when_asked() {
         heads.iter().all(|h| h.ends_with(", fused multiply-adds")),
         "{heads:?}"
     );
-    let rms = |r: &Run| -> Vec<String> {
-        results(&r.stdout)
-            .into_iter()
-            .filter(|l| !l.contains("sums"))
-            .map(String::from)
-            .collect()
-    };
-    assert_eq!(rms(&fused), rms(&host), "the printed residuals");
+    assert_eq!(
+        printed_rms(&fused),
+        printed_rms(&host),
+        "the printed residuals"
+    );
     same_results(&fused, &host, 1e-10, 4);
     let plain = run_with(&airfoil("op2_opencl"), &args, &[]);
     if results(&plain.stdout) == results(&fused.stdout) {
