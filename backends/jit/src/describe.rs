@@ -306,6 +306,33 @@ mod tests {
         );
     }
 
+    /// Whether no two elements share a row the loop writes through a map
+    /// comes from the maps' values: one end of the chain's edges reaches
+    /// each node once, both ends share nodes; a loop that writes nothing
+    /// through a map is not flagged.
+    #[test]
+    fn disjoint_writes_are_read_off_the_maps() {
+        let (dom, _, _, e2n, x) = chain();
+        let dat = |idx| ArgKind::Dat {
+            dat: x,
+            map: Some(e2n),
+            idx,
+        };
+        let flag = |args: &[ArgSpec]| {
+            describe("l", "k", args, &dom, &|_| false, cg::Conflicts::Colour2)
+                .unwrap()
+                .disjoint_writes
+        };
+        assert!(flag(&[spec(dat(0), 2, "double", Access::Inc)]));
+        assert!(flag(&[spec(dat(1), 2, "double", Access::Rw)]));
+        assert!(!flag(&[
+            spec(dat(0), 2, "double", Access::Inc),
+            spec(dat(1), 2, "double", Access::Inc)
+        ]));
+        assert!(!flag(&[spec(dat(-2), 2, "double", Access::Write)]));
+        assert!(!flag(&[spec(dat(0), 2, "double", Access::Read)]));
+    }
+
     /// The span is the largest of: dat rows (rounded up to 32) times dim,
     /// map rows (rounded up to 32) times map dim, and the plan's entries
     /// (elements times the indirect arguments' map entries).
