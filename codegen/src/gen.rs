@@ -551,13 +551,16 @@ fn prelude(d: Dialect, desc: &LoopDesc, fma: bool) -> String {
             } else {
                 "#pragma OPENCL FP_CONTRACT OFF\n"
             };
-            if desc.conflicts == Conflicts::Atomics && wants(Ty::F64) {
+            // the helpers of the flat scheme's atomic increments (a loop
+            // whose writes are disjoint adds plainly)
+            let atomics = desc.conflicts == Conflicts::Atomics && !desc.disjoint_writes;
+            if atomics && wants(Ty::F64) {
                 s += "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n";
                 s += "static inline void op2_atomic_add_double(volatile __global double *p, double v) {\n";
                 s += "  union { ulong u; double d; } o, n;\n";
                 s += "  do { o.d = *p; n.d = o.d + v; } while (atom_cmpxchg((volatile __global ulong *)p, o.u, n.u) != o.u);\n}\n";
             }
-            if desc.conflicts == Conflicts::Atomics && wants(Ty::F32) {
+            if atomics && wants(Ty::F32) {
                 s += "static inline void op2_atomic_add_float(volatile __global float *p, float v) {\n";
                 s += "  union { uint u; float f; } o, n;\n";
                 s += "  do { o.f = *p; n.f = o.f + v; } while (atomic_cmpxchg((volatile __global uint *)p, o.u, n.u) != o.u);\n}\n";
@@ -1379,9 +1382,22 @@ impl Gen<'_> {
     /// What the element wrote through maps (its private copies), put at
     /// `at(argument, map entry, component)` thread colour by thread colour,
     /// `barrier` after each colour: increments added, other values stored.
-    fn colour_turns(&mut self, at: &dyn Fn(usize, usize, &str) -> String, barrier: &str) {
+    /// With `whole` (the element's index), the element's reads and the
+    /// kernel call come in its turn too, before its writes: for a loop that
+    /// reads and writes a dat through a map (OP_RW), whose elements must
+    /// each read what the earlier colours wrote.
+    fn colour_turns(
+        &mut self,
+        at: &dyn Fn(usize, usize, &str) -> String,
+        barrier: &str,
+        whole: Option<&str>,
+    ) {
         self.line(2, "for (int col = 0; col < ncolor; col++) {");
         self.line(3, "if (col2 == col) {");
+        if let Some(e) = whole {
+            self.private_decls(4);
+            self.element(4, e, at);
+        }
         self.indirect_writes_back(4, at);
         self.line(3, "}");
         self.line(3, barrier);
@@ -1576,37 +1592,15 @@ impl Gen<'_> {
     ) {
         if reads_and_writes_through_maps(self.desc) {
             self.line(2, &format!("if (n < nelem) col2 = thrcol[{e}];"));
-            self.whole_elements_in_turns(e, at, barrier);
+            self.colour_turns(at, barrier, Some(e));
         } else {
             self.private_decls(2);
             self.line(2, "if (n < nelem) {");
             self.element(3, e, at);
             self.line(3, &format!("col2 = thrcol[{e}];"));
             self.line(2, "}");
-            self.colour_turns(at, barrier);
+            self.colour_turns(at, barrier, None);
         }
-    }
-
-    /// Each element whole (its reads, the kernel, its writes through maps)
-    /// in its thread colour's turn, `barrier` after each colour: for a loop
-    /// that reads and writes a dat through a map (OP_RW), whose elements
-    /// must each read what the earlier colours wrote. (Other loops read
-    /// and call the kernel for every element at once, and only put their
-    /// writes in turns.)
-    fn whole_elements_in_turns(
-        &mut self,
-        e: &str,
-        at: &dyn Fn(usize, usize, &str) -> String,
-        barrier: &str,
-    ) {
-        self.line(2, "for (int col = 0; col < ncolor; col++) {");
-        self.line(3, "if (col2 == col) {");
-        self.private_decls(4);
-        self.element(4, e, at);
-        self.indirect_writes_back(4, at);
-        self.line(3, "}");
-        self.line(3, barrier);
-        self.line(2, "}");
     }
 
     /// Staged data written back: increments added, other values stored.
