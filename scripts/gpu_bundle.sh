@@ -106,6 +106,10 @@ die() {
 if [ -n "$OP2_DIR" ]; then
   [ -f "$OP2_DIR/translator-v2/op2-translator/__main__.py" ] ||
     die "$OP2_DIR is not an OP2-Common checkout with translator-v2"
+  # translator-v2 stamps its output with `git describe` of its own tree
+  # and stops when that fails (an exported tree, not a clone)
+  git -C "$OP2_DIR/translator-v2" describe --always > /dev/null 2>&1 ||
+    die "$OP2_DIR is not a git work tree (translator-v2 runs git describe there): clone OP2-Common, or git init and commit the exported tree"
   OP2_DIR=$(cd "$OP2_DIR" && pwd)
 fi
 

@@ -174,6 +174,25 @@ fn fused_multiply_adds_when_asked_compile_with_fmad() {
         assert!(holds(e, " --fmad=true ") && !holds(e, "--fmad=false"));
         assert!(holds(e, ", work-group 64, fused multiply-adds\n"));
     }
+    // per loop, from an OP2_RS_CONFIG file
+    let some = fresh_dir("airfoil-fma-some");
+    let conf = some.join("op2.json");
+    std::fs::write(&conf, r#"{"res_calc|upd": {"fma": true}}"#).unwrap();
+    let c = run_sim(
+        &exe,
+        &args,
+        &some.join("cache"),
+        true,
+        &[("OP2_RS_CONFIG", conf.to_str().unwrap())],
+    );
+    c.ok();
+    let ce = entries(&some.join("cache"));
+    assert_eq!(ce.len(), 5, "one cubin per loop");
+    for e in &ce {
+        let asked = holds(e, "loop res_calc ") || holds(e, "loop update ");
+        assert_eq!(holds(e, " --fmad=true "), asked);
+        assert_eq!(holds(e, " --fmad=false "), !asked);
+    }
     let bad = run_sim(&exe, &args, &fused, true, &[("OP2_RS_FMA", "fast")]);
     assert_eq!(bad.status, Some(1), "{}\n{}", bad.stdout, bad.stderr);
     assert!(

@@ -436,6 +436,120 @@ fn fused_multiply_adds_when_asked() {
     );
 }
 
+/// OP2_RS_CONFIG: per-loop options from a file in OP2 translator-v2's `-c`
+/// format (OP2's own keys, its other keys ignored, ours beside them): each
+/// loop's code is written as the file says (the dumped headers name the
+/// scheme and the contraction), a loop's own `OP2_RS_CONFLICTS` entry
+/// comes first, the answers are the host's; a file that cannot be read or
+/// says something this library does not know stops op_init naming it.
+#[test]
+fn loop_options_from_an_op2_translator_configuration_file() {
+    let args = ["--cells=3000", "--iters=100"];
+    let host = run_with(&airfoil("op2_seq"), &args, &[]);
+    let dir = out_dir().join("runs").join("opencl-config");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("op2.json");
+    std::fs::write(
+        &file,
+        r#"{".*": {"atomics": false, "color2": true, "grouped": true},
+            "upd|save": {"fma": true}}"#,
+    )
+    .unwrap();
+    let conf = file.to_str().unwrap();
+    let headers = |tag: &str, env: &[(&str, &str)]| {
+        let dump = dir.join(tag);
+        let dump_s = dump.to_str().unwrap().to_string();
+        let mut all = vec![("OP2_RS_CONFIG", conf), ("OP2_RS_DUMP_CUDA", &dump_s)];
+        all.extend_from_slice(env);
+        let r = run_with(&airfoil("op2_opencl"), &args, &all);
+        r.ok();
+        all_on_device(&r, 5);
+        assert_eq!(printed_rms(&r), printed_rms(&host), "{tag}: residuals");
+        let mut h = dumped_headers(&dump);
+        h.sort();
+        assert_eq!(h.len(), 5, "{tag}: {h:?}");
+        h
+    };
+    let line = |h: &[String], lp: &str| -> String {
+        h.iter()
+            .find(|l| l.contains(&format!(" loop {lp} ")))
+            .unwrap_or_else(|| panic!("no {lp} in {h:?}"))
+            .clone()
+    };
+    let h = headers("file", &[]);
+    assert!(line(&h, "res_calc").contains("Coloured scheme"), "{h:?}");
+    for lp in ["update", "save_soln"] {
+        assert!(line(&h, lp).ends_with(", fused multiply-adds"), "{h:?}");
+    }
+    for lp in ["res_calc", "adt_calc", "bres_calc"] {
+        assert!(!line(&h, lp).contains("fused"), "{h:?}");
+    }
+    // the loop's own entry over the file; the file over OP2_RS_FMA
+    let h = headers(
+        "own",
+        &[
+            ("OP2_RS_CONFLICTS", "colour2,res_calc=atomics"),
+            ("OP2_RS_FMA", "1"),
+        ],
+    );
+    assert!(line(&h, "res_calc").contains("Flat scheme"), "{h:?}");
+    assert!(
+        line(&h, "res_calc").ends_with(", fused multiply-adds"),
+        "{h:?}"
+    );
+}
+
+/// OP2_RS_CONFIG naming a file that cannot be read, is not JSON of the
+/// form, or says what this library does not know: op_init stops, naming
+/// the variable, the file and what is wrong.
+#[test]
+fn malformed_configuration_files_stop_op_init() {
+    let args = ["--cells=300", "--iters=2"];
+    let dir = out_dir().join("runs").join("opencl-config-bad");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = |text: &str, want: &str| {
+        let f = dir.join("bad.json");
+        std::fs::write(&f, text).unwrap();
+        let r = run_with(
+            &airfoil("op2_opencl"),
+            &args,
+            &[("OP2_RS_CONFIG", f.to_str().unwrap())],
+        );
+        assert_eq!(r.status, Some(1), "{}\n{}", r.stdout, r.stderr);
+        let head = format!(
+            "OP2 error in op_init: OP2_RS_CONFIG={}: {want}",
+            f.display()
+        );
+        assert!(r.stderr.contains(&head), "{head}\n{}", r.stderr);
+    };
+    bad(
+        r#"{"res_calc": {"atomic": true}}"#,
+        "pattern 'res_calc': unknown option \"atomic\"",
+    );
+    bad(
+        r#"{"res_calc": {"atomics": 1}}"#,
+        "pattern 'res_calc': \"atomics\" is 1, not true or false",
+    );
+    bad(
+        "{\"res_calc\": ",
+        "not a JSON object of patterns, nor an array of them: ",
+    );
+    let gone = dir.join("gone.json");
+    let r = run_with(
+        &airfoil("op2_opencl"),
+        &args,
+        &[("OP2_RS_CONFIG", gone.to_str().unwrap())],
+    );
+    assert_eq!(r.status, Some(1), "{}\n{}", r.stdout, r.stderr);
+    let head = format!(
+        "OP2 error in op_init: OP2_RS_CONFIG={}: cannot read: ",
+        gone.display()
+    );
+    assert!(r.stderr.contains(&head), "{head}\n{}", r.stderr);
+}
+
 /// The headers of the loops' code dumped in the CUDA dialect
 /// (OP2_RS_DUMP_CUDA) into `dir`.
 fn dumped_headers(dir: &Path) -> Vec<String> {

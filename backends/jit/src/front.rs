@@ -24,6 +24,11 @@
 //!   multiply-add (OpenCL `FP_CONTRACT ON`, NVRTC `--fmad=true`, as nvcc
 //!   compiles OP2's translated code); unset or `0`, no contraction: the
 //!   device computes what the kernel's source says on the host;
+//! * `OP2_RS_CONFIG`: a file of per-loop options in OP2 translator-v2's
+//!   `-c` format (JSON: loop-name patterns to `atomics`, `color2`, and our
+//!   `conflicts` and `fma`; [`crate::config`]). A loop's options there
+//!   come before `OP2_RS_CONFLICTS`' scheme for every loop and before
+//!   `OP2_RS_FMA`; its `loop=scheme` entries come before the file;
 //! * `OP2_RS_CACHE_DIR`: the compiled-program cache (default
 //!   `$XDG_CACHE_HOME/op2-rs` or `~/.cache/op2-rs`); `OP2_RS_CACHE_DIR=off`
 //!   switches it off;
@@ -31,6 +36,7 @@
 //!   in the CUDA dialect (`<entry>.cu`, listed in `entries.txt` as
 //!   `file entry`), for checking it with NVRTC where no GPU is.
 
+use crate::config::LoopConfig;
 use crate::describe::describe;
 use crate::{BuildError, Device};
 use op2_codegen::cache::{default_dir, Cache};
@@ -50,7 +56,7 @@ pub struct ConflictChoice {
     pub per_loop: Vec<(String, Conflicts)>,
 }
 
-fn scheme_named(s: &str) -> Option<Conflicts> {
+pub(crate) fn scheme_named(s: &str) -> Option<Conflicts> {
     match s.trim().to_ascii_lowercase().as_str() {
         "colour2" | "color2" | "colour" | "color" | "staged" => Some(Conflicts::Colour2),
         "colour2-global" | "color2-global" | "global" => Some(Conflicts::Colour2Global),
@@ -79,17 +85,25 @@ impl ConflictChoice {
         Ok(c)
     }
 
-    /// The scheme of loop `name`, which writes through a map (OP_RW or
-    /// OP_WRITE) or not. Atomics for every loop is a preference, as in
-    /// OP2's translator options: a loop that writes through a map (aero's
-    /// dirichlet), which atomics cannot serve, is coloured instead; asked
-    /// for by its own name it is not, and the generator then says why (the
+    /// The scheme of loop `name`, which writes through rows its elements
+    /// share (OP_RW or OP_WRITE through a map) or not, given what the
+    /// configuration file (`OP2_RS_CONFIG`) prefers for it. A loop's own
+    /// `loop=scheme` entry decides; otherwise the file's choice, otherwise
+    /// the default. Atomics from the file or for every loop is a
+    /// preference, as in OP2's translator options: a loop that writes
+    /// through shared rows, which atomics cannot serve, is coloured instead
+    /// (the default's colouring when it names one); asked for by the
+    /// loop's own name it is not, and the generator then says why (the
     /// loop runs on the host).
-    pub fn of(&self, name: &str, writes_through_maps: bool) -> Conflicts {
+    pub fn of(&self, name: &str, writes_through_maps: bool, file: Option<Conflicts>) -> Conflicts {
         let own = self.per_loop.iter().rev().find(|(n, _)| n == name);
-        match (own, self.default) {
+        let colour = match self.default {
+            Some(c @ Conflicts::Colour2Global) => c,
+            _ => Conflicts::Colour2,
+        };
+        match (own, file.or(self.default)) {
             (Some(&(_, c)), _) => c,
-            (None, Some(Conflicts::Atomics)) if writes_through_maps => Conflicts::Colour2,
+            (None, Some(Conflicts::Atomics)) if writes_through_maps => colour,
             (None, Some(c)) => c,
             (None, None) => Conflicts::Colour2,
         }
@@ -100,6 +114,8 @@ impl ConflictChoice {
 pub struct Front {
     cache: Option<Cache>,
     conflicts: ConflictChoice,
+    /// `OP2_RS_CONFIG`'s per-loop options (none when unset).
+    loop_config: LoopConfig,
     block_size: usize,
     /// `OP2_RS_WIDE_OFFSETS=1`: 64-bit offsets in every loop.
     wide_offsets: bool,
@@ -165,6 +181,10 @@ impl Front {
             Some("1") => true,
             Some(v) => return Err(format!("OP2_RS_FMA={v}: not 0 or 1")),
         };
+        let loop_config = match var("OP2_RS_CONFIG") {
+            None => LoopConfig::default(),
+            Some(path) => LoopConfig::read(std::path::Path::new(&path))?,
+        };
         let cache = match var("OP2_RS_CACHE_DIR").as_deref() {
             Some("off") => None,
             _ => default_dir().map(Cache::new),
@@ -172,6 +192,7 @@ impl Front {
         Ok(Front {
             cache,
             conflicts,
+            loop_config,
             block_size,
             wide_offsets,
             fma,
@@ -467,13 +488,16 @@ impl Front {
             &soa,
             Conflicts::Colour2,
         )?;
-        desc.conflicts = self.conflicts.of(r.name, desc.needs_colouring().is_some());
+        let file = self.loop_config.of(r.name);
+        desc.conflicts =
+            self.conflicts
+                .of(r.name, desc.needs_colouring().is_some(), file.conflicts);
         let span = crate::describe::offset_span(r.specs, r.dom, r.set);
         let o = Options {
             dialect: D::DIALECT,
             block_size: self.block_size,
             wide_offsets: self.wide_offsets || cg::offsets_need_64_bits(span),
-            fma: self.fma,
+            fma: file.fma.unwrap_or(self.fma),
         };
         let named = self.named_consts(r.consts);
         let (g, kernel, text) = self.generate_and_build(dev, r, &desc, src.text, (o, &named))?;
@@ -561,28 +585,44 @@ mod tests {
     #[test]
     fn conflict_choices_default_and_per_loop() {
         let c = ConflictChoice::parse("atomics, dirichlet=colour2,res_calc=atomics").unwrap();
-        assert_eq!(c.of("spMV", false), Conflicts::Atomics);
-        assert_eq!(c.of("dirichlet", true), Conflicts::Colour2);
+        assert_eq!(c.of("spMV", false, None), Conflicts::Atomics);
+        assert_eq!(c.of("dirichlet", true, None), Conflicts::Colour2);
         // named loops keep their own scheme; an unnamed one writing
         // through a map is coloured
-        assert_eq!(c.of("res_calc", true), Conflicts::Atomics);
-        assert_eq!(c.of("dirichlet", false), Conflicts::Colour2);
-        assert_eq!(c.of("spMV", true), Conflicts::Colour2);
+        assert_eq!(c.of("res_calc", true, None), Conflicts::Atomics);
+        assert_eq!(c.of("dirichlet", false, None), Conflicts::Colour2);
+        assert_eq!(c.of("spMV", true, None), Conflicts::Colour2);
         let none = ConflictChoice::parse("").unwrap();
-        assert_eq!(none.of("spMV", false), Conflicts::Colour2);
-        assert_eq!(none.of("spMV", true), Conflicts::Colour2);
+        assert_eq!(none.of("spMV", false, None), Conflicts::Colour2);
+        assert_eq!(none.of("spMV", true, None), Conflicts::Colour2);
         // the last entry for a loop wins
         let c = ConflictChoice::parse("pin=atomics,pin=colour2").unwrap();
-        assert_eq!(c.of("pin", true), Conflicts::Colour2);
-        assert_eq!(c.of("other", false), Conflicts::Colour2);
+        assert_eq!(c.of("pin", true, None), Conflicts::Colour2);
+        assert_eq!(c.of("other", false, None), Conflicts::Colour2);
         // atomics for every loop: a loop writing through a map is coloured,
         // unless named
         let c = ConflictChoice::parse("atomics,pin=atomics").unwrap();
-        assert_eq!(c.of("dirichlet", true), Conflicts::Colour2);
-        assert_eq!(c.of("spMV", false), Conflicts::Atomics);
-        assert_eq!(c.of("pin", true), Conflicts::Atomics);
+        assert_eq!(c.of("dirichlet", true, None), Conflicts::Colour2);
+        assert_eq!(c.of("spMV", false, None), Conflicts::Atomics);
+        assert_eq!(c.of("pin", true, None), Conflicts::Atomics);
         let g = ConflictChoice::parse("colour2-global").unwrap();
-        assert_eq!(g.of("dirichlet", true), Conflicts::Colour2Global);
+        assert_eq!(g.of("dirichlet", true, None), Conflicts::Colour2Global);
+        // the configuration file's choice: over the default, under the
+        // loop's own entry; its atomics a preference
+        let c = ConflictChoice::parse("atomics,pin=colour2").unwrap();
+        let file = Some(Conflicts::Colour2Global);
+        assert_eq!(c.of("spMV", false, file), Conflicts::Colour2Global);
+        assert_eq!(c.of("pin", false, file), Conflicts::Colour2);
+        let atomics = Some(Conflicts::Atomics);
+        assert_eq!(none.of("res_calc", false, atomics), Conflicts::Atomics);
+        assert_eq!(none.of("count", true, atomics), Conflicts::Colour2);
+        assert_eq!(g.of("count", true, atomics), Conflicts::Colour2Global);
+        assert_eq!(g.of("spMV", false, atomics), Conflicts::Atomics);
+        let c = ConflictChoice::parse("count=atomics").unwrap();
+        assert_eq!(
+            c.of("count", true, Some(Conflicts::Colour2)),
+            Conflicts::Atomics
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! and how to launch a built kernel; [`JitCompiler`] is core's
 //! `LoopCompiler` for any of them.
 
+pub mod config;
 pub mod debuginfo;
 pub mod describe;
 pub mod front;
