@@ -439,7 +439,7 @@ fn fused_multiply_adds_when_asked() {
 /// OP2_RS_CONFIG: per-loop options from a file in OP2 translator-v2's `-c`
 /// format (OP2's own keys, its other keys ignored, ours beside them): each
 /// loop's code is written as the file says (the dumped headers name the
-/// scheme and the contraction), a loop's own `OP2_RS_CONFLICTS` entry
+/// scheme, the contraction and the work-group size), a loop's own `OP2_RS_CONFLICTS` entry
 /// comes first, the answers are the host's; a file that cannot be read or
 /// says something this library does not know stops op_init naming it.
 #[test]
@@ -453,7 +453,7 @@ fn loop_options_from_an_op2_translator_configuration_file() {
     std::fs::write(
         &file,
         r#"{".*": {"atomics": false, "color2": true, "grouped": true},
-            "upd|save": {"fma": true}}"#,
+            "upd|save": {"fma": true}, "res_calc": {"block_size": 128}}"#,
     )
     .unwrap();
     let conf = file.to_str().unwrap();
@@ -485,15 +485,19 @@ fn loop_options_from_an_op2_translator_configuration_file() {
     for lp in ["res_calc", "adt_calc", "bres_calc"] {
         assert!(!line(&h, lp).contains("fused"), "{h:?}");
     }
+    assert!(line(&h, "res_calc").contains(", work-group 128"), "{h:?}");
+    assert!(line(&h, "update").contains(", work-group 64,"), "{h:?}");
     // the loop's own entry over the file; the file over OP2_RS_FMA
     let h = headers(
         "own",
         &[
-            ("OP2_RS_CONFLICTS", "colour2,res_calc=atomics"),
+            ("OP2_RS_CONFLICTS", "atomics,res_calc=colour2"),
             ("OP2_RS_FMA", "1"),
         ],
     );
-    assert!(line(&h, "res_calc").contains("Flat scheme"), "{h:?}");
+    // (staged, its plan's blocks of 128)
+    assert!(line(&h, "res_calc").contains("Staged scheme"), "{h:?}");
+    assert!(line(&h, "res_calc").contains(", work-group 128"), "{h:?}");
     assert!(
         line(&h, "res_calc").ends_with(", fused multiply-adds"),
         "{h:?}"

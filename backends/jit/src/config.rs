@@ -25,7 +25,10 @@
 //! * `conflicts` (ours): `"colour2"`, `"colour2-global"` or `"atomics"`,
 //!   as in `OP2_RS_CONFLICTS`; where given it decides, whatever `atomics`
 //!   and `color2` say;
-//! * `fma` (ours): `true` or `false`, `OP2_RS_FMA` for the loop.
+//! * `fma` (ours): `true` or `false`, `OP2_RS_FMA` for the loop;
+//! * `block_size` (ours): the loop's work-group size and plan block size,
+//!   a power of two from 1 to 1024, `OP2_RS_BLOCK_SIZE` for the loop (what
+//!   OP2's translated code takes from `OP_BLOCK_SIZE_<n>` at compile time).
 //!
 //! The translator's other keys (`grouped`, `device`, `gbl_inc_atomic`,
 //! `func_prefix`, `hip`, `vectorise`, `thread_timing`, `target`) shape
@@ -58,6 +61,12 @@ const OP2_KEYS_IGNORED: &[&str] = &[
     "target",
 ];
 
+/// A work-group size the generator and the devices take (OP2_RS_BLOCK_SIZE
+/// and `block_size`).
+pub fn block_size_ok(b: usize) -> bool {
+    b.is_power_of_two() && b <= 1024
+}
+
 /// The options one pattern gives.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Keys {
@@ -65,6 +74,7 @@ struct Keys {
     color2: Option<bool>,
     conflicts: Option<Conflicts>,
     fma: Option<bool>,
+    block_size: Option<usize>,
 }
 
 impl Keys {
@@ -74,6 +84,7 @@ impl Keys {
         self.color2 = later.color2.or(self.color2);
         self.conflicts = later.conflicts.or(self.conflicts);
         self.fma = later.fma.or(self.fma);
+        self.block_size = later.block_size.or(self.block_size);
     }
 
     fn scheme(&self) -> Option<Conflicts> {
@@ -108,6 +119,8 @@ pub struct LoopOptions {
     pub conflicts: Option<Conflicts>,
     /// Fused multiply-adds.
     pub fma: Option<bool>,
+    /// The work-group (and plan block) size.
+    pub block_size: Option<usize>,
 }
 
 /// A parsed `OP2_RS_CONFIG` file.
@@ -201,6 +214,18 @@ fn keys_of(pattern: &str, v: &Value) -> Result<Keys, String> {
             "atomics" => k.atomics = Some(flag()?),
             "color2" => k.color2 = Some(flag()?),
             "fma" => k.fma = Some(flag()?),
+            "block_size" => {
+                k.block_size = Some(
+                    val.as_u64()
+                        .and_then(|b| usize::try_from(b).ok())
+                        .filter(|&b| block_size_ok(b))
+                        .ok_or_else(|| {
+                            format!(
+                                "pattern '{pattern}': \"block_size\" is {val}, not a power of two from 1 to 1024"
+                            )
+                        })?,
+                )
+            }
             "conflicts" => {
                 k.conflicts = Some(
                     val.as_str()
@@ -215,7 +240,7 @@ fn keys_of(pattern: &str, v: &Value) -> Result<Keys, String> {
             n if OP2_KEYS_IGNORED.contains(&n) => {}
             n => {
                 return Err(format!(
-                    "pattern '{pattern}': unknown option \"{n}\" (this library reads atomics, color2, conflicts and fma, and ignores OP2's {})",
+                    "pattern '{pattern}': unknown option \"{n}\" (this library reads atomics, color2, conflicts, fma and block_size, and ignores OP2's {})",
                     OP2_KEYS_IGNORED.join(", ")
                 ))
             }
@@ -269,6 +294,7 @@ impl LoopConfig {
         LoopOptions {
             conflicts: k.scheme(),
             fma: k.fma,
+            block_size: k.block_size,
         }
     }
 
@@ -282,7 +308,11 @@ mod tests {
     use super::*;
 
     fn opts(c: Option<Conflicts>, fma: Option<bool>) -> LoopOptions {
-        LoopOptions { conflicts: c, fma }
+        LoopOptions {
+            conflicts: c,
+            fma,
+            block_size: None,
+        }
     }
 
     #[test]
@@ -333,6 +363,10 @@ mod tests {
         assert_eq!(c.of("loop_2").conflicts, Some(Conflicts::Atomics));
         assert_eq!(c.of("loop_x"), opts(None, None));
         assert!(LoopConfig::parse("[]").unwrap().is_empty());
+        let c =
+            LoopConfig::parse(r#"{".*": {"block_size": 256}, "res": {"block_size": 1}}"#).unwrap();
+        assert_eq!(c.of("update").block_size, Some(256));
+        assert_eq!(c.of("res_calc").block_size, Some(1));
     }
 
     #[test]
@@ -367,9 +401,17 @@ mod tests {
         );
         let e = err(r#"{"res_calc": {"atomic": true}}"#);
         assert!(
-            e.starts_with("pattern 'res_calc': unknown option \"atomic\" (this library reads atomics, color2, conflicts and fma, and ignores OP2's grouped,"),
+            e.starts_with("pattern 'res_calc': unknown option \"atomic\" (this library reads atomics, color2, conflicts, fma and block_size, and ignores OP2's grouped,"),
             "{e}"
         );
+        for b in ["0", "48", "2048", "-64", "64.0", "\"64\""] {
+            assert_eq!(
+                err(&format!(r#"{{"res_calc": {{"block_size": {b}}}}}"#)),
+                format!(
+                    "pattern 'res_calc': \"block_size\" is {b}, not a power of two from 1 to 1024"
+                )
+            );
+        }
         let e = err(r#"{"res_(calc": {"atomics": true}}"#);
         assert!(
             e.starts_with("pattern 'res_(calc' is not a regular expression: "),

@@ -26,9 +26,9 @@
 //!   device computes what the kernel's source says on the host;
 //! * `OP2_RS_CONFIG`: a file of per-loop options in OP2 translator-v2's
 //!   `-c` format (JSON: loop-name patterns to `atomics`, `color2`, and our
-//!   `conflicts` and `fma`; [`crate::config`]). A loop's options there
-//!   come before `OP2_RS_CONFLICTS`' scheme for every loop and before
-//!   `OP2_RS_FMA`; its `loop=scheme` entries come before the file;
+//!   `conflicts`, `fma` and `block_size`; [`crate::config`]). A loop's
+//!   options there come before `OP2_RS_CONFLICTS`' scheme for every loop,
+//!   `OP2_RS_FMA` and `OP2_RS_BLOCK_SIZE`; its `loop=scheme` entries come before the file;
 //! * `OP2_RS_CACHE_DIR`: the compiled-program cache (default
 //!   `$XDG_CACHE_HOME/op2-rs` or `~/.cache/op2-rs`); `OP2_RS_CACHE_DIR=off`
 //!   switches it off;
@@ -155,7 +155,7 @@ impl Front {
                 .trim()
                 .parse::<usize>()
                 .ok()
-                .filter(|b| b.is_power_of_two() && *b <= 1024)
+                .filter(|&b| crate::config::block_size_ok(b))
                 .ok_or_else(|| {
                     format!("OP2_RS_BLOCK_SIZE={v}: not a power of two from 1 to 1024")
                 })?,
@@ -495,7 +495,7 @@ impl Front {
         let span = crate::describe::offset_span(r.specs, r.dom, r.set);
         let o = Options {
             dialect: D::DIALECT,
-            block_size: self.block_size,
+            block_size: file.block_size.unwrap_or(self.block_size),
             wide_offsets: self.wide_offsets || cg::offsets_need_64_bits(span),
             fma: file.fma.unwrap_or(self.fma),
         };
