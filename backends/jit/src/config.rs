@@ -18,8 +18,10 @@
 //! * `atomics` (OP2's): `true`: increments through maps by atomic adds;
 //!   `false`: colouring, two-level in global memory when `color2` is
 //!   `true` (translator-v2's `color2` is that scheme: our
-//!   `colour2-global`), the block's data staged in shared memory
-//!   otherwise (our default, OP2's original CUDA scheme);
+//!   `colour2-global`), the block's data staged in shared memory when it
+//!   is `false` (our default, OP2's original CUDA scheme), and without
+//!   `color2` the colouring `OP2_RS_CONFLICTS` names for every loop
+//!   (staged when it names none);
 //! * `color2` (OP2's) given without `atomics`: `true` `colour2-global`,
 //!   `false` `colour2`;
 //! * `conflicts` (ours): `"colour2"`, `"colour2-global"` or `"atomics"`,
@@ -87,19 +89,19 @@ impl Keys {
         self.block_size = later.block_size.or(self.block_size);
     }
 
-    fn scheme(&self) -> Option<Conflicts> {
-        let colour = |color2: Option<bool>| {
-            if color2 == Some(true) {
+    fn scheme(&self) -> Option<Wanted> {
+        let colour = |color2: bool| {
+            Wanted::Scheme(if color2 {
                 Conflicts::Colour2Global
             } else {
                 Conflicts::Colour2
-            }
+            })
         };
         match (self.conflicts, self.atomics, self.color2) {
-            (Some(c), _, _) => Some(c),
-            (None, Some(true), _) => Some(Conflicts::Atomics),
-            (None, Some(false), c2) => Some(colour(c2)),
-            (None, None, Some(c2)) => Some(colour(Some(c2))),
+            (Some(c), _, _) => Some(Wanted::Scheme(c)),
+            (None, Some(true), _) => Some(Wanted::Scheme(Conflicts::Atomics)),
+            (None, Some(false), None) => Some(Wanted::Colouring),
+            (None, _, Some(c2)) => Some(colour(c2)),
             (None, None, None) => None,
         }
     }
@@ -111,12 +113,21 @@ struct Entry {
     keys: Keys,
 }
 
+/// The scheme the file asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wanted {
+    Scheme(Conflicts),
+    /// `"atomics": false` without `color2`: colouring, the default's when
+    /// `OP2_RS_CONFLICTS` names one.
+    Colouring,
+}
+
 /// What the file says for one loop.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LoopOptions {
     /// The conflict scheme, a preference as `OP2_RS_CONFLICTS=atomics` is
     /// (see [`crate::ConflictChoice::of`]).
-    pub conflicts: Option<Conflicts>,
+    pub conflicts: Option<Wanted>,
     /// Fused multiply-adds.
     pub fma: Option<bool>,
     /// The work-group (and plan block) size.
@@ -309,7 +320,7 @@ mod tests {
 
     fn opts(c: Option<Conflicts>, fma: Option<bool>) -> LoopOptions {
         LoopOptions {
-            conflicts: c,
+            conflicts: c.map(Wanted::Scheme),
             fma,
             block_size: None,
         }
@@ -333,7 +344,8 @@ mod tests {
             r#"[{".*": {"atomics": true, "fma": true}}, {"dirichlet|spMV": {"atomics": false}}]"#,
         )
         .unwrap();
-        assert_eq!(c.of("spMV"), opts(Some(Conflicts::Colour2), Some(true)));
+        assert_eq!(c.of("spMV").conflicts, Some(Wanted::Colouring));
+        assert_eq!(c.of("spMV").fma, Some(true));
         assert_eq!(c.of("res_calc"), opts(Some(Conflicts::Atomics), Some(true)));
         // order inside one object counts too (not sorted by pattern)
         let c = LoopConfig::parse(r#"{"z.*": {"fma": false}, ".*": {"fma": true}}"#).unwrap();
@@ -351,16 +363,28 @@ mod tests {
                 {"r": {"conflicts": "colour2-global"}}, {"r": {"atomics": true}}]"#,
         )
         .unwrap();
-        assert_eq!(c.of("p").conflicts, Some(Conflicts::Colour2));
-        assert_eq!(c.of("q").conflicts, Some(Conflicts::Colour2Global));
-        assert_eq!(c.of("r").conflicts, Some(Conflicts::Colour2Global));
+        assert_eq!(
+            c.of("p").conflicts,
+            Some(Wanted::Scheme(Conflicts::Colour2))
+        );
+        assert_eq!(
+            c.of("q").conflicts,
+            Some(Wanted::Scheme(Conflicts::Colour2Global))
+        );
+        assert_eq!(
+            c.of("r").conflicts,
+            Some(Wanted::Scheme(Conflicts::Colour2Global))
+        );
         // OP2's other keys are ignored; \w and \d work
         let c = LoopConfig::parse(
             r#"{"\\w+_\\d": {"grouped": true, "device": 2, "gbl_inc_atomic": true,
                 "vectorise": {"enable": true}, "func_prefix": "__device__", "atomics": true}}"#,
         )
         .unwrap();
-        assert_eq!(c.of("loop_2").conflicts, Some(Conflicts::Atomics));
+        assert_eq!(
+            c.of("loop_2").conflicts,
+            Some(Wanted::Scheme(Conflicts::Atomics))
+        );
         assert_eq!(c.of("loop_x"), opts(None, None));
         assert!(LoopConfig::parse("[]").unwrap().is_empty());
         let c =

@@ -28,7 +28,8 @@
 //!   `-c` format (JSON: loop-name patterns to `atomics`, `color2`, and our
 //!   `conflicts`, `fma` and `block_size`; [`crate::config`]). A loop's
 //!   options there come before `OP2_RS_CONFLICTS`' scheme for every loop,
-//!   `OP2_RS_FMA` and `OP2_RS_BLOCK_SIZE`; its `loop=scheme` entries come before the file;
+//!   `OP2_RS_FMA` and `OP2_RS_BLOCK_SIZE`; `OP2_RS_CONFLICTS`' own
+//!   `loop=scheme` entries come before the file;
 //! * `OP2_RS_CACHE_DIR`: the compiled-program cache (default
 //!   `$XDG_CACHE_HOME/op2-rs` or `~/.cache/op2-rs`); `OP2_RS_CACHE_DIR=off`
 //!   switches it off;
@@ -36,7 +37,7 @@
 //!   in the CUDA dialect (`<entry>.cu`, listed in `entries.txt` as
 //!   `file entry`), for checking it with NVRTC where no GPU is.
 
-use crate::config::LoopConfig;
+use crate::config::{LoopConfig, Wanted};
 use crate::describe::describe;
 use crate::{BuildError, Device};
 use op2_codegen::cache::{default_dir, Cache};
@@ -92,16 +93,22 @@ impl ConflictChoice {
     /// the default. Atomics from the file or for every loop is a
     /// preference, as in OP2's translator options: a loop that writes
     /// through shared rows, which atomics cannot serve, is coloured instead
-    /// (the default's colouring when it names one); asked for by the
+    /// (the default's colouring when it names one, as for the file's
+    /// `"atomics": false` without `color2`); asked for by the
     /// loop's own name it is not, and the generator then says why (the
     /// loop runs on the host).
-    pub fn of(&self, name: &str, writes_through_maps: bool, file: Option<Conflicts>) -> Conflicts {
+    pub fn of(&self, name: &str, writes_through_maps: bool, file: Option<Wanted>) -> Conflicts {
         let own = self.per_loop.iter().rev().find(|(n, _)| n == name);
         let colour = match self.default {
             Some(c @ Conflicts::Colour2Global) => c,
             _ => Conflicts::Colour2,
         };
-        match (own, file.or(self.default)) {
+        let preferred = match file {
+            Some(Wanted::Scheme(c)) => Some(c),
+            Some(Wanted::Colouring) => Some(colour),
+            None => self.default,
+        };
+        match (own, preferred) {
             (Some(&(_, c)), _) => c,
             (None, Some(Conflicts::Atomics)) if writes_through_maps => colour,
             (None, Some(c)) => c,
@@ -610,19 +617,25 @@ mod tests {
         // the configuration file's choice: over the default, under the
         // loop's own entry; its atomics a preference
         let c = ConflictChoice::parse("atomics,pin=colour2").unwrap();
-        let file = Some(Conflicts::Colour2Global);
+        let file = Some(Wanted::Scheme(Conflicts::Colour2Global));
         assert_eq!(c.of("spMV", false, file), Conflicts::Colour2Global);
         assert_eq!(c.of("pin", false, file), Conflicts::Colour2);
-        let atomics = Some(Conflicts::Atomics);
+        let atomics = Some(Wanted::Scheme(Conflicts::Atomics));
         assert_eq!(none.of("res_calc", false, atomics), Conflicts::Atomics);
         assert_eq!(none.of("count", true, atomics), Conflicts::Colour2);
         assert_eq!(g.of("count", true, atomics), Conflicts::Colour2Global);
         assert_eq!(g.of("spMV", false, atomics), Conflicts::Atomics);
         let c = ConflictChoice::parse("count=atomics").unwrap();
         assert_eq!(
-            c.of("count", true, Some(Conflicts::Colour2)),
+            c.of("count", true, Some(Wanted::Scheme(Conflicts::Colour2))),
             Conflicts::Atomics
         );
+        // "atomics": false alone: the default's colouring
+        let colouring = Some(Wanted::Colouring);
+        assert_eq!(g.of("res_calc", true, colouring), Conflicts::Colour2Global);
+        assert_eq!(none.of("res_calc", true, colouring), Conflicts::Colour2);
+        let a = ConflictChoice::parse("atomics").unwrap();
+        assert_eq!(a.of("res_calc", false, colouring), Conflicts::Colour2);
     }
 
     #[test]
