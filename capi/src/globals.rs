@@ -144,6 +144,7 @@ pub fn config() -> op2_core::runtime::Config {
     op2_core::runtime::Config {
         diags: diags(),
         part_size: get_i(addr_of!(OP_part_size)),
+        block_size: get_i(addr_of!(OP_block_size)),
         cache_line_size: get_i(addr_of!(OP_cache_line_size)),
         partial_exchange: get_i(addr_of!(OP_partial_exchange)) != 0,
         mpi_reductions: get_i(addr_of!(OP_disable_mpi_reductions)) == 0,

@@ -504,6 +504,67 @@ fn loop_options_from_an_op2_translator_configuration_file() {
     );
 }
 
+/// OP2's `OP_BLOCK_SIZE=` on the command line sets the work-group (and
+/// plan block) size of every loop written at run time, as it sets
+/// translated code's; OP2_RS_BLOCK_SIZE comes before it. A size the
+/// generator cannot take keeps each loop on the host with one line naming
+/// the option (an error with OP_FALLBACK_MODE=error).
+#[test]
+fn op_block_size_sets_the_device_loops_work_groups() {
+    let dir = out_dir().join("runs").join("opencl-op-block-size");
+    let _ = std::fs::remove_dir_all(&dir);
+    let sizes = |tag: &str, arg: &str, env: &[(&str, &str)]| {
+        let args = ["--cells=3000", "--iters=100", arg];
+        let host = run_with(&airfoil("op2_seq"), &args, &[]);
+        let dump = dir.join(tag);
+        let dump_s = dump.to_str().unwrap().to_string();
+        let mut all = vec![("OP2_RS_DUMP_CUDA", dump_s.as_str())];
+        all.extend_from_slice(env);
+        let r = run_with(&airfoil("op2_opencl"), &args, &all);
+        r.ok();
+        all_on_device(&r, 5);
+        assert!(printed_rms(&r)
+            .iter()
+            .any(|l| l.trim_start().starts_with("100 ")));
+        assert_eq!(printed_rms(&r), printed_rms(&host), "{tag}: residuals");
+        let mut s: Vec<String> = dumped_headers(&dump)
+            .iter()
+            .map(|h| {
+                h.split(", work-group ")
+                    .nth(1)
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .collect();
+        s.sort();
+        s.dedup();
+        s
+    };
+    assert_eq!(sizes("128", "OP_BLOCK_SIZE=128", &[]), ["128"]);
+    let env = [("OP2_RS_BLOCK_SIZE", "32")];
+    assert_eq!(sizes("env", "OP_BLOCK_SIZE=128", &env), ["32"]);
+    let odd = run_with(
+        &airfoil("op2_opencl"),
+        &["--cells=300", "--iters=2", "OP_BLOCK_SIZE=96"],
+        &[],
+    );
+    odd.ok();
+    let why = "runs on the host: OP_BLOCK_SIZE=96 (OP_block_size): a device loop's work-group size is a power of two from 1 to 1024";
+    let lines = odd.stdout.lines().filter(|l| l.contains(why)).count();
+    assert_eq!(lines, 5, "{}", odd.stdout);
+    let strict = run_with(
+        &airfoil("op2_opencl"),
+        &["--cells=300", "--iters=2", "OP_BLOCK_SIZE=96"],
+        &[("OP_FALLBACK_MODE", "error")],
+    );
+    assert_eq!(strict.status, Some(1), "{}", strict.stderr);
+    assert!(
+        strict.stderr.contains("OP_BLOCK_SIZE=96 (OP_block_size)"),
+        "{}",
+        strict.stderr
+    );
+}
+
 /// OP2_RS_CONFIG naming a file that cannot be read, is not JSON of the
 /// form, or says what this library does not know: op_init stops, naming
 /// the variable, the file and what is wrong.

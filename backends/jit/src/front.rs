@@ -16,7 +16,9 @@
 //!   `atomics` for every loop leaves a loop that writes or reads-and-writes
 //!   through a map (atomics cannot serve it) coloured; named alone, such a
 //!   loop runs on the host, saying why;
-//! * `OP2_RS_BLOCK_SIZE`: the work-group size (a power of two, default 64);
+//! * `OP2_RS_BLOCK_SIZE`: the work-group size (a power of two); unset, OP2's
+//!   `OP_BLOCK_SIZE=` (`OP_block_size`, 64 unless the program's command
+//!   line or the program sets it) when the loop is compiled;
 //! * `OP2_RS_WIDE_OFFSETS`: `1` writes every loop's offsets in 64 bits;
 //!   unset or `0`, only the loops that need it (an offset that can reach
 //!   2^31 elements: [`crate::describe::offset_span`]);
@@ -123,7 +125,8 @@ pub struct Front {
     conflicts: ConflictChoice,
     /// `OP2_RS_CONFIG`'s per-loop options (none when unset).
     loop_config: LoopConfig,
-    block_size: usize,
+    /// `OP2_RS_BLOCK_SIZE` (unset: OP2's `OP_block_size`).
+    block_size: Option<usize>,
     /// `OP2_RS_WIDE_OFFSETS=1`: 64-bit offsets in every loop.
     wide_offsets: bool,
     /// `OP2_RS_FMA=1`: the device compiler may fuse multiply-adds.
@@ -157,15 +160,16 @@ impl Front {
         let var = |n: &str| std::env::var(n).ok().filter(|v| !v.trim().is_empty());
         let conflicts = ConflictChoice::parse(&var("OP2_RS_CONFLICTS").unwrap_or_default())?;
         let block_size = match var("OP2_RS_BLOCK_SIZE") {
-            None => 64,
-            Some(v) => v
-                .trim()
-                .parse::<usize>()
-                .ok()
-                .filter(|&b| crate::config::block_size_ok(b))
-                .ok_or_else(|| {
-                    format!("OP2_RS_BLOCK_SIZE={v}: not a power of two from 1 to 1024")
-                })?,
+            None => None,
+            Some(v) => Some(
+                v.trim()
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&b| crate::config::block_size_ok(b))
+                    .ok_or_else(|| {
+                        format!("OP2_RS_BLOCK_SIZE={v}: not a power of two from 1 to 1024")
+                    })?,
+            ),
         };
         let wait_each_loop = match var("OP2_RS_DEVICE_ASYNC").as_deref().map(str::trim) {
             None | Some("0") => true,
@@ -499,10 +503,22 @@ impl Front {
         desc.conflicts =
             self.conflicts
                 .of(r.name, desc.needs_colouring().is_some(), file.conflicts);
+        let block_size = match file.block_size.or(self.block_size) {
+            Some(b) => b,
+            None => usize::try_from(r.block_size)
+                .ok()
+                .filter(|&b| crate::config::block_size_ok(b))
+                .ok_or_else(|| {
+                    format!(
+                        "OP_BLOCK_SIZE={} (OP_block_size): a device loop's work-group size is a power of two from 1 to 1024",
+                        r.block_size
+                    )
+                })?,
+        };
         let span = crate::describe::offset_span(r.specs, r.dom, r.set);
         let o = Options {
             dialect: D::DIALECT,
-            block_size: file.block_size.unwrap_or(self.block_size),
+            block_size,
             wide_offsets: self.wide_offsets || cg::offsets_need_64_bits(span),
             fma: file.fma.unwrap_or(self.fma),
         };

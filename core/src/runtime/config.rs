@@ -12,6 +12,10 @@ pub struct Config {
     pub diags: i32,
     /// `OP_PART_SIZE`: block size of every plan (0: the runtime's rule).
     pub part_size: i32,
+    /// `OP_BLOCK_SIZE` (OP2's `OP_block_size`, 64 unless set): the
+    /// work-group size of device loops written at run time, when the
+    /// device's own options do not set one.
+    pub block_size: i32,
     /// `OP_CACHE_LINE_SIZE`, in bytes (plans' transfer estimates).
     pub cache_line_size: i32,
     /// `OP_PARTIAL_EXCHANGE`: refresh only the halo rows a loop's map reaches.
@@ -32,6 +36,7 @@ impl Default for Config {
         Config {
             diags: 0,
             part_size: 0,
+            block_size: 64,
             cache_line_size: 128,
             partial_exchange: false,
             mpi_reductions: true,

@@ -86,6 +86,8 @@ pub struct CompileRequest<'a> {
     /// Every constant declared so far (the compiler keeps those the
     /// kernel uses).
     pub consts: &'a [ConstDecl],
+    /// OP2's `OP_block_size` now ([`super::Config::block_size`]).
+    pub block_size: i32,
 }
 
 /// The plan a staged device kernel runs by: each argument's indirect
@@ -582,6 +584,7 @@ impl Runtime {
             dom: &self.dom,
             copies,
             consts: &d.consts,
+            block_size: self.config.block_size,
         };
         let progress = crate::progress::Progress::start(self.config.diags, || {
             format!("compiling loop {} for the device", lp.name)
