@@ -174,16 +174,15 @@ fn fused_multiply_adds_when_asked_compile_with_fmad() {
         assert!(holds(e, " --fmad=true ") && !holds(e, "--fmad=false"));
         assert!(holds(e, ", work-group 64, fused multiply-adds\n"));
     }
-    // per loop, from an OP2_RS_CONFIG file
+    // per loop, from OP2_RS_CONFIG (inline JSON, as OP2's -c takes it)
     let some = fresh_dir("airfoil-fma-some");
-    let conf = some.join("op2.json");
-    std::fs::write(&conf, r#"{"res_calc|upd": {"fma": true}}"#).unwrap();
+    let conf = r#"{"res_calc|upd": {"fma": true}}"#;
     let c = run_sim(
         &exe,
         &args,
         &some.join("cache"),
         true,
-        &[("OP2_RS_CONFIG", conf.to_str().unwrap())],
+        &[("OP2_RS_CONFIG", conf)],
     );
     c.ok();
     let ce = entries(&some.join("cache"));

@@ -3,7 +3,8 @@
 //! for OP2's translator serves unchanged.
 //!
 //! The file holds one JSON object, or an array of them (OP2's `-c` given
-//! several times, applied in order). Each object maps a pattern to the
+//! several times, applied in order); a value of `OP2_RS_CONFIG` that
+//! starts with `{` or `[` is that JSON itself, as OP2's `-c` takes it. Each object maps a pattern to the
 //! options of the loops whose names it matches from their start (OP2's
 //! Python `re.match`: `res` matches `res_calc`, `calc` does not, `.*calc`
 //! does):
@@ -285,6 +286,17 @@ impl LoopConfig {
         Ok(LoopConfig { entries })
     }
 
+    /// `OP2_RS_CONFIG`'s value: the JSON itself when it starts with `{`
+    /// or `[` (as OP2's `-c` takes it on the command line), otherwise a
+    /// file's path.
+    pub fn from_var(v: &str) -> Result<LoopConfig, String> {
+        if v.trim_start().starts_with(['{', '[']) {
+            LoopConfig::parse(v).map_err(|why| format!("OP2_RS_CONFIG (inline): {why}"))
+        } else {
+            LoopConfig::read(Path::new(v))
+        }
+    }
+
     /// Read and parse `path`; errors name it as `OP2_RS_CONFIG=path`.
     pub fn read(path: &Path) -> Result<LoopConfig, String> {
         let named = |why: String| format!("OP2_RS_CONFIG={}: {why}", path.display());
@@ -441,7 +453,14 @@ mod tests {
             e.starts_with("pattern 'res_(calc' is not a regular expression: "),
             "{e}"
         );
-        let e = LoopConfig::read(Path::new("/nowhere/op2.json")).unwrap_err();
+        let e = LoopConfig::from_var(r#" {"res_calc": {"atomics": 1}}"#).unwrap_err();
+        assert_eq!(
+            e,
+            "OP2_RS_CONFIG (inline): pattern 'res_calc': \"atomics\" is 1, not true or false"
+        );
+        let inline = LoopConfig::from_var(r#"[{"res": {"fma": true}}]"#).unwrap();
+        assert_eq!(inline.of("res_calc").fma, Some(true));
+        let e = LoopConfig::from_var("/nowhere/op2.json").unwrap_err();
         assert!(
             e.starts_with("OP2_RS_CONFIG=/nowhere/op2.json: cannot read: "),
             "{e}"

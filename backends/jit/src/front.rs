@@ -26,8 +26,8 @@
 //!   multiply-add (OpenCL `FP_CONTRACT ON`, NVRTC `--fmad=true`, as nvcc
 //!   compiles OP2's translated code); unset or `0`, no contraction: the
 //!   device computes what the kernel's source says on the host;
-//! * `OP2_RS_CONFIG`: a file of per-loop options in OP2 translator-v2's
-//!   `-c` format (JSON: loop-name patterns to `atomics`, `color2`, and our
+//! * `OP2_RS_CONFIG`: per-loop options in OP2 translator-v2's `-c` format,
+//!   a file or inline (JSON: loop-name patterns to `atomics`, `color2`, and our
 //!   `conflicts`, `fma` and `block_size`; [`crate::config`]). A loop's
 //!   options there come before `OP2_RS_CONFLICTS`' scheme for every loop,
 //!   `OP2_RS_FMA` and `OP2_RS_BLOCK_SIZE`; `OP2_RS_CONFLICTS`' own
@@ -194,7 +194,7 @@ impl Front {
         };
         let loop_config = match var("OP2_RS_CONFIG") {
             None => LoopConfig::default(),
-            Some(path) => LoopConfig::read(std::path::Path::new(&path))?,
+            Some(v) => LoopConfig::from_var(&v)?,
         };
         let cache = match var("OP2_RS_CACHE_DIR").as_deref() {
             Some("off") => None,
