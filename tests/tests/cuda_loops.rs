@@ -152,8 +152,8 @@ fn holds(b: &[u8], s: &str) -> bool {
 /// OP2_RS_FMA=1: every loop compiled by NVRTC with `--fmad=true` (as nvcc
 /// compiles OP2's translated code), its text saying so, in cache entries
 /// of their own (the default's are `--fmad=false`); the loops then run on
-/// the host here, so the answers stay the host's. A bad value stops op_init
-/// naming it.
+/// the host here, so the answers stay the host's; `fma` per loop in
+/// OP2_RS_CONFIG: only those loops. A bad value stops op_init naming it.
 #[test]
 fn fused_multiply_adds_when_asked_compile_with_fmad() {
     let args = ["--cells=2000", "--iters=5"];
