@@ -64,11 +64,12 @@ const OP2_KEYS_IGNORED: &[&str] = &[
     "target",
 ];
 
-/// A work-group size the generator and the devices take (OP2_RS_BLOCK_SIZE
-/// and `block_size`).
+/// A work-group size the generator and the devices take (OP2_RS_BLOCK_SIZE,
+/// `block_size`, OP_BLOCK_SIZE), and the rule in words for messages.
 pub fn block_size_ok(b: usize) -> bool {
     b.is_power_of_two() && b <= 1024
 }
+pub const BLOCK_SIZE_RULE: &str = "a power of two from 1 to 1024";
 
 /// The options one pattern gives.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -109,7 +110,6 @@ impl Keys {
 }
 
 struct Entry {
-    pattern: String,
     re: Regex,
     keys: Keys,
 }
@@ -139,14 +139,6 @@ pub struct LoopOptions {
 #[derive(Default)]
 pub struct LoopConfig {
     entries: Vec<Entry>,
-}
-
-impl fmt::Debug for LoopConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list()
-            .entries(self.entries.iter().map(|e| (&e.pattern, &e.keys)))
-            .finish()
-    }
 }
 
 /// A JSON object's members in the file's order (serde_json's own map
@@ -233,7 +225,7 @@ fn keys_of(pattern: &str, v: &Value) -> Result<Keys, String> {
                         .filter(|&b| block_size_ok(b))
                         .ok_or_else(|| {
                             format!(
-                                "pattern '{pattern}': \"block_size\" is {val}, not a power of two from 1 to 1024"
+                                "pattern '{pattern}': \"block_size\" is {val}, not {BLOCK_SIZE_RULE}"
                             )
                         })?,
                 )
@@ -280,7 +272,7 @@ impl LoopConfig {
                         let last = why.lines().last().unwrap_or_default().trim().to_string();
                         format!("pattern '{pattern}' is not a regular expression: {last}")
                     })?;
-                entries.push(Entry { pattern, re, keys });
+                entries.push(Entry { re, keys });
             }
         }
         Ok(LoopConfig { entries })
@@ -319,10 +311,6 @@ impl LoopConfig {
             fma: k.fma,
             block_size: k.block_size,
         }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
     }
 }
 
@@ -398,7 +386,10 @@ mod tests {
             Some(Wanted::Scheme(Conflicts::Atomics))
         );
         assert_eq!(c.of("loop_x"), opts(None, None));
-        assert!(LoopConfig::parse("[]").unwrap().is_empty());
+        assert_eq!(
+            LoopConfig::parse("[]").unwrap().of("res_calc"),
+            LoopOptions::default()
+        );
         let c =
             LoopConfig::parse(r#"{".*": {"block_size": 256}, "res": {"block_size": 1}}"#).unwrap();
         assert_eq!(c.of("update").block_size, Some(256));
@@ -407,7 +398,7 @@ mod tests {
 
     #[test]
     fn malformed_configurations_say_what_is_wrong() {
-        let err = |t: &str| LoopConfig::parse(t).unwrap_err();
+        let err = |t: &str| LoopConfig::parse(t).err().expect("an error");
         assert!(
             err("{").starts_with("not a JSON object of patterns, nor an array of them: "),
             "{}",
@@ -453,14 +444,18 @@ mod tests {
             e.starts_with("pattern 'res_(calc' is not a regular expression: "),
             "{e}"
         );
-        let e = LoopConfig::from_var(r#" {"res_calc": {"atomics": 1}}"#).unwrap_err();
+        let e = LoopConfig::from_var(r#" {"res_calc": {"atomics": 1}}"#)
+            .err()
+            .expect("an error");
         assert_eq!(
             e,
             "OP2_RS_CONFIG (inline): pattern 'res_calc': \"atomics\" is 1, not true or false"
         );
         let inline = LoopConfig::from_var(r#"[{"res": {"fma": true}}]"#).unwrap();
         assert_eq!(inline.of("res_calc").fma, Some(true));
-        let e = LoopConfig::from_var("/nowhere/op2.json").unwrap_err();
+        let e = LoopConfig::from_var("/nowhere/op2.json")
+            .err()
+            .expect("an error");
         assert!(
             e.starts_with("OP2_RS_CONFIG=/nowhere/op2.json: cannot read: "),
             "{e}"

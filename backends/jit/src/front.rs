@@ -167,7 +167,10 @@ impl Front {
                     .ok()
                     .filter(|&b| crate::config::block_size_ok(b))
                     .ok_or_else(|| {
-                        format!("OP2_RS_BLOCK_SIZE={v}: not a power of two from 1 to 1024")
+                        format!(
+                            "OP2_RS_BLOCK_SIZE={v}: not {}",
+                            crate::config::BLOCK_SIZE_RULE
+                        )
                     })?,
             ),
         };
@@ -510,8 +513,9 @@ impl Front {
                 .filter(|&b| crate::config::block_size_ok(b))
                 .ok_or_else(|| {
                     format!(
-                        "OP_BLOCK_SIZE={} (OP_block_size): a device loop's work-group size is a power of two from 1 to 1024",
-                        r.block_size
+                        "OP_BLOCK_SIZE={} (OP_block_size): a device loop's work-group size is {}",
+                        r.block_size,
+                        crate::config::BLOCK_SIZE_RULE
                     )
                 })?,
         };
