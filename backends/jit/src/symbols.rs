@@ -1,7 +1,8 @@
 //! The names of the program's variables by address, from the executable's
 //! symbol table (`.symtab`, else the dynamic symbols): C++'s
 //! `op_decl_const` is a function template that receives the constant's
-//! address but not its name, and a kernel reads the constant by name.
+//! address but not its name, and a kernel reads the constant by name
+//! (a C++ variable's symbol is mangled: [`variable_name`] reads it back).
 //! Read once, on the first loop that needs it. The executable's load
 //! address (position-independent executables) comes from
 //! `/proc/self/maps`. A stripped executable, or a constant defined in a
@@ -40,12 +41,52 @@ fn names_in(data: &[u8], exe: &Path, maps: &str) -> Names {
             continue;
         }
         let Ok(name) = sym.name() else { continue };
-        if op2_codegen::desc::is_ident(name) {
+        if let Some(name) = variable_name(name) {
             let at = (sym.address().wrapping_add(bias)) as usize;
             out.entry(at).or_insert_with(|| name.to_string());
         }
     }
     out
+}
+
+/// The name a kernel uses for the variable of symbol `sym`: a C name as
+/// it is; a C++ variable's Itanium-mangled name read back to its last
+/// component: `_ZL3gam` (a namespace-scope `const` or `static`: internal
+/// linkage, as OP2's tutorial declares `const double gam`), `_ZN2ns3gamE`
+/// (in a namespace; `_ZN2nsL3gamE` internal there),
+/// `_ZN12_GLOBAL__N_13gamE` (an anonymous namespace). Names
+/// of anything else (functions' local statics, template instances,
+/// special names) are not a variable a kernel can read: `None`.
+fn variable_name(sym: &str) -> Option<&str> {
+    let Some(m) = sym.strip_prefix("_Z") else {
+        return op2_codegen::desc::is_ident(sym).then_some(sym);
+    };
+    let m = m.strip_prefix('L').unwrap_or(m);
+    let (name, rest) = match m.strip_prefix('N') {
+        None => source_name(m)?,
+        Some(mut m) => {
+            // <nested-name> ::= N <prefix> <source-name> E, the variable's
+            // name last (an internal one's preceded by L, as GCC writes it)
+            let (mut last, mut parts) = (None, 0);
+            while let Some((n, rest)) = source_name(m.strip_prefix('L').unwrap_or(m)) {
+                (last, parts, m) = (Some(n), parts + 1, rest);
+            }
+            if parts < 2 {
+                return None;
+            }
+            (last?, m.strip_prefix('E')?)
+        }
+    };
+    (rest.is_empty() && op2_codegen::desc::is_ident(name)).then_some(name)
+}
+
+/// `<source-name> ::= <length> <identifier>`: the identifier and what follows.
+fn source_name(m: &str) -> Option<(&str, &str)> {
+    let digits = m.bytes().take_while(u8::is_ascii_digit).count();
+    let len: usize = m[..digits].parse().ok()?;
+    let rest = &m[digits..];
+    (len > 0 && rest.is_char_boundary(len.min(rest.len())) && rest.len() >= len)
+        .then(|| rest.split_at(len))
 }
 
 /// Where `exe`'s first mapping (file offset 0) starts in `/proc/self/maps`.
@@ -82,6 +123,32 @@ mod tests {
             "{} names",
             names.len()
         );
+    }
+
+    /// C++ variables' symbols read back to the names the kernels use;
+    /// what is not a variable of namespace scope gives none.
+    #[test]
+    fn mangled_cxx_variables_give_their_names() {
+        for (sym, want) in [
+            ("gam", Some("gam")),
+            ("_ZL3gam", Some("gam")),
+            ("_ZL4qinf", Some("qinf")),
+            ("_Z5alpha", Some("alpha")),
+            ("_ZN4flow3gm1E", Some("gm1")),
+            ("_ZN12_GLOBAL__N_13epsE", Some("eps")),
+            ("_ZN4flowL3cflE", Some("cfl")),
+            ("_ZZ4mainE1x", None),
+            ("_ZL3ga", None),
+            ("_ZL3gamma", None),
+            ("_ZN4flowE", None),
+            ("_ZN4flow3gm1", None),
+            ("_ZTV4Mesh", None),
+            ("_ZL0", None),
+            ("_ZL99999999999999999999999x", None),
+            ("_ZL2é", None),
+        ] {
+            assert_eq!(variable_name(sym), want, "{sym}");
+        }
     }
 
     #[test]

@@ -8,7 +8,8 @@
  * OP_WORK on a global and on a dat, a dat read and written (OP_RW) and one
  * written (OP_WRITE) through a map that reaches each node once, an int
  * read and written (OP_RW) at both ends of the edges, and a constant
- * declared again with a new value. Unchanged op_seq.h code: on libop2_opencl / libop2_cuda every
+ * declared again with a new value, and one of internal linkage (a C++
+ * namespace-scope const: its symbol is mangled). Unchanged op_seq.h code: on libop2_opencl / libop2_cuda every
  * loop runs on the device (tests/tests/opencl_lib.rs, cuda_loops.rs, and
  * the GPU bundle's check.sh). Prints "PASSED (0 wrong values)" or FAILED
  * with the count; exit status 0 only when everything agrees.
@@ -23,6 +24,10 @@
 #include "op_seq.h"
 
 double alpha = 0.5;
+/* const at namespace scope: internal linkage, symbol _ZL9pin_shift (C++'s
+   op_decl_const passes no name: a device library reads it back from the
+   symbol; OP2's airfoil tutorial declares its constants so) */
+const double pin_shift = 1.0;
 
 #include "kernels.h"
 
@@ -89,6 +94,7 @@ int main(int argc, char **argv) {
   std::vector<double> rz(z);
   std::vector<int> rtag(tag);
   op_decl_const(1, "double", &alpha);
+  op_decl_const(1, "double", &pin_shift);
   const double c[3] = {0.75, -1.5, 0.125};
 
   for (int rep = 0; rep < 2; rep++) {
@@ -170,7 +176,7 @@ int main(int argc, char **argv) {
     op_fetch_data(dz, z.data());
     op_fetch_data(dtag, tag.data());
     for (int j = 0; j < m; j++) {
-      rz[b2n[j]] = 2.0 * rz[b2n[j]] + 1.0;
+      rz[b2n[j]] = 2.0 * rz[b2n[j]] + pin_shift;
       rtag[b2n[j]] = 7;
     }
     bad = 0;

@@ -6,8 +6,9 @@
 #ifndef DEVICE_ARGS_KERNELS_H
 #define DEVICE_ARGS_KERNELS_H
 
-/* sums reads alpha, a constant the program defines before it includes this
-   header and declares with op_decl_const (as OP2's airfoil does gam) */
+/* sums reads alpha, and pin pin_shift: constants the program defines before
+   it includes this header and declares with op_decl_const (as OP2's
+   airfoil does gam) */
 
 /* direct: AoS double[2], float and int read; a double written; a global
    read (3 doubles); reductions: double[2] sum, float min, int max, and a
@@ -51,7 +52,7 @@ static inline void scratch(const double *x, double *t, double *u, double *y) {
 /* through a map reaching each node once: a double read and written (OP_RW)
    and an int written (OP_WRITE) */
 static inline void pin(double *z, int *tag) {
-  z[0] = 2.0 * z[0] + 1.0;
+  z[0] = 2.0 * z[0] + pin_shift;
   tag[0] = 7;
 }
 
