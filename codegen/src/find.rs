@@ -12,6 +12,7 @@
 //! executable's debug information names the application's source
 //! directory when it was built with `-g`).
 
+use crate::cpp::{self, Defines, Line, Preproc};
 use crate::source::kernel_params;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -81,9 +82,20 @@ fn candidates(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The first file under `dirs` that defines `kernel`, with its local
-/// includes inlined.
-pub fn find_kernel(kernel: &str, dirs: &[PathBuf]) -> Result<KernelSource, FindError> {
+/// The first file under `dirs` that defines `kernel` as the program's
+/// build compiled it, with its local includes inlined and its
+/// conditionals decided ([`crate::cpp`]) with `defines`
+/// (`OP2_RS_DEFINES`) and, for a header the loop's source file
+/// `call_site` includes, the macros defined before that `#include`. A
+/// file whose definitions of `kernel` all lie in branches not taken is
+/// passed over; one whose definition, or the code it needs, depends on a
+/// macro of unknown value is an error naming the macro.
+pub fn find_kernel(
+    kernel: &str,
+    dirs: &[PathBuf],
+    defines: &Defines,
+    call_site: Option<&Path>,
+) -> Result<KernelSource, FindError> {
     let err = |what: String| FindError {
         kernel: kernel.to_string(),
         what,
@@ -101,21 +113,53 @@ pub fn find_kernel(kernel: &str, dirs: &[PathBuf]) -> Result<KernelSource, FindE
                 .extension()
                 .and_then(|e| e.to_str())
                 .is_some_and(|e| SOURCES.contains(&e));
-            if is_source {
-                // a program's own source file: only the kernel's part of it
-                // (its #defines, the kernel and the functions it calls)
-                let part = crate::source::kernel_part(&text, kernel).unwrap_or(text);
-                files.push(f.canonicalize().unwrap_or_else(|_| f.clone()));
-                return Ok(KernelSource {
-                    file: f,
-                    text: part,
-                    files,
-                });
+            let mut pp = match call_site {
+                Some(c) if !is_source => at_include(c, &f, defines, dirs),
+                _ => None,
             }
-            let text = inline_includes(&f, &text, dirs, &mut files, 0).map_err(err)?;
+            .unwrap_or_else(|| Preproc::new(defines));
+            let before = pp.clone();
+            let mut top = Vec::new();
+            let decided = if is_source {
+                // a program's own source file: its includes are not read
+                files.push(f.canonicalize().unwrap_or_else(|_| f.clone()));
+                decide_file(&f, &text, &mut pp, &mut top).map_err(err)?
+            } else {
+                let mut inc = Includes {
+                    dirs,
+                    seen: &mut files,
+                    pp: &mut pp,
+                    top: &mut top,
+                };
+                inc.inline(&f, &text, 0).map_err(err)?
+            };
+            if kernel_params(&decided, kernel).is_none() {
+                // every definition in a branch not taken (another file may
+                // hold the build's), or in one that depends on an unknown macro
+                match defining_lines(&text, kernel).find_map(|l| match top.get(l) {
+                    Some(Line::LeftOut(w)) => Some(w.clone()),
+                    _ => None,
+                }) {
+                    Some(w) => return Err(err(w.message())),
+                    None => continue,
+                }
+            }
+            // what the device needs: the kernel, the functions it calls
+            // and the #define lines, none of it depending on unknown macros
+            let part = crate::source::kernel_part(&decided, kernel).unwrap_or_default();
+            let code = crate::source::code_only(&part);
+            if let Some(w) = cpp::unknown_in(&part).or_else(|| {
+                pp.unknown_macros()
+                    .into_iter()
+                    .find(|(m, _)| crate::source::mentions_ident(&code, m))
+                    .map(|(_, w)| w)
+            }) {
+                return Err(err(w.message()));
+            }
+            let text = if is_source { part } else { decided };
             return Ok(KernelSource {
                 file: f,
-                text,
+                text: with_prelude(&before, text),
                 files,
             });
         }
@@ -143,63 +187,198 @@ fn local_include(line: &str) -> Option<&str> {
     Some(&r[..r.find('"')?])
 }
 
-fn inline_includes(
+/// The lines (0-based) of `text` where a definition of `kernel` starts.
+fn defining_lines<'a>(text: &'a str, kernel: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let code = crate::source::code_only(text);
+    crate::source::definitions(&code, kernel)
+        .into_iter()
+        .map(move |at| text[..at].matches('\n').count())
+}
+
+/// The macros defined before the text (by `OP2_RS_DEFINES`, or by the
+/// file that includes it) that its code uses and it does not define
+/// itself, defined before it: the device code reads them as the
+/// program's build did.
+fn with_prelude(before: &Preproc, text: String) -> String {
+    let code = crate::source::code_only(&text);
+    let own = |m: &str| {
+        code.lines().any(|l| {
+            cpp::directive_of(l).is_some_and(|(k, r)| k == "define" && cpp::macro_of(r) == Some(m))
+        })
+    };
+    let used: String = before
+        .defined()
+        .into_iter()
+        .filter(|(m, _)| crate::source::mentions_ident(&code, m) && !own(m))
+        .map(|(_, l)| format!("{l}\n"))
+        .collect();
+    if used.is_empty() {
+        text
+    } else {
+        format!("// op2-rs: macros defined before the kernel's source\n{used}{text}")
+    }
+}
+
+/// The macros at the point where `call_site` (the loop's source file)
+/// includes `header`, its own lines and the local headers it includes
+/// before read through one [`Preproc`]; `None` when it does not include
+/// `header` or cannot be read.
+fn at_include(
+    call_site: &Path,
+    header: &Path,
+    defines: &Defines,
+    dirs: &[PathBuf],
+) -> Option<Preproc> {
+    let target = header.canonicalize().ok()?;
+    let text = std::fs::read_to_string(call_site).ok()?;
+    let mut pp = Preproc::new(defines);
+    let mut seen = Vec::new();
+    scan_to(call_site, &text, &target, dirs, &mut pp, &mut seen, 0).then_some(pp)
+}
+
+/// Read `file` through `pp` up to the `#include` of `target`: whether it
+/// was reached.
+fn scan_to(
     file: &Path,
     text: &str,
+    target: &Path,
     dirs: &[PathBuf],
+    pp: &mut Preproc,
     seen: &mut Vec<PathBuf>,
     depth: usize,
-) -> Result<String, String> {
+) -> bool {
     if depth > 32 {
-        return Err(format!(
-            "includes nested deeper than 32 at {}",
-            file.display()
-        ));
+        return false;
     }
-    let canon = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
-    seen.push(canon);
+    seen.push(file.canonicalize().unwrap_or_else(|_| file.to_path_buf()));
     let here = file.parent().map(Path::to_path_buf).unwrap_or_default();
-    let mut out = String::new();
-    for line in text.split_inclusive('\n') {
-        let Some(name) = local_include(line) else {
-            out.push_str(line);
+    for (n, (raw, code, next)) in cpp::lines(text).into_iter().enumerate() {
+        let Ok(l) = pp.line(
+            raw,
+            &code,
+            next.as_deref(),
+            &format!("{}:{}", file.display(), n + 1),
+        ) else {
+            return false;
+        };
+        let Some(name) = local_include(raw).filter(|_| l == Line::Keep) else {
             continue;
         };
-        let base = Path::new(name)
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("");
-        if base.starts_with("op_") || base.starts_with("op2_") {
-            out.push_str("// op2-rs: OP2 header not needed on the device: ");
-            out.push_str(line);
-            continue;
-        }
-        let found = std::iter::once(&here)
+        let Some(path) = std::iter::once(&here)
             .chain(dirs)
             .map(|d| d.join(name))
-            .find(|p| p.is_file());
-        let Some(path) = found else {
-            return Err(format!(
-                "{} includes \"{name}\", not found beside it or in the search path",
-                file.display()
-            ));
+            .find(|p| p.is_file())
+        else {
+            continue;
         };
         let canon = path.canonicalize().unwrap_or_else(|_| path.clone());
-        if seen.contains(&canon) {
-            out.push_str("// op2-rs: already inlined: ");
-            out.push_str(line);
+        if canon == target {
+            return true;
+        }
+        let base = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if seen.contains(&canon) || base.starts_with("op_") || base.starts_with("op2_") {
             continue;
         }
-        let inner = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        out.push_str(&format!("// op2-rs: begin {name}\n"));
-        out.push_str(&inline_includes(&path, &inner, dirs, seen, depth + 1)?);
-        if !out.ends_with('\n') {
-            out.push('\n');
+        let Ok(inner) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        if scan_to(&path, &inner, target, dirs, pp, seen, depth + 1) {
+            return true;
         }
-        out.push_str(&format!("// op2-rs: end {name}\n"));
+    }
+    false
+}
+
+/// A source file's text decided, its lines' decisions in `top`.
+fn decide_file(
+    file: &Path,
+    text: &str,
+    pp: &mut Preproc,
+    top: &mut Vec<Line>,
+) -> Result<String, String> {
+    let name = file.file_name().unwrap_or_default().to_string_lossy();
+    let mut out = String::with_capacity(text.len());
+    for (n, (raw, code, next)) in cpp::lines(text).into_iter().enumerate() {
+        let l = pp.line(raw, &code, next.as_deref(), &format!("{name}:{}", n + 1))?;
+        out.push_str(&cpp::render(raw, &l));
+        top.push(l);
     }
     Ok(out)
+}
+
+/// Local includes inlined, each once, through one [`Preproc`]: an
+/// `#include` in a branch not taken is not followed.
+struct Includes<'a> {
+    dirs: &'a [PathBuf],
+    seen: &'a mut Vec<PathBuf>,
+    pp: &'a mut Preproc,
+    /// The decisions on the defining file's own lines.
+    top: &'a mut Vec<Line>,
+}
+
+impl Includes<'_> {
+    fn inline(&mut self, file: &Path, text: &str, depth: usize) -> Result<String, String> {
+        if depth > 32 {
+            return Err(format!(
+                "includes nested deeper than 32 at {}",
+                file.display()
+            ));
+        }
+        let canon = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
+        self.seen.push(canon);
+        let here = file.parent().map(Path::to_path_buf).unwrap_or_default();
+        let fname = file.file_name().unwrap_or_default().to_string_lossy();
+        let mut out = String::new();
+        for (n, (line, code, next)) in cpp::lines(text).into_iter().enumerate() {
+            let l = self
+                .pp
+                .line(line, &code, next.as_deref(), &format!("{fname}:{}", n + 1))?;
+            if depth == 0 {
+                self.top.push(l.clone());
+            }
+            let name = match (&l, local_include(line)) {
+                (Line::Keep, Some(name)) => name,
+                _ => {
+                    out.push_str(&cpp::render(line, &l));
+                    continue;
+                }
+            };
+            let base = Path::new(name)
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("");
+            if base.starts_with("op_") || base.starts_with("op2_") {
+                out.push_str("// op2-rs: OP2 header not needed on the device: ");
+                out.push_str(line);
+                continue;
+            }
+            let found = std::iter::once(&here)
+                .chain(self.dirs)
+                .map(|d| d.join(name))
+                .find(|p| p.is_file());
+            let Some(path) = found else {
+                return Err(format!(
+                    "{} includes \"{name}\", not found beside it or in the search path",
+                    file.display()
+                ));
+            };
+            let canon = path.canonicalize().unwrap_or_else(|_| path.clone());
+            if self.seen.contains(&canon) {
+                out.push_str("// op2-rs: already inlined: ");
+                out.push_str(line);
+                continue;
+            }
+            let inner = std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            out.push_str(&format!("// op2-rs: begin {name}\n"));
+            out.push_str(&self.inline(&path, &inner, depth + 1)?);
+            if !out.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(&format!("// op2-rs: end {name}\n"));
+        }
+        Ok(out)
+    }
 }
 
 #[cfg(test)]
@@ -237,7 +416,7 @@ mod tests {
             "#include \"kern.h\"\nint main() { double a[1]; kern(a); }\n",
         )
         .unwrap();
-        let k = find_kernel("kern", std::slice::from_ref(&d)).unwrap();
+        let k = find_kernel("kern", std::slice::from_ref(&d), &Defines::default(), None).unwrap();
         assert_eq!(k.file, d.join("kern.h"));
         assert_eq!(k.files.len(), 3, "{:?}", k.files);
         assert!(k.text.contains("#define TWICE(v)"));
@@ -263,12 +442,19 @@ mod tests {
         std::fs::write(d.join("a.cpp"), "void k(int *x) { *x = 1; }\n").unwrap();
         std::fs::write(d.join("z.h"), "void k(int *x) { *x = 2; }\n").unwrap();
         assert_eq!(
-            find_kernel("k", std::slice::from_ref(&d)).unwrap().file,
+            find_kernel("k", std::slice::from_ref(&d), &Defines::default(), None)
+                .unwrap()
+                .file,
             d.join("z.h")
         );
-        let e = find_kernel("missing", std::slice::from_ref(&d))
-            .unwrap_err()
-            .to_string();
+        let e = find_kernel(
+            "missing",
+            std::slice::from_ref(&d),
+            &Defines::default(),
+            None,
+        )
+        .unwrap_err()
+        .to_string();
         assert_eq!(
             e,
             format!(
@@ -281,7 +467,7 @@ mod tests {
             "#include \"nowhere.h\"\nvoid q(int *x) { *x = 3; }\n",
         )
         .unwrap();
-        let e = find_kernel("q", std::slice::from_ref(&d))
+        let e = find_kernel("q", std::slice::from_ref(&d), &Defines::default(), None)
             .unwrap_err()
             .to_string();
         assert!(
@@ -291,6 +477,98 @@ mod tests {
         assert_eq!(
             split_path("a::b:"),
             [PathBuf::from("a"), PathBuf::from("b")]
+        );
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// Conditionals decided as the build did: the call site's own macros
+    /// and those of the headers it includes first, the user's, and what
+    /// cannot be known said by name.
+    #[test]
+    fn conditionals_follow_the_call_site_and_the_users_macros() {
+        let d = tmp("cond");
+        std::fs::write(d.join("config.h"), "#define NDIM 3\n#define TAG \"x\"\n").unwrap();
+        std::fs::write(
+            d.join("kern.h"),
+            "#ifdef FAST\nvoid kern(double *a) { a[0] = NDIM; }\n#else\n\
+             void kern(double *a) { a[0] = -NDIM; }\n#endif\n\
+             #ifdef USE_MPI\nvoid exchange(void) {}\n#endif\n\
+             void mode(double *a) {\n#if LEVEL > 1\n  a[0] = 1;\n#endif\n}\n",
+        )
+        .unwrap();
+        let main = d.join("app.cpp");
+        std::fs::write(
+            &main,
+            "#include \"op_seq.h\"\n#include \"config.h\"\n#define FAST\n#include \"kern.h\"\n\
+             #undef FAST\nint main() { double a[1]; kern(a); }\n",
+        )
+        .unwrap();
+        let none = Defines::default();
+        let dirs = std::slice::from_ref(&d);
+        let k = find_kernel("kern", dirs, &none, Some(&main)).unwrap();
+        // FAST's branch, NDIM from config.h defined before it (the device
+        // code uses it), TAG unused; USE_MPI's branch left out, unneeded
+        assert!(
+            k.text.contains("a[0] = NDIM;") && !k.text.contains("-NDIM"),
+            "{}",
+            k.text
+        );
+        assert!(k
+            .text
+            .starts_with("// op2-rs: macros defined before the kernel's source\n#define NDIM 3\n"));
+        assert!(
+            !k.text.contains("TAG") && !k.text.contains("exchange"),
+            "{}",
+            k.text
+        );
+        // without the call site: FAST is unknown, and the kernel is in its branches
+        let e = find_kernel("kern", dirs, &none, None).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("kernel kern: its source tests macro FAST (kern.h:1), which"),
+            "{e}"
+        );
+        // the user's macros decide it then
+        let given = Defines::parse("-UFAST -DNDIM=2").unwrap();
+        let k = find_kernel("kern", dirs, &given, None).unwrap();
+        assert!(
+            k.text.contains("#define NDIM 2\n") && k.text.contains("-NDIM"),
+            "{}",
+            k.text
+        );
+        // a body that follows a macro no file defines
+        let e = find_kernel("mode", dirs, &none, Some(&main)).unwrap_err();
+        assert!(
+            e.to_string().contains("tests macro LEVEL (kern.h:10)"),
+            "{e}"
+        );
+        let k = find_kernel(
+            "mode",
+            dirs,
+            &Defines::parse("-DLEVEL=2").unwrap(),
+            Some(&main),
+        );
+        assert!(k.unwrap().text.contains("  a[0] = 1;"));
+        // a definition only in a branch not taken: another file's is used
+        std::fs::write(
+            d.join("a_old.h"),
+            "#if 0\nvoid mode(double *a) { a[0] = 9; }\n#endif\n",
+        )
+        .unwrap();
+        let k = find_kernel("mode", dirs, &Defines::parse("-DLEVEL=0").unwrap(), None).unwrap();
+        assert_eq!(k.file, d.join("kern.h"));
+        // a kernel in a source file: its own conditionals decide it
+        std::fs::write(
+            d.join("solo.c"),
+            "#define ORDER 2\n#if ORDER == 2\nvoid solo(double *a) { a[0] = 2; }\n#else\n\
+             void solo(double *a) { a[0] = 1; }\n#endif\nint main(void) { return 0; }\n",
+        )
+        .unwrap();
+        let k = find_kernel("solo", dirs, &none, None).unwrap();
+        assert!(
+            k.text.contains("a[0] = 2;") && !k.text.contains("a[0] = 1;"),
+            "{}",
+            k.text
         );
         let _ = std::fs::remove_dir_all(&d);
     }

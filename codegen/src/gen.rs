@@ -50,7 +50,7 @@
 
 use crate::consts;
 use crate::desc::{Access, Arg, Conflicts, Const, DatArg, Dialect, GenError, LoopDesc, Ty};
-use crate::source::{device_source, kernel_params, pointee, Param};
+use crate::source::{device_source, kernel_params, opencl_storage, pointee, Param};
 use std::fmt;
 
 /// How a generated loop is launched.
@@ -390,6 +390,14 @@ fn map_entry(map: impl fmt::Display, j: impl fmt::Display, e: &str, wide: bool) 
 }
 
 /// Write the code for `desc` with kernel source `src` and constants.
+/// The kernel's source as the dialect takes it.
+fn kernel_source(dialect: Dialect, src: &str) -> String {
+    match dialect {
+        Dialect::OpenCl => opencl_storage(&device_source(src)),
+        Dialect::Cuda => device_source(src),
+    }
+}
+
 pub fn generate(
     desc: &LoopDesc,
     src: &str,
@@ -439,7 +447,7 @@ pub fn generate(
     }
     text += &consts::declarations(consts, o.dialect, &desc.name)?;
     text += "\n// ---- the application's kernel ----\n";
-    text += &device_source(src);
+    text += &kernel_source(o.dialect, src);
     text += "\n// ---- op2-rs kernel stub ----\n";
     match scheme {
         Scheme::Staged => g.staged(),

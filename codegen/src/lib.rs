@@ -11,7 +11,8 @@
 //! ```
 //!
 //! [`find`] finds a kernel's source on the search path (with the local
-//! headers it includes); [`cache`] keeps compiled programs on disk, keyed
+//! headers it includes, its preprocessor conditionals decided as the
+//! program's build decided them: [`cpp`]); [`cache`] keeps compiled programs on disk, keyed
 //! by text, device, driver and options, and never trusts a damaged entry.
 //!
 //! See [`gen`] for the two schemes (staged with two-level colouring, flat
@@ -20,6 +21,7 @@
 
 pub mod cache;
 pub mod consts;
+pub mod cpp;
 pub mod desc;
 pub mod find;
 pub mod gather;

@@ -74,9 +74,14 @@ pub fn airfoil(dir: &std::path::Path, conflicts: Conflicts) -> std::io::Result<V
                     conflicts,
                     disjoint_writes: false,
                 },
-                source: crate::find::find_kernel(name, &[dir.to_path_buf()])
-                    .map_err(|e| std::io::Error::new(std::io::ErrorKind::NotFound, e.to_string()))?
-                    .text,
+                source: crate::find::find_kernel(
+                    name,
+                    &[dir.to_path_buf()],
+                    &Default::default(),
+                    None,
+                )
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::NotFound, e.to_string()))?
+                .text,
                 consts: airfoil_consts(),
             })
         })

@@ -249,6 +249,114 @@ pub fn device_source(src: &str) -> String {
     out
 }
 
+/// OpenCL C 1.2's storage rules applied to the kernel's source (C and C++
+/// allow what it does not): a constant of file scope with its initializer
+/// (`static const double w = 0.5;`, `const double c[2] = {...};`) becomes
+/// `__constant` (OpenCL's program-scope variables live there), and a
+/// function's `static const` local loses `static` (OpenCL has no static
+/// locals; a constant initialised on every call computes the same). What
+/// else is `static` stays, and the device compiler says why it cannot
+/// take it.
+pub fn opencl_storage(src: &str) -> String {
+    let code = code_only(src);
+    let b = code.as_bytes();
+    // (offset, length of the words replaced, replacement)
+    let mut edits: Vec<(usize, usize, &str)> = Vec::new();
+    let (mut depth, mut i) = (0usize, 0usize);
+    // at the start of a declaration or statement; at the start of a line
+    let (mut stmt, mut line_start) = (true, true);
+    while i < b.len() {
+        let c = b[i];
+        if line_start && c == b'#' {
+            // a preprocessor line (and its continuations)
+            while i < b.len() && !(b[i] == b'\n' && b[i - 1] != b'\\') {
+                i += 1;
+            }
+            stmt = true;
+            continue;
+        }
+        if c == b'\n' {
+            line_start = true;
+        } else if !c.is_ascii_whitespace() {
+            line_start = false;
+        }
+        match c {
+            b'{' | b'}' | b';' => {
+                if c == b'{' {
+                    depth += 1;
+                } else if c == b'}' {
+                    depth = depth.saturating_sub(1);
+                }
+                stmt = true;
+            }
+            _ if c.is_ascii_whitespace() => {}
+            _ if stmt && is_ident_byte(c) => {
+                stmt = false;
+                let words = leading_words(&code[i..]);
+                let stat = words.contains(&"static");
+                let is_var = words.contains(&"const") && initialised_variable(&code[i..]);
+                let span = words_span(&code[i..], words.len());
+                if depth == 0 && is_var {
+                    edits.push((i, span, "__constant"));
+                } else if depth > 0 && stat && is_var {
+                    edits.push((i, span, "const"));
+                }
+            }
+            _ => stmt = false,
+        }
+        i += 1;
+    }
+    let mut out = String::with_capacity(src.len() + 16 * edits.len());
+    let mut at = 0;
+    for (o, len, with) in edits {
+        out.push_str(&src[at..o]);
+        out.push_str(with);
+        at = o + len;
+    }
+    out.push_str(&src[at..]);
+    out
+}
+
+/// The storage words (`static`, `const`) a declaration starts with.
+fn leading_words(code: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    loop {
+        let t = rest.trim_start();
+        let n = t.bytes().take_while(|c| is_ident_byte(*c)).count();
+        let w = &t[..n];
+        if w != "static" && w != "const" {
+            return out;
+        }
+        out.push(w);
+        rest = &t[n..];
+    }
+}
+
+/// The length of the first `n` words of `code` with the blanks between.
+fn words_span(code: &str, n: usize) -> usize {
+    let mut at = 0;
+    for k in 0..n {
+        let t = &code[at..];
+        let skip = if k == 0 {
+            0
+        } else {
+            t.len() - t.trim_start().len()
+        };
+        let w = t[skip..].bytes().take_while(|c| is_ident_byte(*c)).count();
+        at += skip + w;
+    }
+    at
+}
+
+/// Whether the declaration starting `code` is a variable with an
+/// initializer: `=` comes before any `(`, `;` or `{`.
+fn initialised_variable(code: &str) -> bool {
+    code.bytes()
+        .find(|c| matches!(c, b'=' | b'(' | b';' | b'{'))
+        == Some(b'=')
+}
+
 /// The type a vector argument's pointer array holds: the parameter's type
 /// with its last `*` removed (`const double **` -> `const double *`).
 pub fn pointee(ty: &str) -> Option<String> {
@@ -340,6 +448,10 @@ fn functions(code: &str) -> Vec<(String, std::ops::Range<usize>)> {
                 if depth == 0 {
                     if let Some(name) = defined_name(&code[decl_start..i]) {
                         let end = matching_brace(b, i);
+                        // from its first word (not the comments before it)
+                        while b[decl_start].is_ascii_whitespace() {
+                            decl_start += 1;
+                        }
                         out.push((name, decl_start..end));
                         i = end;
                         decl_start = end;
@@ -466,20 +578,60 @@ pub fn kernel_part(src: &str, kernel: &str) -> Option<String> {
     Some(out)
 }
 
+/// Where the definitions of function `name` in `code` (comments and
+/// literals blanked) name it: offsets, in file order.
+pub fn definitions(code: &str, name: &str) -> Vec<usize> {
+    let b = code.as_bytes();
+    functions(code)
+        .into_iter()
+        .filter(|(n, _)| n == name)
+        .filter_map(|(_, span)| {
+            code[span.clone()]
+                .match_indices(name)
+                .map(|(i, _)| span.start + i)
+                .find(|&i| whole_word(b, i, name.len()))
+        })
+        .collect()
+}
+
+/// Is `b[i..i + len]` a whole word (no identifier byte on either side)?
+fn whole_word(b: &[u8], i: usize, len: usize) -> bool {
+    let e = i + len;
+    let joined_before = i > 0 && is_ident_byte(b[i - 1]);
+    let joined_after = e < b.len() && is_ident_byte(b[e]);
+    !joined_before && !joined_after
+}
+
 /// Does `name` occur in `code` as a whole identifier?
 pub fn mentions_ident(code: &str, name: &str) -> bool {
     let b = code.as_bytes();
-    code.match_indices(name).any(|(i, _)| {
-        let e = i + name.len();
-        let joined_before = i > 0 && is_ident_byte(b[i - 1]);
-        let joined_after = e < b.len() && is_ident_byte(b[e]);
-        !joined_before && !joined_after
-    })
+    code.match_indices(name)
+        .any(|(i, _)| whole_word(b, i, name.len()))
 }
 
 #[cfg(test)]
 mod part_tests {
     use super::*;
+
+    #[test]
+    fn opencl_takes_constants_of_file_scope_and_no_static_locals() {
+        let src = "#define K(x) \\\n  static x\nstatic const double PI = 3.25; // pi-ish\n\
+                   const double W[2] = {0.25, 0.75};\nconst static int N = 3;\n\
+                   static double count = 0;\nconst double *pick(const double *a) { return a; }\n\
+                   static inline void k(const double *x, double *y) {\n\
+                   \x20 static const double w[2] = {0.5, 1.5};\n  const double v = 2.0;\n\
+                   \x20 for (int i = 0; i < 2; i++) y[0] += w[i] * x[i] * v * PI;\n}\n\
+                   /* static const double c = 1; */\n";
+        let out = opencl_storage(src);
+        let want = "#define K(x) \\\n  static x\n__constant double PI = 3.25; // pi-ish\n\
+                    __constant double W[2] = {0.25, 0.75};\n__constant int N = 3;\n\
+                    static double count = 0;\nconst double *pick(const double *a) { return a; }\n\
+                    static inline void k(const double *x, double *y) {\n\
+                    \x20 const double w[2] = {0.5, 1.5};\n  const double v = 2.0;\n\
+                    \x20 for (int i = 0; i < 2; i++) y[0] += w[i] * x[i] * v * PI;\n}\n\
+                    /* static const double c = 1; */\n";
+        assert_eq!(out, want);
+    }
 
     const MAIN: &str = "#include <vector>\n#include \"op_seq.h\"\n#define SQ(x) ((x) * (x))\n#define LONG(a) \\\n  ((a) + 1)\nstatic double helper(double x) { return SQ(x); }\nstatic double unused(double x) { return x; }\n// a comment with { braces } and é\nvoid kern(const double *a, double *b) {\n  if (a[0] > 0) { *b += helper(a[0]); }\n}\nstruct S { int x; };\nint main(int argc, char **argv) {\n  std::vector<double> v(3);\n  return 0;\n}\n";
 

@@ -796,3 +796,77 @@ fn helpers_of_the_main_file_and_direct_increments() {
         assert!((v - want).abs() < 1e-9, "u[{i}] = {v}, want {want}");
     }
 }
+
+/// tests/c/conditionals: kernels whose source depends on preprocessor
+/// conditionals, built with `-DBUILD_MODE=4`. The definition chosen by the
+/// main file's `#define` and the body chosen by settings.h's value (read
+/// from the files before the kernels' `#include`) run on the device with
+/// the build's branches; the body chosen by the build line's macro runs on
+/// the host with one line naming it, and on the device once
+/// `OP2_RS_DEFINES` gives it. Every run's answers are checked by the
+/// program against the same kernels on the host; a wrong value given
+/// there is computed as given (the check fails), and a malformed one stops
+/// op_init.
+#[test]
+fn kernels_conditionals_are_decided_as_the_build_decided_them() {
+    let exe = build_once(
+        &Program::new(
+            "ocl_conditionals",
+            Lang::C99,
+            &["tests/c/conditionals/main.c"],
+        )
+        .lib("op2_opencl")
+        .include("tests/c/conditionals")
+        .define("BUILD_MODE=4"),
+    );
+    let stats = ("OP2_RS_DEVICE_STATS", "1");
+    let r = run_with(&exe, &[], &[stats]);
+    assert_passed(&r, "conditionals");
+    let p = placements(&r.stdout);
+    let place = |p: &[(String, String)], l: &str| {
+        p.iter()
+            .find(|(n, _)| n == l)
+            .map(|(_, w)| w.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(place(&p, "scale"), "device", "{}", r.stdout);
+    assert_eq!(place(&p, "shift"), "device", "{}", r.stdout);
+    let why = "kernel mode: its source tests macro BUILD_MODE (kernels.h:37), which the \
+               program's build may set (a -D flag, or a #define in a file not read here): give \
+               its value in OP2_RS_DEFINES (-DBUILD_MODE, -DBUILD_MODE=VALUE or -UBUILD_MODE)";
+    assert_eq!(
+        r.stdout
+            .matches(&format!(" op2-rs: loop mode runs on the host: {why}\n"))
+            .count(),
+        1,
+        "{}",
+        r.stdout
+    );
+    let r = run_with(&exe, &[], &[stats, ("OP2_RS_DEFINES", "-DBUILD_MODE=4")]);
+    assert_passed(&r, "OP2_RS_DEFINES=-DBUILD_MODE=4");
+    all_on_device(&r, 3);
+    // the device computes what it is told: x * 5 where the host has x * 4
+    // (x = 0 at one of the 300 nodes)
+    let r = run_with(&exe, &[], &[("OP2_RS_DEFINES", "-DBUILD_MODE=5")]);
+    assert_eq!(r.status, Some(1), "{}", r.stdout);
+    assert!(r.stdout.contains("wrong: mode, 299 values"), "{}", r.stdout);
+    let r = run_with(&exe, &[], &[("OP_FALLBACK_MODE", "error")]);
+    assert_eq!(r.status, Some(1), "{}", r.stdout);
+    assert!(
+        r.stderr.contains(&format!(
+            "OP2 error in op_par_loop (loop \"mode\"): cannot run on the device ({why}) and \
+             OP_FALLBACK_MODE is error"
+        )),
+        "{}",
+        r.stderr
+    );
+    let r = run_with(&exe, &[], &[("OP2_RS_DEFINES", "-DBUILD_MODE=4 MODE")]);
+    assert_eq!(r.status, Some(1), "{}", r.stdout);
+    assert!(
+        r.stderr.contains(
+            "OP2 error in op_init: OP2_RS_DEFINES: 'MODE' is not -DNAME, -DNAME=VALUE or -UNAME"
+        ),
+        "{}",
+        r.stderr
+    );
+}

@@ -32,6 +32,11 @@
 //!   options there come before `OP2_RS_CONFLICTS`' scheme for every loop,
 //!   `OP2_RS_FMA` and `OP2_RS_BLOCK_SIZE`; `OP2_RS_CONFLICTS`' own
 //!   `loop=scheme` entries come before the file;
+//! * `OP2_RS_DEFINES`: the macros of the program's build (`-DNAME`,
+//!   `-DNAME=VALUE`, `-UNAME`) that the kernels' `#if`s test: the
+//!   library decides each conditional of a kernel's source as the build
+//!   did ([`op2_codegen::cpp`]), and a kernel that needs a macro of unknown
+//!   value runs on the host, saying which;
 //! * `OP2_RS_CACHE_DIR`: the compiled-program cache (default
 //!   `$XDG_CACHE_HOME/op2-rs` or `~/.cache/op2-rs`); `OP2_RS_CACHE_DIR=off`
 //!   switches it off;
@@ -140,6 +145,9 @@ pub struct Front {
     /// each loop's kernels with marks in the device's queue.
     device_times: bool,
     kernel_path: Vec<PathBuf>,
+    /// `OP2_RS_DEFINES`: the program's build's macros, for the kernels'
+    /// conditionals ([`op2_codegen::cpp`]).
+    defines: cg::cpp::Defines,
     /// `OP2_RS_DUMP_CUDA`.
     dump_cuda: Option<PathBuf>,
     /// Where the executable's debug information says functions are
@@ -199,6 +207,8 @@ impl Front {
             None => LoopConfig::default(),
             Some(v) => LoopConfig::from_var(&v)?,
         };
+        let defines = cg::cpp::Defines::parse(&var("OP2_RS_DEFINES").unwrap_or_default())
+            .map_err(|e| format!("OP2_RS_DEFINES: {e}"))?;
         let cache = match var("OP2_RS_CACHE_DIR").as_deref() {
             Some("off") => None,
             _ => default_dir().map(Cache::new),
@@ -213,6 +223,7 @@ impl Front {
             wait_each_loop,
             device_times,
             kernel_path: cg::find::split_path(&var("OP2_RS_KERNEL_PATH").unwrap_or_default()),
+            defines,
             dump_cuda: var("OP2_RS_DUMP_CUDA").map(PathBuf::from),
             decl_files: std::sync::OnceLock::new(),
             var_names: std::sync::OnceLock::new(),
@@ -286,7 +297,9 @@ impl Front {
             return Ok(s.clone());
         }
         let dirs = self.search_dirs(kernel, file);
-        let src = cg::find_kernel(kernel, &dirs).map_err(|e| e.to_string())?;
+        let at = call_site(file, &dirs);
+        let src = cg::find_kernel(kernel, &dirs, &self.defines, at.as_deref())
+            .map_err(|e| e.to_string())?;
         known.insert(key, src.clone());
         Ok(src)
     }
@@ -402,6 +415,19 @@ pub fn used_consts(src: &str, consts: &[ConstDecl]) -> Result<Vec<cg::Const>, St
         .collect()
 }
 
+/// The loop's source file (op_seq.h's `__FILE__`, maybe relative to
+/// where the program was built): as it is when it names a file, else in
+/// the first of `dirs` (where the call site's directory was found) that
+/// holds a file of its name.
+fn call_site(file: Option<&str>, dirs: &[PathBuf]) -> Option<PathBuf> {
+    let p = PathBuf::from(file?);
+    if p.is_file() {
+        return Some(p);
+    }
+    let name = p.file_name()?;
+    dirs.iter().map(|d| d.join(name)).find(|c| c.is_file())
+}
+
 /// Whether a function defined in `file` can be one the kernel's
 /// translation unit calls: a header (the program includes it), or the
 /// call site's own source file. A function of the same name in another
@@ -465,7 +491,8 @@ impl Front {
                 })
                 .and_then(|n| {
                     let dirs = self.search_dirs(&n, r.kernel.file.as_deref());
-                    let h = cg::find_kernel(&n, &dirs).ok()?;
+                    let at = call_site(r.kernel.file.as_deref(), &dirs);
+                    let h = cg::find_kernel(&n, &dirs, &self.defines, at.as_deref()).ok()?;
                     visible_to(&h.file, r.kernel.file.as_deref()).then_some((n, h))
                 });
             let Some((name, h)) = helper else {

@@ -8,8 +8,9 @@
  * OP_WORK on a global and on a dat, a dat read and written (OP_RW) and one
  * written (OP_WRITE) through a map that reaches each node once, an int
  * read and written (OP_RW) at both ends of the edges, and a constant
- * declared again with a new value, and one of internal linkage (a C++
- * namespace-scope const: its symbol is mangled). Unchanged op_seq.h code: on libop2_opencl / libop2_cuda every
+ * declared again with a new value, one of internal linkage (a C++
+ * namespace-scope const: its symbol is mangled), and the kernels' header's
+ * own constants (a table at file scope, a function's static const). Unchanged op_seq.h code: on libop2_opencl / libop2_cuda every
  * loop runs on the device (tests/tests/opencl_lib.rs, cuda_loops.rs, and
  * the GPU bundle's check.sh). Prints "PASSED (0 wrong values)" or FAILED
  * with the count; exit status 0 only when everything agrees.

@@ -26,13 +26,17 @@ static inline void sums(const double *x, const float *s, const int *k, const dou
   }
 }
 
+/* a constant table of the header's own (file scope: OpenCL C keeps such
+   variables in __constant memory, which the library writes them as) */
+static const double flux_weights[2] = {1.0, 0.5};
+
 /* through a map: both ends' coordinates by a vector argument, increments of
    an SoA double at both ends and of an optional float at the first, the
    edge's index and its second node's (op_arg_idx, direct and through the
    map) written to an int[2] on the edge */
 static inline void flux(const double **x, double *r0, double *r1, float *w, const int *e,
                         const int *n1, int *ids) {
-  double d = x[1][0] - x[0][0] + 0.5 * (x[1][1] - x[0][1]);
+  double d = flux_weights[0] * (x[1][0] - x[0][0]) + flux_weights[1] * (x[1][1] - x[0][1]);
   *r0 += d;
   *r1 -= d;
   if (w) *w += 1.0f;
@@ -42,8 +46,10 @@ static inline void flux(const double **x, double *r0, double *r1, float *w, cons
 
 /* OP_WORK: a global's scratch (3 doubles) and a dat's (1 double) */
 static inline void scratch(const double *x, double *t, double *u, double *y) {
+  /* a function's static constant (OpenCL C has no static locals) */
+  static const double twice = 2.0;
   t[0] = x[0];
-  t[1] = 2.0 * x[1];
+  t[1] = twice * x[1];
   t[2] = t[0] + t[1];
   u[0] = t[2];
   y[0] = u[0] + 1.0;
