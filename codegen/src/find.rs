@@ -187,6 +187,47 @@ fn local_include(line: &str) -> Option<&str> {
     Some(&r[..r.find('"')?])
 }
 
+/// The first file under `dirs` that defines type `name` at file scope
+/// (a `typedef`, `struct`, `union`, `enum` or `using` the kernel's code
+/// needs and a header the program's main file includes before the
+/// kernel's provides), its conditionals decided as for [`find_kernel`]:
+/// that declaration alone.
+pub fn find_type(
+    name: &str,
+    dirs: &[PathBuf],
+    defines: &Defines,
+    call_site: Option<&Path>,
+) -> Result<KernelSource, FindError> {
+    let err = |what: String| FindError {
+        kernel: name.to_string(),
+        what,
+    };
+    for dir in dirs {
+        for f in candidates(dir) {
+            let Ok(text) = std::fs::read_to_string(&f) else {
+                continue;
+            };
+            let code = crate::source::code_only(&text);
+            if crate::source::type_definition(&code, name).is_none() {
+                continue;
+            }
+            let mut pp = call_site
+                .and_then(|c| at_include(c, &f, defines, dirs))
+                .unwrap_or_else(|| Preproc::new(defines));
+            let decided = decide_file(&f, &text, &mut pp, &mut Vec::new()).map_err(err)?;
+            let code = crate::source::code_only(&decided);
+            if let Some(span) = crate::source::type_definition(&code, name) {
+                return Ok(KernelSource {
+                    text: format!("{}\n", &decided[span]),
+                    files: vec![f.canonicalize().unwrap_or_else(|_| f.clone())],
+                    file: f,
+                });
+            }
+        }
+    }
+    Err(err("no type definition found".to_string()))
+}
+
 /// The lines (0-based) of `text` where a definition of `kernel` starts.
 fn defining_lines<'a>(text: &'a str, kernel: &'a str) -> impl Iterator<Item = usize> + 'a {
     let code = crate::source::code_only(text);

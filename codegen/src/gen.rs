@@ -392,9 +392,14 @@ fn map_entry(map: impl fmt::Display, j: impl fmt::Display, e: &str, wide: bool) 
 /// Write the code for `desc` with kernel source `src` and constants.
 /// The kernel's source as the dialect takes it.
 fn kernel_source(dialect: Dialect, src: &str) -> String {
-    match dialect {
+    let k = match dialect {
         Dialect::OpenCl => opencl_storage(&device_source(src)),
         Dialect::Cuda => device_source(src),
+    };
+    if crate::source::mentions_ident(&crate::source::code_only(&k), "op2_std_abs") {
+        crate::source::std_abs_defs(dialect == Dialect::OpenCl) + &k
+    } else {
+        k
     }
 }
 

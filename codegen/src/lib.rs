@@ -32,7 +32,7 @@ pub mod source;
 pub use desc::{
     Access, Arg, Conflicts, Const, ConstValue, DatArg, Dialect, GenError, LoopDesc, MapDesc, Ty,
 };
-pub use find::{find_kernel, FindError, KernelSource};
+pub use find::{find_kernel, find_type, FindError, KernelSource};
 pub use gather::{gather_text, GATHER_ENTRY};
 pub use gen::{
     generate, offsets_need_64_bits, Generated, Group, LaunchParam, Options, Scheme,

@@ -184,15 +184,55 @@ const SYSTEM_HEADERS: [&str; 14] = [
 
 /// C++ standard functions a kernel may call qualified (`std::sqrt`) whose
 /// unqualified names both device dialects provide as built-ins.
-const STD_BUILTINS: [&str; 14] = [
-    "abs", "fabs", "sqrt", "pow", "exp", "log", "sin", "cos", "tan", "floor", "ceil", "fmin",
-    "fmax", "atan2",
+const STD_BUILTINS: [&str; 13] = [
+    "fabs", "sqrt", "pow", "exp", "log", "sin", "cos", "tan", "floor", "ceil", "fmin", "fmax",
+    "atan2",
 ];
 
 /// `std::min` and `std::max` become macros of the generated prelude with
 /// their exact C++ definitions (`std::min(a, b)` is `b < a ? b : a`), so a
 /// kernel parameter named `min` (OP2-Common's min apps) cannot hide them.
-const STD_MACROS: [(&str, &str); 2] = [("min", "op2_std_min"), ("max", "op2_std_max")];
+/// `std::abs` becomes `op2_std_abs`, overloaded as C++'s is
+/// ([`std_abs_defs`]): a device's plain `abs` is `int abs(int)` (OpenCL C
+/// has no other; a C++ compiler that sees only C's would truncate a
+/// `double` without a word).
+const STD_MACROS: [(&str, &str); 3] = [
+    ("min", "op2_std_min"),
+    ("max", "op2_std_max"),
+    ("abs", "op2_std_abs"),
+];
+
+/// `op2_std_abs` for the dialect: C++'s overloads of `std::abs` for `int`,
+/// `long`, `long long`, `float` and `double` (OpenCL C: clang's
+/// `overloadable`, its `long` being C++'s `long long`).
+pub fn std_abs_defs(opencl: bool) -> String {
+    let (attr, types): (&str, &[(&str, &str)]) = if opencl {
+        (
+            "static inline __attribute__((overloadable)) ",
+            &[
+                ("int", "x < 0 ? -x : x"),
+                ("long", "x < 0 ? -x : x"),
+                ("float", "fabs(x)"),
+                ("double", "fabs(x)"),
+            ],
+        )
+    } else {
+        (
+            "static inline ",
+            &[
+                ("int", "x < 0 ? -x : x"),
+                ("long", "x < 0 ? -x : x"),
+                ("long long", "x < 0 ? -x : x"),
+                ("float", "fabsf(x)"),
+                ("double", "fabs(x)"),
+            ],
+        )
+    };
+    types
+        .iter()
+        .map(|(t, e)| format!("{attr}{t} op2_std_abs({t} x) {{ return {e}; }}\n"))
+        .collect()
+}
 
 /// The prelude's definitions of [`STD_MACROS`].
 pub const STD_MACRO_DEFS: &str = "#define op2_std_min(a, b) ((b) < (a) ? (b) : (a))\n\
@@ -594,6 +634,75 @@ pub fn definitions(code: &str, name: &str) -> Vec<usize> {
         .collect()
 }
 
+/// Where `code` (comments and literals blanked) defines type `name` at
+/// file scope: `typedef ... name;`, `struct name { ... };` (or `union`,
+/// `enum`), `using name = ...;`; the declaration's span.
+pub fn type_definition(code: &str, name: &str) -> Option<std::ops::Range<usize>> {
+    let b = code.as_bytes();
+    let (mut depth, mut start, mut i) = (0usize, 0usize, 0usize);
+    let mut line_start = true;
+    while i < b.len() {
+        let c = b[i];
+        if line_start && c == b'#' && depth == 0 {
+            while i < b.len() && !(b[i] == b'\n' && b[i - 1] != b'\\') {
+                i += 1;
+            }
+            start = i;
+            continue;
+        }
+        line_start = c == b'\n' || (line_start && c.is_ascii_whitespace());
+        match c {
+            b'{' => depth += 1,
+            b'}' => {
+                depth = depth.saturating_sub(1);
+                // a function's body ends its definition (no `;` follows)
+                let head = &code[start..i];
+                if depth == 0
+                    && head
+                        .find('(')
+                        .is_some_and(|p| head.find('{').is_some_and(|q| p < q))
+                {
+                    start = i + 1;
+                }
+            }
+            b';' if depth == 0 => {
+                let decl = code[start..i].trim();
+                if declares_type(decl, name) {
+                    let lead = code[start..i].len() - code[start..i].trim_start().len();
+                    return Some(start + lead..i + 1);
+                }
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Does declaration `decl` (no `;`) define type `name`?
+fn declares_type(decl: &str, name: &str) -> bool {
+    let words: Vec<&str> = decl
+        .split(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .collect();
+    match words.first().copied() {
+        Some("typedef") => {
+            // the declarator's name: the last word outside brackets
+            // (`typedef double vec[3];`, `typedef struct { ... } pt;`)
+            let outer = decl.rfind('}').map_or(decl, |k| &decl[k + 1..]);
+            let outer = outer.split('[').next().unwrap_or(outer);
+            let last = outer
+                .split(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
+                .rfind(|w| !w.is_empty());
+            last == Some(name)
+        }
+        Some("struct" | "union" | "enum") => words.get(1) == Some(&name) && decl.contains('{'),
+        Some("using") => words.get(1) == Some(&name) && decl.contains('='),
+        _ => false,
+    }
+}
+
 /// Is `b[i..i + len]` a whole word (no identifier byte on either side)?
 fn whole_word(b: &[u8], i: usize, len: usize) -> bool {
     let e = i + len;
@@ -612,6 +721,24 @@ pub fn mentions_ident(code: &str, name: &str) -> bool {
 #[cfg(test)]
 mod part_tests {
     use super::*;
+
+    #[test]
+    fn type_definitions_at_file_scope() {
+        let src = "#include <math.h>\ntypedef double real;\nstruct pair { double a, b; };\n\
+                   typedef struct { int n; } counter;\ntypedef float vec3[3];\n\
+                   static int f(int x) { return x; }\nusing idx = int;\nstruct fwd;\n\
+                   void g(real *r) { struct pair p = {1, 2}; *r = p.a; }\n";
+        let code = code_only(src);
+        let span = |n: &str| type_definition(&code, n).map(|r| &src[r]);
+        assert_eq!(span("real"), Some("typedef double real;"));
+        assert_eq!(span("pair"), Some("struct pair { double a, b; };"));
+        assert_eq!(span("counter"), Some("typedef struct { int n; } counter;"));
+        assert_eq!(span("vec3"), Some("typedef float vec3[3];"));
+        assert_eq!(span("idx"), Some("using idx = int;"));
+        assert_eq!(span("fwd"), None);
+        assert_eq!(span("f"), None);
+        assert_eq!(span("g"), None);
+    }
 
     #[test]
     fn opencl_takes_constants_of_file_scope_and_no_static_locals() {

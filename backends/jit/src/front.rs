@@ -444,13 +444,22 @@ fn visible_to(file: &std::path::Path, call_site: Option<&str>) -> bool {
         })
 }
 
-/// The `f` of a compiler message "use of undeclared identifier 'f'"
-/// (clang, OpenCL compilers built on it) or `identifier "f" is undefined`
-/// (NVRTC).
+/// The `f` of a compiler message "use of undeclared identifier 'f'" or
+/// "unknown type name 'f'" (clang, OpenCL compilers built on it),
+/// `identifier "f" is undefined` (NVRTC), "'f' was not declared in this
+/// scope" or "'f' does not name a type" (g++: the CUDA emulator's NVRTC).
 fn undeclared(msg: &str) -> Option<String> {
-    let name = if let Some(i) = msg.find("undeclared identifier '") {
-        let rest = &msg[i + 23..];
+    let quoted = ["undeclared identifier '", "unknown type name '"]
+        .iter()
+        .find_map(|p| msg.find(p).map(|i| &msg[i + p.len()..]));
+    let gxx = ["' was not declared in this scope", "' does not name a type"]
+        .iter()
+        .find_map(|p| msg.find(p))
+        .and_then(|i| Some(&msg[msg[..i].rfind('\'')? + 1..i]));
+    let name = if let Some(rest) = quoted {
         &rest[..rest.find('\'')?]
+    } else if let Some(n) = gxx {
+        n
     } else {
         let i = msg.find("\" is undefined")?;
         let start = msg[..i].rfind("identifier \"")? + 12;
@@ -465,8 +474,10 @@ impl Front {
     /// its source does not define ("use of undeclared identifier 'f'":
     /// a helper the program's main file includes before the kernel's
     /// header, as OP2-Common's jac1 does with `maxfun`), the definition of
-    /// `f` is looked for like a kernel's, put before the kernel, and the
-    /// code built again (at most 4 helpers). Returns the text used.
+    /// `f` is looked for like a kernel's (or, for a type the compiler does
+    /// not know, its `typedef`/`struct`/`using` at file scope), put before
+    /// the kernel, and the code built again (at most 4 helpers). Returns
+    /// the text used.
     fn generate_and_build<D: Device>(
         &self,
         dev: &D,
@@ -492,7 +503,15 @@ impl Front {
                 .and_then(|n| {
                     let dirs = self.search_dirs(&n, r.kernel.file.as_deref());
                     let at = call_site(r.kernel.file.as_deref(), &dirs);
-                    let h = cg::find_kernel(&n, &dirs, &self.defines, at.as_deref()).ok()?;
+                    // a function: only what it needs of its file (not the
+                    // rest of a header of the main file's, templates and all)
+                    let h = match cg::find_kernel(&n, &dirs, &self.defines, at.as_deref()) {
+                        Ok(mut h) => {
+                            h.text = cg::source::kernel_part(&h.text, &n).unwrap_or(h.text);
+                            h
+                        }
+                        Err(_) => cg::find_type(&n, &dirs, &self.defines, at.as_deref()).ok()?,
+                    };
                     visible_to(&h.file, r.kernel.file.as_deref()).then_some((n, h))
                 });
             let Some((name, h)) = helper else {
@@ -502,7 +521,7 @@ impl Front {
             // wherever the program's sources are
             let from = h.file.file_name().unwrap_or_default().to_string_lossy();
             text = format!(
-                "// op2-rs: {name}, which the kernel calls (from {from})\n{}\n{text}",
+                "// op2-rs: {name}, which the kernel uses (from {from})\n{}\n{text}",
                 h.text
             );
             added.push(name);
@@ -696,5 +715,17 @@ mod tests {
             Some("maxfun")
         );
         assert_eq!(undeclared("error: expected ';'"), None);
+        assert_eq!(
+            undeclared("error: unknown type name 'real'").as_deref(),
+            Some("real")
+        );
+        assert_eq!(
+            undeclared("error: 'real' does not name a type").as_deref(),
+            Some("real")
+        );
+        assert_eq!(
+            undeclared("op2.cu:3:9: error: 'dot2' was not declared in this scope").as_deref(),
+            Some("dot2")
+        );
     }
 }

@@ -165,7 +165,7 @@ int main(int argc, char **argv) {
                 op_arg_dat(dy, -1, OP_ID, 1, "double", OP_WRITE));
     op_fetch_data(dy, y.data());
     bad = 0;
-    for (int i = 0; i < n; i++) bad += y[i] != (x[2 * i] + 2.0 * x[2 * i + 1]) + 1.0;
+    for (int i = 0; i < n; i++) bad += y[i] != std::fabs(x[2 * i] + 2.0 * x[2 * i + 1]) + 1.0;
     expect(bad == 0, "scratch: y", rep);
 
     /* pin: through the ends' map, z read and written (OP_RW), tag written

@@ -44,14 +44,15 @@ static inline void flux(const double **x, double *r0, double *r1, float *w, cons
   ids[1] = *n1;
 }
 
-/* OP_WORK: a global's scratch (3 doubles) and a dat's (1 double) */
+/* OP_WORK: a global's scratch (3 doubles) and a dat's (1 double); y is
+   |x0 + 2 x1| + 1 */
 static inline void scratch(const double *x, double *t, double *u, double *y) {
   /* a function's static constant (OpenCL C has no static locals) */
   static const double twice = 2.0;
   t[0] = x[0];
   t[1] = twice * x[1];
   t[2] = t[0] + t[1];
-  u[0] = t[2];
+  u[0] = std::abs(t[2]); /* C++'s double overload, not C's int abs */
   y[0] = u[0] + 1.0;
 }
 

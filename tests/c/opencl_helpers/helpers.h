@@ -3,4 +3,6 @@
 #ifndef HELPER_PREFIX
 #define HELPER_PREFIX
 #endif
+/* a type the kernel's header uses and does not define */
+typedef double helper_real;
 static inline HELPER_PREFIX double biggest(double a, double b) { return a > b ? a : b; }

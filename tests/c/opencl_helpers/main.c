@@ -1,7 +1,8 @@
 /*
  * opencl_helpers -- two things OP2-Common's apps do that device code must
- * follow (tests/tests/opencl_lib.rs): a kernel calls a helper its header
- * does not define (helpers.h, included by this file before kernels.h), and
+ * follow (tests/tests/opencl_lib.rs): a kernel calls a helper and uses a
+ * type its header does not define (helpers.h, included by this file
+ * before kernels.h), and
  * a kernel increments a direct OP_INC argument and then reads it. Checked
  * against a plain C loop; prints PASSED or FAILED. Then u is printed to
  * u.txt and fetched: the device copy comes back once.
