@@ -393,7 +393,7 @@ fn map_entry(map: impl fmt::Display, j: impl fmt::Display, e: &str, wide: bool) 
 /// The kernel's source as the dialect takes it.
 fn kernel_source(dialect: Dialect, src: &str) -> String {
     let k = match dialect {
-        Dialect::OpenCl => opencl_storage(&device_source(src)),
+        Dialect::OpenCl => opencl_storage(&crate::source::opencl_identifiers(&device_source(src))),
         Dialect::Cuda => device_source(src),
     };
     if crate::source::mentions_ident(&crate::source::code_only(&k), "op2_std_abs") {
@@ -1029,7 +1029,12 @@ impl Gen<'_> {
         for (r, t) in &tracked {
             self.line(depth, &format!("const {t} p{r} = r{r}[0];"));
         }
-        self.line(depth, &format!("{}({});", desc.kernel, call.join(", ")));
+        // (renamed as the kernel's source was, should OpenCL reserve it)
+        let name = match self.o.dialect {
+            Dialect::OpenCl => crate::source::opencl_identifiers(&desc.kernel),
+            Dialect::Cuda => desc.kernel.clone(),
+        };
+        self.line(depth, &format!("{name}({});", call.join(", ")));
         for r in restore {
             self.line(depth, &r);
         }

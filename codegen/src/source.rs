@@ -289,6 +289,68 @@ pub fn device_source(src: &str) -> String {
     out
 }
 
+/// Words OpenCL C reserves that C and C++ leave to programs (address
+/// spaces and access qualifiers without their underscores, `half`,
+/// `complex`, vector and image types): a kernel's `double local` or
+/// `half` would not compile as OpenCL C.
+fn opencl_reserved(w: &str) -> bool {
+    const WORDS: [&str; 19] = [
+        "global",
+        "local",
+        "constant",
+        "private",
+        "generic",
+        "kernel",
+        "read_only",
+        "write_only",
+        "read_write",
+        "uniform",
+        "pipe",
+        "half",
+        "complex",
+        "imaginary",
+        "image1d_t",
+        "image2d_t",
+        "image3d_t",
+        "sampler_t",
+        "event_t",
+    ];
+    const SCALARS: [&str; 11] = [
+        "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double",
+        "half",
+    ];
+    WORDS.contains(&w)
+        || SCALARS.iter().any(|t| {
+            w.strip_prefix(t)
+                .is_some_and(|n| matches!(n, "2" | "3" | "4" | "8" | "16"))
+        })
+}
+
+/// The kernel's identifiers that OpenCL C reserves ([`opencl_reserved`])
+/// renamed `op2_<word>`, wherever the code (not its comments and strings)
+/// has them.
+pub fn opencl_identifiers(src: &str) -> String {
+    let code = code_only(src);
+    let b = code.as_bytes();
+    let mut out = String::with_capacity(src.len());
+    let (mut at, mut i) = (0, 0);
+    while i < b.len() {
+        if is_ident_byte(b[i]) && (i == 0 || !is_ident_byte(b[i - 1])) {
+            let n = b[i..].iter().take_while(|c| is_ident_byte(**c)).count();
+            if !b[i].is_ascii_digit() && opencl_reserved(&code[i..i + n]) {
+                out.push_str(&src[at..i]);
+                out.push_str("op2_");
+                at = i;
+            }
+            i += n;
+        } else {
+            i += 1;
+        }
+    }
+    out.push_str(&src[at..]);
+    out
+}
+
 /// OpenCL C 1.2's storage rules applied to the kernel's source (C and C++
 /// allow what it does not): a constant of file scope with its initializer
 /// (`static const double w = 0.5;`, `const double c[2] = {...};`) becomes
@@ -721,6 +783,17 @@ pub fn mentions_ident(code: &str, name: &str) -> bool {
 #[cfg(test)]
 mod part_tests {
     use super::*;
+
+    #[test]
+    fn words_opencl_reserves_are_renamed_in_code_only() {
+        let src = "double local = 1, half = 0.5; /* local */ float2 v; int float22;\n\
+                   const char *s = \"global\"; uint n; kernel(global, x_local);\n";
+        assert_eq!(
+            opencl_identifiers(src),
+            "double op2_local = 1, op2_half = 0.5; /* local */ op2_float2 v; int float22;\n\
+             const char *s = \"global\"; uint n; op2_kernel(op2_global, x_local);\n"
+        );
+    }
 
     #[test]
     fn type_definitions_at_file_scope() {
