@@ -41,6 +41,14 @@ impl Why {
     /// Why a kernel that needs what depends on it cannot be written.
     pub fn message(&self) -> String {
         let m = &self.name;
+        if m.starts_with('(') {
+            // not a macro: a condition this reading cannot evaluate
+            return format!(
+                "its source has a conditional the library cannot evaluate {m} ({}): the \
+                 device code would not follow the program's build",
+                self.at
+            );
+        }
         format!(
             "its source tests macro {m} ({}), which the program's build may set (a -D flag, or \
              a #define in a file not read here): give its value in OP2_RS_DEFINES (-D{m}, \
@@ -829,7 +837,7 @@ impl Expr<'_> {
 pub fn unknown_in(text: &str) -> Option<Why> {
     text.lines().find_map(|l| {
         let r = &l[l.find(LEFT_OUT)? + LEFT_OUT.len()..];
-        let (name, at) = r.split_once(" (")?;
+        let (name, at) = r.rsplit_once(" (")?;
         Some(Why {
             name: name.to_string(),
             at: at.strip_suffix(')').unwrap_or(at).to_string(),
@@ -976,7 +984,14 @@ mod tests {
         let out = run("#if F(2)\nx();\n#endif\n", "-DF(x)=x").unwrap_err();
         assert!(out.contains("'-DF(x)=x'"), "{out}");
         let out = run("#if 'a' == 97\nx();\n#endif\n", "").unwrap();
-        assert!(unknown_in(&out).unwrap().name.starts_with("(#if"));
+        let w = unknown_in(&out).unwrap();
+        assert!(w.name.starts_with("(#if"), "{w:?}");
+        assert!(
+            w.message()
+                .starts_with("its source has a conditional the library cannot evaluate (#if"),
+            "{}",
+            w.message()
+        );
     }
 
     #[test]

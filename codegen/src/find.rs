@@ -82,6 +82,14 @@ fn candidates(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// The readable candidate files under `dirs`, in search order, with
+/// their text.
+fn files_in(dirs: &[PathBuf]) -> impl Iterator<Item = (PathBuf, String)> + '_ {
+    dirs.iter()
+        .flat_map(|d| candidates(d))
+        .filter_map(|f| std::fs::read_to_string(&f).ok().map(|t| (f, t)))
+}
+
 /// The first file under `dirs` that defines `kernel` as the program's
 /// build compiled it, with its local includes inlined and its
 /// conditionals decided ([`crate::cpp`]) with `defines`
@@ -100,69 +108,64 @@ pub fn find_kernel(
         kernel: kernel.to_string(),
         what,
     };
-    for dir in dirs {
-        for f in candidates(dir) {
-            let Ok(text) = std::fs::read_to_string(&f) else {
-                continue;
-            };
-            if kernel_params(&text, kernel).is_none() {
-                continue;
-            }
-            let mut files = Vec::new();
-            let is_source = f
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| SOURCES.contains(&e));
-            let mut pp = match call_site {
-                Some(c) if !is_source => at_include(c, &f, defines, dirs),
-                _ => None,
-            }
-            .unwrap_or_else(|| Preproc::new(defines));
-            let before = pp.clone();
-            let mut top = Vec::new();
-            let decided = if is_source {
-                // a program's own source file: its includes are not read
-                files.push(f.canonicalize().unwrap_or_else(|_| f.clone()));
-                decide_file(&f, &text, &mut pp, &mut top).map_err(err)?
-            } else {
-                let mut inc = Includes {
-                    dirs,
-                    seen: &mut files,
-                    pp: &mut pp,
-                    top: &mut top,
-                };
-                inc.inline(&f, &text, 0).map_err(err)?
-            };
-            if kernel_params(&decided, kernel).is_none() {
-                // every definition in a branch not taken (another file may
-                // hold the build's), or in one that depends on an unknown macro
-                match defining_lines(&text, kernel).find_map(|l| match top.get(l) {
-                    Some(Line::LeftOut(w)) => Some(w.clone()),
-                    _ => None,
-                }) {
-                    Some(w) => return Err(err(w.message())),
-                    None => continue,
-                }
-            }
-            // what the device needs: the kernel, the functions it calls
-            // and the #define lines, none of it depending on unknown macros
-            let part = crate::source::kernel_part(&decided, kernel).unwrap_or_default();
-            let code = crate::source::code_only(&part);
-            if let Some(w) = cpp::unknown_in(&part).or_else(|| {
-                pp.unknown_macros()
-                    .into_iter()
-                    .find(|(m, _)| crate::source::mentions_ident(&code, m))
-                    .map(|(_, w)| w)
-            }) {
-                return Err(err(w.message()));
-            }
-            let text = if is_source { part } else { decided };
-            return Ok(KernelSource {
-                file: f,
-                text: with_prelude(&before, text),
-                files,
-            });
+    for (f, text) in files_in(dirs) {
+        if kernel_params(&text, kernel).is_none() {
+            continue;
         }
+        let mut files = Vec::new();
+        let is_source = f
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| SOURCES.contains(&e));
+        let mut pp = match call_site {
+            Some(c) if !is_source => at_include(c, &f, defines, dirs),
+            _ => None,
+        }
+        .unwrap_or_else(|| Preproc::new(defines));
+        let before = pp.clone();
+        let mut top = Vec::new();
+        let decided = if is_source {
+            // a program's own source file: its includes are not read
+            files.push(f.canonicalize().unwrap_or_else(|_| f.clone()));
+            decide_file(&f, &text, &mut pp, &mut top).map_err(err)?
+        } else {
+            let mut inc = Includes {
+                dirs,
+                seen: &mut files,
+                pp: &mut pp,
+                top: &mut top,
+            };
+            inc.inline(&f, &text, 0).map_err(err)?
+        };
+        if kernel_params(&decided, kernel).is_none() {
+            // every definition in a branch not taken (another file may
+            // hold the build's), or in one that depends on an unknown macro
+            match defining_lines(&text, kernel).find_map(|l| match top.get(l) {
+                Some(Line::LeftOut(w)) => Some(w.clone()),
+                _ => None,
+            }) {
+                Some(w) => return Err(err(w.message())),
+                None => continue,
+            }
+        }
+        // what the device needs: the kernel, the functions it calls
+        // and the #define lines, none of it depending on unknown macros
+        let part = crate::source::kernel_part(&decided, kernel).unwrap_or_default();
+        let code = crate::source::code_only(&part);
+        if let Some(w) = cpp::unknown_in(&part).or_else(|| {
+            pp.unknown_macros()
+                .into_iter()
+                .find(|(m, _)| crate::source::mentions_ident(&code, m))
+                .map(|(_, w)| w)
+        }) {
+            return Err(err(w.message()));
+        }
+        let text = if is_source { part } else { decided };
+        return Ok(KernelSource {
+            file: f,
+            text: with_prelude(&before, text),
+            files,
+        });
     }
     let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
     Err(err(format!(
@@ -202,27 +205,22 @@ pub fn find_type(
         kernel: name.to_string(),
         what,
     };
-    for dir in dirs {
-        for f in candidates(dir) {
-            let Ok(text) = std::fs::read_to_string(&f) else {
-                continue;
-            };
-            let code = crate::source::code_only(&text);
-            if crate::source::type_definition(&code, name).is_none() {
-                continue;
-            }
-            let mut pp = call_site
-                .and_then(|c| at_include(c, &f, defines, dirs))
-                .unwrap_or_else(|| Preproc::new(defines));
-            let decided = decide_file(&f, &text, &mut pp, &mut Vec::new()).map_err(err)?;
-            let code = crate::source::code_only(&decided);
-            if let Some(span) = crate::source::type_definition(&code, name) {
-                return Ok(KernelSource {
-                    text: format!("{}\n", &decided[span]),
-                    files: vec![f.canonicalize().unwrap_or_else(|_| f.clone())],
-                    file: f,
-                });
-            }
+    for (f, text) in files_in(dirs) {
+        let code = crate::source::code_only(&text);
+        if crate::source::type_definition(&code, name).is_none() {
+            continue;
+        }
+        let mut pp = call_site
+            .and_then(|c| at_include(c, &f, defines, dirs))
+            .unwrap_or_else(|| Preproc::new(defines));
+        let decided = decide_file(&f, &text, &mut pp, &mut Vec::new()).map_err(err)?;
+        let code = crate::source::code_only(&decided);
+        if let Some(span) = crate::source::type_definition(&code, name) {
+            return Ok(KernelSource {
+                text: format!("{}\n", &decided[span]),
+                files: vec![f.canonicalize().unwrap_or_else(|_| f.clone())],
+                file: f,
+            });
         }
     }
     Err(err("no type definition found".to_string()))
