@@ -28,7 +28,8 @@
 //!   definition, or a function it calls, lies in such a branch, or whose
 //!   code uses such a macro, cannot be written for the device.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
 
 /// Where an unknown macro was tested: its name and file:line.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -71,16 +72,44 @@ pub enum Macro {
     Unknown(Why),
 }
 
-/// Macros by name, as `OP2_RS_DEFINES` gives them.
+/// Macros by name, as `OP2_RS_DEFINES` gives them, or as the program's
+/// build had them at a point of its sources ([`Defines::from_build`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Defines(HashMap<String, Macro>);
+pub struct Defines {
+    macros: HashMap<String, Macro>,
+    /// The `#define` lines of the macros defined, by name.
+    texts: HashMap<String, String>,
+    /// Every macro of the build is known: a name not given is not defined
+    /// (but those in `open`).
+    complete: bool,
+    /// Names a complete set leaves to the text read: the build defines
+    /// them after this point, in files the text may or may not bring.
+    open: HashSet<String>,
+}
+
+/// A macro as the program's build had it ([`Defines::from_build`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuildMacro {
+    /// Defined: its definition as the debug information gives it
+    /// (`NAME VALUE`, `NAME(ARGS) BODY`).
+    Defined(String),
+    /// Undefined (`-UNAME`, `#undef NAME`).
+    Undefined,
+    /// Defined or undefined by a system header: it describes the host's
+    /// compiler and C library, and a device compiler has its own (M_PI,
+    /// INFINITY, NULL): a conditional on it stays for the device compiler.
+    System,
+    /// Defined later in the sources (after this point): the text read
+    /// says whether it is defined there.
+    Later,
+}
 
 impl Defines {
     /// `-DNAME`, `-DNAME=VALUE`, `-D NAME`, `-UNAME`, separated by blanks
     /// (`-DNAME` alone defines it as `1`, as compilers do). A word that is
     /// none of these is an error naming it.
     pub fn parse(spec: &str) -> Result<Defines, String> {
-        let mut out = HashMap::new();
+        let mut out = Defines::default();
         let mut words = spec.split_whitespace();
         while let Some(w) = words.next() {
             let (define, rest) = if let Some(r) = w.strip_prefix("-D") {
@@ -103,19 +132,89 @@ impl Defines {
             if !crate::desc::is_ident(name) {
                 return Err(format!("'{w}': '{name}' is not a macro name"));
             }
-            let m = if define {
-                Macro::Defined(Some(value))
+            if define {
+                out.texts
+                    .insert(name.to_string(), format!("#define {name} {value}"));
+                out.macros
+                    .insert(name.to_string(), Macro::Defined(Some(value)));
             } else {
-                Macro::Undefined
-            };
-            out.insert(name.to_string(), m);
+                out.texts.remove(name);
+                out.macros.insert(name.to_string(), Macro::Undefined);
+            }
         }
-        Ok(Defines(out))
+        Ok(out)
+    }
+
+    /// The macros of the program's build at a point of its sources, read
+    /// from its debug information (`-g3`): every macro is known there, so
+    /// a name not given is not defined, but those marked
+    /// [`BuildMacro::Later`]. Names reserved to the implementation
+    /// (`__GNUC__`) are left out: they describe the host's compiler.
+    pub fn from_build(macros: impl IntoIterator<Item = (String, BuildMacro)>) -> Defines {
+        let mut out = Defines {
+            complete: true,
+            ..Defines::default()
+        };
+        for (name, m) in macros {
+            if reserved(&name) || !crate::desc::is_ident(&name) {
+                continue;
+            }
+            let m = match m {
+                BuildMacro::Defined(def) => {
+                    let body = def.get(name.len()..).unwrap_or("");
+                    out.texts.insert(
+                        name.clone(),
+                        format!("#define {def}").trim_end().to_string(),
+                    );
+                    if body.starts_with('(') {
+                        Macro::Defined(None)
+                    } else {
+                        Macro::Defined(Some(body.trim().to_string()))
+                    }
+                }
+                BuildMacro::Undefined => Macro::Undefined,
+                BuildMacro::System => Macro::Device,
+                BuildMacro::Later => {
+                    out.open.insert(name);
+                    continue;
+                }
+            };
+            out.macros.insert(name, m);
+        }
+        out
+    }
+
+    /// These macros, with `user`'s (`OP2_RS_DEFINES`) in place of theirs.
+    pub fn overridden_by(mut self, user: &Defines) -> Defines {
+        for (n, m) in &user.macros {
+            self.open.remove(n);
+            self.macros.insert(n.clone(), m.clone());
+            match user.texts.get(n) {
+                Some(t) => self.texts.insert(n.clone(), t.clone()),
+                None => self.texts.remove(n),
+            };
+        }
+        self
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.macros.is_empty() && self.open.is_empty() && !self.complete
     }
+
+    /// Whether every macro of the build is known ([`Defines::from_build`]).
+    pub fn is_complete(&self) -> bool {
+        self.complete
+    }
+}
+
+/// The macros of the program's build at points of its sources, where its
+/// debug information records them (`-g3`).
+pub trait BuildMacros {
+    /// The macros in effect where the build read `file`: a source file
+    /// (the unit's main file) at its line `line` (1-based), a header at
+    /// its first `#include` (in `call_site`'s unit when that includes it).
+    /// `None`: not recorded.
+    fn at(&self, file: &Path, line: usize, call_site: Option<&Path>) -> Option<Defines>;
 }
 
 /// What to do with a line of the source.
@@ -156,6 +255,10 @@ pub struct Preproc {
     cont: Option<Cont>,
     /// The `#define` lines as written, of the macros defined here.
     texts: HashMap<String, String>,
+    /// The build's macros are all known ([`Defines::from_build`]): a name
+    /// neither given nor defined here is not defined, but those in `open`.
+    complete: bool,
+    open: HashSet<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -186,19 +289,13 @@ fn reserved(name: &str) -> bool {
 
 impl Preproc {
     pub fn new(given: &Defines) -> Preproc {
-        let texts = given
-            .0
-            .iter()
-            .filter_map(|(n, m)| match m {
-                Macro::Defined(Some(v)) => Some((n.clone(), format!("#define {n} {v}"))),
-                _ => None,
-            })
-            .collect();
         Preproc {
-            macros: given.0.clone(),
+            macros: given.macros.clone(),
             stack: Vec::new(),
             cont: None,
-            texts,
+            texts: given.texts.clone(),
+            complete: given.complete,
+            open: given.open.clone(),
         }
     }
 
@@ -499,7 +596,11 @@ impl Preproc {
         if reserved(name) {
             return Some(Macro::Device);
         }
-        self.macros.get(name).cloned()
+        match self.macros.get(name) {
+            Some(m) => Some(m.clone()),
+            None if self.complete && !self.open.contains(name) => Some(Macro::Undefined),
+            None => None,
+        }
     }
 
     /// The macros a branch left out may have defined, each with the

@@ -12,7 +12,7 @@
 //! executable's debug information names the application's source
 //! directory when it was built with `-g`).
 
-use crate::cpp::{self, Defines, Line, Preproc};
+use crate::cpp::{self, BuildMacros, Defines, Line, Preproc};
 use crate::source::kernel_params;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -93,16 +93,19 @@ fn files_in(dirs: &[PathBuf]) -> impl Iterator<Item = (PathBuf, String)> + '_ {
 /// The first file under `dirs` that defines `kernel` as the program's
 /// build compiled it, with its local includes inlined and its
 /// conditionals decided ([`crate::cpp`]) with `defines`
-/// (`OP2_RS_DEFINES`) and, for a header the loop's source file
-/// `call_site` includes, the macros defined before that `#include`. A
-/// file whose definitions of `kernel` all lie in branches not taken is
-/// passed over; one whose definition, or the code it needs, depends on a
-/// macro of unknown value is an error naming the macro.
+/// (`OP2_RS_DEFINES`) and the macros in effect where the build read the
+/// file: those `build` gives (the program's debug information, `-g3`),
+/// else, for a header the loop's source file `call_site` includes, the
+/// macros defined before that `#include`. A file whose definitions of
+/// `kernel` all lie in branches not taken is passed over; one whose
+/// definition, or the code it needs, depends on a macro of unknown value
+/// is an error naming the macro.
 pub fn find_kernel(
     kernel: &str,
     dirs: &[PathBuf],
     defines: &Defines,
     call_site: Option<&Path>,
+    build: Option<&dyn BuildMacros>,
 ) -> Result<KernelSource, FindError> {
     let err = |what: String| FindError {
         kernel: kernel.to_string(),
@@ -117,11 +120,12 @@ pub fn find_kernel(
             .extension()
             .and_then(|e| e.to_str())
             .is_some_and(|e| SOURCES.contains(&e));
-        let mut pp = match call_site {
-            Some(c) if !is_source => at_include(c, &f, defines, dirs),
-            _ => None,
-        }
-        .unwrap_or_else(|| Preproc::new(defines));
+        let line = if is_source {
+            defining_lines(&text, kernel).next().map_or(1, |l| l + 1)
+        } else {
+            0
+        };
+        let mut pp = start(&f, line, is_source, defines, call_site, dirs, build);
         let before = pp.clone();
         let mut top = Vec::new();
         let decided = if is_source {
@@ -200,6 +204,7 @@ pub fn find_type(
     dirs: &[PathBuf],
     defines: &Defines,
     call_site: Option<&Path>,
+    build: Option<&dyn BuildMacros>,
 ) -> Result<KernelSource, FindError> {
     let err = |what: String| FindError {
         kernel: name.to_string(),
@@ -210,9 +215,11 @@ pub fn find_type(
         if crate::source::type_definition(&code, name).is_none() {
             continue;
         }
-        let mut pp = call_site
-            .and_then(|c| at_include(c, &f, defines, dirs))
-            .unwrap_or_else(|| Preproc::new(defines));
+        let is_source = f
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| SOURCES.contains(&e));
+        let mut pp = start(&f, 1, is_source, defines, call_site, dirs, build);
         let decided = decide_file(&f, &text, &mut pp, &mut Vec::new()).map_err(err)?;
         let code = crate::source::code_only(&decided);
         if let Some(span) = crate::source::type_definition(&code, name) {
@@ -256,6 +263,30 @@ fn with_prelude(before: &Preproc, text: String) -> String {
     } else {
         format!("// op2-rs: macros defined before the kernel's source\n{used}{text}")
     }
+}
+
+/// The conditionals' state where the build began to read `file` (a
+/// header: at its `#include`), or, for a source file, at its line `line`:
+/// the build's own macros there when `build` records them, with
+/// `defines` over them; else `defines` and, for a header `call_site`
+/// includes, the macros its text defines before the `#include`.
+fn start(
+    file: &Path,
+    line: usize,
+    is_source: bool,
+    defines: &Defines,
+    call_site: Option<&Path>,
+    dirs: &[PathBuf],
+    build: Option<&dyn BuildMacros>,
+) -> Preproc {
+    if let Some(b) = build.and_then(|b| b.at(file, line, call_site)) {
+        return Preproc::new(&b.overridden_by(defines));
+    }
+    match call_site {
+        Some(c) if !is_source => at_include(c, file, defines, dirs),
+        _ => None,
+    }
+    .unwrap_or_else(|| Preproc::new(defines))
 }
 
 /// The macros at the point where `call_site` (the loop's source file)
@@ -455,7 +486,14 @@ mod tests {
             "#include \"kern.h\"\nint main() { double a[1]; kern(a); }\n",
         )
         .unwrap();
-        let k = find_kernel("kern", std::slice::from_ref(&d), &Defines::default(), None).unwrap();
+        let k = find_kernel(
+            "kern",
+            std::slice::from_ref(&d),
+            &Defines::default(),
+            None,
+            None,
+        )
+        .unwrap();
         assert_eq!(k.file, d.join("kern.h"));
         assert_eq!(k.files.len(), 3, "{:?}", k.files);
         assert!(k.text.contains("#define TWICE(v)"));
@@ -481,15 +519,22 @@ mod tests {
         std::fs::write(d.join("a.cpp"), "void k(int *x) { *x = 1; }\n").unwrap();
         std::fs::write(d.join("z.h"), "void k(int *x) { *x = 2; }\n").unwrap();
         assert_eq!(
-            find_kernel("k", std::slice::from_ref(&d), &Defines::default(), None)
-                .unwrap()
-                .file,
+            find_kernel(
+                "k",
+                std::slice::from_ref(&d),
+                &Defines::default(),
+                None,
+                None
+            )
+            .unwrap()
+            .file,
             d.join("z.h")
         );
         let e = find_kernel(
             "missing",
             std::slice::from_ref(&d),
             &Defines::default(),
+            None,
             None,
         )
         .unwrap_err()
@@ -506,9 +551,15 @@ mod tests {
             "#include \"nowhere.h\"\nvoid q(int *x) { *x = 3; }\n",
         )
         .unwrap();
-        let e = find_kernel("q", std::slice::from_ref(&d), &Defines::default(), None)
-            .unwrap_err()
-            .to_string();
+        let e = find_kernel(
+            "q",
+            std::slice::from_ref(&d),
+            &Defines::default(),
+            None,
+            None,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(
             e.starts_with("kernel q: ") && e.contains("includes \"nowhere.h\", not found"),
             "{e}"
@@ -544,7 +595,7 @@ mod tests {
         .unwrap();
         let none = Defines::default();
         let dirs = std::slice::from_ref(&d);
-        let k = find_kernel("kern", dirs, &none, Some(&main)).unwrap();
+        let k = find_kernel("kern", dirs, &none, Some(&main), None).unwrap();
         // FAST's branch, NDIM from config.h defined before it (the device
         // code uses it), TAG unused; USE_MPI's branch left out, unneeded
         assert!(
@@ -561,7 +612,7 @@ mod tests {
             k.text
         );
         // without the call site: FAST is unknown, and the kernel is in its branches
-        let e = find_kernel("kern", dirs, &none, None).unwrap_err();
+        let e = find_kernel("kern", dirs, &none, None, None).unwrap_err();
         assert!(
             e.to_string()
                 .starts_with("kernel kern: its source tests macro FAST (kern.h:1), which"),
@@ -569,14 +620,14 @@ mod tests {
         );
         // the user's macros decide it then
         let given = Defines::parse("-UFAST -DNDIM=2").unwrap();
-        let k = find_kernel("kern", dirs, &given, None).unwrap();
+        let k = find_kernel("kern", dirs, &given, None, None).unwrap();
         assert!(
             k.text.contains("#define NDIM 2\n") && k.text.contains("-NDIM"),
             "{}",
             k.text
         );
         // a body that follows a macro no file defines
-        let e = find_kernel("mode", dirs, &none, Some(&main)).unwrap_err();
+        let e = find_kernel("mode", dirs, &none, Some(&main), None).unwrap_err();
         assert!(
             e.to_string().contains("tests macro LEVEL (kern.h:10)"),
             "{e}"
@@ -586,6 +637,7 @@ mod tests {
             dirs,
             &Defines::parse("-DLEVEL=2").unwrap(),
             Some(&main),
+            None,
         );
         assert!(k.unwrap().text.contains("  a[0] = 1;"));
         // a definition only in a branch not taken: another file's is used
@@ -594,7 +646,14 @@ mod tests {
             "#if 0\nvoid mode(double *a) { a[0] = 9; }\n#endif\n",
         )
         .unwrap();
-        let k = find_kernel("mode", dirs, &Defines::parse("-DLEVEL=0").unwrap(), None).unwrap();
+        let k = find_kernel(
+            "mode",
+            dirs,
+            &Defines::parse("-DLEVEL=0").unwrap(),
+            None,
+            None,
+        )
+        .unwrap();
         assert_eq!(k.file, d.join("kern.h"));
         // a kernel in a source file: its own conditionals decide it
         std::fs::write(
@@ -603,7 +662,7 @@ mod tests {
              void solo(double *a) { a[0] = 1; }\n#endif\nint main(void) { return 0; }\n",
         )
         .unwrap();
-        let k = find_kernel("solo", dirs, &none, None).unwrap();
+        let k = find_kernel("solo", dirs, &none, None, None).unwrap();
         assert!(
             k.text.contains("a[0] = 2;") && !k.text.contains("a[0] = 1;"),
             "{}",

@@ -79,6 +79,7 @@ pub fn airfoil(dir: &std::path::Path, conflicts: Conflicts) -> std::io::Result<V
                     &[dir.to_path_buf()],
                     &Default::default(),
                     None,
+                    None,
                 )
                 .map_err(|e| std::io::Error::new(std::io::ErrorKind::NotFound, e.to_string()))?
                 .text,

@@ -865,7 +865,7 @@ fn types_parse_as_op2_writes_them() {
 fn kernels_are_found_in_the_examples_with_their_helpers() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let dirs = [root.join("c-examples/jac"), root.join("c-examples/airfoil")];
-    let k = find_kernel("res_calc", &dirs, &Default::default(), None).unwrap();
+    let k = find_kernel("res_calc", &dirs, &Default::default(), None, None).unwrap();
     assert_eq!(k.file, root.join("c-examples/airfoil/res_calc.h"));
     assert!(
         k.text.contains("inline void res_calc_state("),
@@ -873,12 +873,12 @@ fn kernels_are_found_in_the_examples_with_their_helpers() {
     );
     // jac's kernels come first from its own directory
     assert_eq!(
-        find_kernel("res", &dirs, &Default::default(), None)
+        find_kernel("res", &dirs, &Default::default(), None, None)
             .unwrap()
             .file,
         root.join("c-examples/jac/res.h")
     );
-    let e = find_kernel("no_such_kernel", &dirs, &Default::default(), None).unwrap_err();
+    let e = find_kernel("no_such_kernel", &dirs, &Default::default(), None, None).unwrap_err();
     assert_eq!(e.kernel, "no_such_kernel");
 }
 

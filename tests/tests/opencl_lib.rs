@@ -870,3 +870,34 @@ fn kernels_conditionals_are_decided_as_the_build_decided_them() {
         r.stderr
     );
 }
+
+/// The same program built with `-g3` and another default replaced on the
+/// build line (`-DBUILD_MODE=4 -DWEIGHT=0.25`): the library reads the
+/// build's macros from the debug information, where the build read
+/// kernels.h, so every loop runs on the device with the build's branches
+/// and values and no OP2_RS_DEFINES (the program checks each value against
+/// the host's kernels, which took WEIGHT=0.25, not the header's default);
+/// OP2_RS_DEFINES still comes first.
+#[test]
+fn a_g3_builds_macros_are_read_from_its_debug_information() {
+    let exe = build_once(
+        &Program::new(
+            "ocl_conditionals_g3",
+            Lang::C99,
+            &["tests/c/conditionals/main.c"],
+        )
+        .lib("op2_opencl")
+        .include("tests/c/conditionals")
+        .define("BUILD_MODE=4")
+        .define("WEIGHT=0.25")
+        .flag("-g3"),
+    );
+    let r = run_with(&exe, &[], &[("OP2_RS_DEVICE_STATS", "1")]);
+    assert_passed(&r, "conditionals -g3");
+    all_on_device(&r, 3);
+    assert!(!r.stdout.contains("runs on the host"), "{}", r.stdout);
+    let r = run_with(&exe, &[], &[("OP2_RS_DEFINES", "-DBUILD_MODE=5")]);
+    assert_eq!(r.status, Some(1), "{}", r.stdout);
+    assert!(r.stdout.contains("wrong: mode, 299 values"), "{}", r.stdout);
+    assert!(!r.stdout.contains("wrong: scale"), "{}", r.stdout);
+}

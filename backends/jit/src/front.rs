@@ -150,9 +150,10 @@ pub struct Front {
     defines: cg::cpp::Defines,
     /// `OP2_RS_DUMP_CUDA`.
     dump_cuda: Option<PathBuf>,
-    /// Where the executable's debug information says functions are
-    /// declared (read the first time a kernel is looked for).
-    decl_files: std::sync::OnceLock<crate::debuginfo::DeclFiles>,
+    /// What the executable's debug information says: where functions are
+    /// declared, the build's macros (read the first time a kernel is
+    /// looked for).
+    debug_info: std::sync::OnceLock<crate::debuginfo::DebugInfo>,
     /// The program's variables by address (constants declared without a
     /// name), read the first time one is needed.
     var_names: std::sync::OnceLock<crate::symbols::Names>,
@@ -225,7 +226,7 @@ impl Front {
             kernel_path: cg::find::split_path(&var("OP2_RS_KERNEL_PATH").unwrap_or_default()),
             defines,
             dump_cuda: var("OP2_RS_DUMP_CUDA").map(PathBuf::from),
-            decl_files: std::sync::OnceLock::new(),
+            debug_info: std::sync::OnceLock::new(),
             var_names: std::sync::OnceLock::new(),
             sources: Mutex::new(HashMap::new()),
         })
@@ -253,11 +254,7 @@ impl Front {
     fn search_dirs(&self, kernel: &str, file: Option<&str>) -> Vec<PathBuf> {
         let mut dirs = self.kernel_path.clone();
         let exe = std::env::current_exe().ok();
-        let declared = self.decl_files.get_or_init(|| {
-            exe.as_deref()
-                .map(crate::debuginfo::decl_files)
-                .unwrap_or_default()
-        });
+        let declared = &self.debug_info().decl_files;
         if let Some(dir) = declared.get(kernel).and_then(|f| f.parent()) {
             dirs.push(dir.to_path_buf());
         }
@@ -289,6 +286,22 @@ impl Front {
         dirs
     }
 
+    fn debug_info(&self) -> &crate::debuginfo::DebugInfo {
+        self.debug_info.get_or_init(|| {
+            std::env::current_exe()
+                .ok()
+                .map(|e| crate::debuginfo::read_exe(&e))
+                .unwrap_or_default()
+        })
+    }
+
+    /// The build's macros where the debug information records them
+    /// (`-g3`).
+    fn build(&self) -> Option<&dyn cg::cpp::BuildMacros> {
+        let m = &self.debug_info().macros;
+        (!m.is_empty()).then_some(m as &dyn cg::cpp::BuildMacros)
+    }
+
     /// The source of `kernel` (called at `file`), found once.
     fn source(&self, kernel: &str, file: Option<&str>) -> Result<cg::KernelSource, String> {
         let key = (kernel.to_string(), file.map(str::to_string));
@@ -298,7 +311,7 @@ impl Front {
         }
         let dirs = self.search_dirs(kernel, file);
         let at = call_site(file, &dirs);
-        let src = cg::find_kernel(kernel, &dirs, &self.defines, at.as_deref())
+        let src = cg::find_kernel(kernel, &dirs, &self.defines, at.as_deref(), self.build())
             .map_err(|e| e.to_string())?;
         known.insert(key, src.clone());
         Ok(src)
@@ -505,12 +518,12 @@ impl Front {
                     let at = call_site(r.kernel.file.as_deref(), &dirs);
                     // a function: only what it needs of its file (not the
                     // rest of a header of the main file's, templates and all)
-                    let h = match cg::find_kernel(&n, &dirs, &self.defines, at.as_deref()) {
+                    let h = match cg::find_kernel(&n, &dirs, &self.defines, at.as_deref(), self.build()) {
                         Ok(mut h) => {
                             h.text = cg::source::kernel_part(&h.text, &n).unwrap_or(h.text);
                             h
                         }
-                        Err(_) => cg::find_type(&n, &dirs, &self.defines, at.as_deref()).ok()?,
+                        Err(_) => cg::find_type(&n, &dirs, &self.defines, at.as_deref(), self.build()).ok()?,
                     };
                     visible_to(&h.file, r.kernel.file.as_deref()).then_some((n, h))
                 });
