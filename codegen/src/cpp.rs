@@ -259,6 +259,31 @@ pub struct Preproc {
     /// neither given nor defined here is not defined, but those in `open`.
     complete: bool,
     open: HashSet<String>,
+    /// The defaults taken as not set by the build (`#ifndef M` and
+    /// `#define M VALUE` where the build's macros are not known).
+    defaults: Vec<Assumed>,
+}
+
+/// A macro's default the text gives itself, taken because nothing says
+/// whether the build set the macro (see [`Preproc::defaults`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assumed {
+    pub name: String,
+    /// file:line of its `#ifndef`.
+    pub at: String,
+    pub value: String,
+}
+
+impl Assumed {
+    /// What the program's user must know: the device computes with it.
+    pub fn message(&self) -> String {
+        let m = &self.name;
+        format!(
+            "macro {m} is taken as its source's default ({}: {}); a build that sets {m} \
+             (-D{m}=...) must give it in OP2_RS_DEFINES, or be built with -g3",
+            self.at, self.value
+        )
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -296,6 +321,7 @@ impl Preproc {
             texts: given.texts.clone(),
             complete: given.complete,
             open: given.open.clone(),
+            defaults: Vec::new(),
         }
     }
 
@@ -487,6 +513,20 @@ impl Preproc {
             next.and_then(|n| directive(n.trim()))
                 .is_some_and(|(k, r)| k == "define" && macro_name(r) == Some(m))
         });
+        if let Some(m) = guarded {
+            // a default with a value (an include guard has none)
+            let value = next
+                .and_then(|n| directive(n.trim()))
+                .map(|(_, r)| r.trim_start()[m.len()..].trim())
+                .filter(|v| !v.is_empty() && !v.starts_with('('));
+            if let Some(v) = value {
+                self.defaults.push(Assumed {
+                    name: m.to_string(),
+                    at: at.to_string(),
+                    value: v.to_string(),
+                });
+            }
+        }
         let cond = if guarded.is_some() {
             Cond::Value(true)
         } else if key == "if" {
@@ -601,6 +641,12 @@ impl Preproc {
             None if self.complete && !self.open.contains(name) => Some(Macro::Undefined),
             None => None,
         }
+    }
+
+    /// The defaults the text gave itself that were taken as not set by
+    /// the build (in the order read).
+    pub fn defaults(&self) -> &[Assumed] {
+        &self.defaults
     }
 
     /// The macros a branch left out may have defined, each with the
@@ -1109,6 +1155,32 @@ mod tests {
         let src = "#ifndef N\n#define N 4\n#endif\n#if N == 8\neight();\n#endif\n";
         assert!(run(src, "-DN=8").unwrap().contains("eight();"));
         assert!(!run(src, "").unwrap().contains("eight();"));
+        // a default with a value is recorded (a guard is not), with where
+        // and what it is; one the build's macros settle is not
+        let mut pp = Preproc::new(&Defines::default());
+        decide(
+            &format!("#ifndef K_H\n#define K_H\n{src}#ifndef F\n#define F(x) x\n#endif\n"),
+            &mut pp,
+            "k.h",
+        )
+        .unwrap();
+        assert_eq!(
+            pp.defaults(),
+            [Assumed {
+                name: "N".into(),
+                at: "k.h:3".into(),
+                value: "4".into()
+            }]
+        );
+        assert!(pp.defaults()[0].message().starts_with(
+            "macro N is taken as its source's default (k.h:3: 4); a build that sets N (-DN=...)"
+        ));
+        let mut pp = Preproc::new(&Defines::parse("-DN=4").unwrap());
+        decide(src, &mut pp, "k.h").unwrap();
+        assert!(pp.defaults().is_empty());
+        let mut pp = Preproc::new(&Defines::from_build([]));
+        decide(src, &mut pp, "k.h").unwrap();
+        assert!(pp.defaults().is_empty());
     }
 
     #[test]

@@ -26,6 +26,9 @@ pub struct KernelSource {
     pub text: String,
     /// Every file read (the defining file first).
     pub files: Vec<PathBuf>,
+    /// Defaults of the source's own taken as not set by the build, that
+    /// the kernel uses ([`cpp::Assumed`]).
+    pub assumed: Vec<cpp::Assumed>,
 }
 
 /// The kernel was not found, or its file could not be read.
@@ -164,11 +167,18 @@ pub fn find_kernel(
         }) {
             return Err(err(w.message()));
         }
+        let assumed = pp
+            .defaults()
+            .iter()
+            .filter(|a| uses(&code, &a.name))
+            .cloned()
+            .collect();
         let text = if is_source { part } else { decided };
         return Ok(KernelSource {
             file: f,
             text: with_prelude(&before, text),
             files,
+            assumed,
         });
     }
     let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
@@ -227,10 +237,21 @@ pub fn find_type(
                 text: format!("{}\n", &decided[span]),
                 files: vec![f.canonicalize().unwrap_or_else(|_| f.clone())],
                 file: f,
+                assumed: Vec::new(),
             });
         }
     }
     Err(err("no type definition found".to_string()))
+}
+
+/// Whether `code` uses macro `m` other than in its own directives.
+fn uses(code: &str, m: &str) -> bool {
+    code.lines().any(|l| {
+        crate::source::mentions_ident(l, m)
+            && !cpp::directive_of(l.trim()).is_some_and(|(k, r)| {
+                matches!(k, "define" | "undef" | "ifdef" | "ifndef") && cpp::macro_of(r) == Some(m)
+            })
+    })
 }
 
 /// The lines (0-based) of `text` where a definition of `kernel` starts.

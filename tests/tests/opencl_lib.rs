@@ -842,9 +842,21 @@ fn kernels_conditionals_are_decided_as_the_build_decided_them() {
         "{}",
         r.stdout
     );
+    // the header's default taken for a macro the build line may set: said
+    // once, for the one loop that uses it
+    let default = " op2-rs: loop scale: macro WEIGHT is taken as its source's default \
+                   (kernels.h:10: 0.5); a build that sets WEIGHT (-DWEIGHT=...) must give it \
+                   in OP2_RS_DEFINES, or be built with -g3\n";
+    assert_eq!(r.stdout.matches(default).count(), 1, "{}", r.stdout);
+    assert_eq!(r.stdout.matches("source's default").count(), 1);
     let r = run_with(&exe, &[], &[stats, ("OP2_RS_DEFINES", "-DBUILD_MODE=4")]);
     assert_passed(&r, "OP2_RS_DEFINES=-DBUILD_MODE=4");
     all_on_device(&r, 3);
+    assert!(r.stdout.contains(default), "{}", r.stdout);
+    let given = ("OP2_RS_DEFINES", "-DBUILD_MODE=4 -DWEIGHT=0.5");
+    let r = run_with(&exe, &[], &[given]);
+    assert_passed(&r, "OP2_RS_DEFINES=-DBUILD_MODE=4 -DWEIGHT=0.5");
+    assert!(!r.stdout.contains("source's default"), "{}", r.stdout);
     // the device computes what it is told: x * 5 where the host has x * 4
     // (x = 0 at one of the 300 nodes)
     let r = run_with(&exe, &[], &[("OP2_RS_DEFINES", "-DBUILD_MODE=5")]);
@@ -896,6 +908,7 @@ fn a_g3_builds_macros_are_read_from_its_debug_information() {
     assert_passed(&r, "conditionals -g3");
     all_on_device(&r, 3);
     assert!(!r.stdout.contains("runs on the host"), "{}", r.stdout);
+    assert!(!r.stdout.contains("source's default"), "{}", r.stdout);
     let r = run_with(&exe, &[], &[("OP2_RS_DEFINES", "-DBUILD_MODE=5")]);
     assert_eq!(r.status, Some(1), "{}", r.stdout);
     assert!(r.stdout.contains("wrong: mode, 299 values"), "{}", r.stdout);

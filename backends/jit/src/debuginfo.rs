@@ -93,7 +93,13 @@ fn file_path(
     let file = header.file(index)?;
     let mut path = PathBuf::new();
     if let Some(dir) = file.directory(header) {
-        path.push(dwarf.attr_string(unit, dir).ok()?.to_string_lossy().as_ref());
+        path.push(
+            dwarf
+                .attr_string(unit, dir)
+                .ok()?
+                .to_string_lossy()
+                .as_ref(),
+        );
     }
     path.push(
         dwarf
@@ -268,7 +274,12 @@ impl<'a> MacroReader<'_, 'a> {
             return None;
         }
         let string = |r: &mut Slice<'a>| -> Option<String> {
-            Some(r.read_null_terminated_slice().ok()?.to_string_lossy().into_owned())
+            Some(
+                r.read_null_terminated_slice()
+                    .ok()?
+                    .to_string_lossy()
+                    .into_owned(),
+            )
         };
         let strp = |r: &mut Slice<'a>| -> Option<String> {
             let o = r.read_offset(format).ok()?;
@@ -282,7 +293,13 @@ impl<'a> MacroReader<'_, 'a> {
         let strx = |r: &mut Slice<'a>| -> Option<String> {
             let i = r.read_uleb128().ok()? as usize;
             let v = gimli::AttributeValue::DebugStrOffsetsIndex(gimli::DebugStrOffsetsIndex(i));
-            Some(self.dwarf.attr_string(unit, v).ok()?.to_string_lossy().into_owned())
+            Some(
+                self.dwarf
+                    .attr_string(unit, v)
+                    .ok()?
+                    .to_string_lossy()
+                    .into_owned(),
+            )
         };
         loop {
             let op = r.read_u8().ok()?;
@@ -386,9 +403,14 @@ impl<'a> MacroReader<'_, 'a> {
 /// the host (a device compiler has its own).
 fn is_system(path: &Path) -> bool {
     let p = path.to_string_lossy();
-    ["/usr/include/", "/usr/local/include/", "/usr/lib/", "/usr/lib64/"]
-        .iter()
-        .any(|d| p.starts_with(d))
+    [
+        "/usr/include/",
+        "/usr/local/include/",
+        "/usr/lib/",
+        "/usr/lib64/",
+    ]
+    .iter()
+    .any(|d| p.starts_with(d))
         || p.contains("/include/c++/")
 }
 
@@ -449,9 +471,7 @@ impl Macros {
                 Stop::Include(f) => {
                     matches!(op, Op::Start { file, .. } if same_file(&unit.files[*file], f))
                 }
-                Stop::Line(l) => {
-                    stack.len() == 1 && !matches!(op, Op::End) && line >= *l as u64
-                }
+                Stop::Line(l) => stack.len() == 1 && !matches!(op, Op::End) && line >= *l as u64,
             };
             if here {
                 at = Some(i);
@@ -632,10 +652,7 @@ mod tests {
         let info = read_exe(&exe);
         assert!(!info.macros.is_empty());
         let main = dir.join("main.c");
-        let d = info
-            .macros
-            .at(&dir.join("kern.h"), 0, Some(&main))
-            .unwrap();
+        let d = info.macros.at(&dir.join("kern.h"), 0, Some(&main)).unwrap();
         assert!(d.is_complete());
         let kern = std::fs::read_to_string(dir.join("kern.h")).unwrap();
         let out = decided(&d, &kern);
@@ -666,10 +683,14 @@ mod tests {
         ] {
             assert!(defined.contains(&want), "{want:?} in {defined:?}");
         }
-        assert!(!defined.iter().any(|(n, _)| n.starts_with("__") || *n == "M_PI"));
+        assert!(!defined
+            .iter()
+            .any(|(n, _)| n.starts_with("__") || *n == "M_PI"));
         // the user's macros come first
         let user = Defines::parse("-UMODE").unwrap();
-        assert!(!kept(&decided(&d.clone().overridden_by(&user), &kern)).contains(&"int mode = MODE;"));
+        assert!(
+            !kept(&decided(&d.clone().overridden_by(&user), &kern)).contains(&"int mode = MODE;")
+        );
         // the main file at a line: LOCAL (line 3) not yet at line 3, at 4
         let at3 = info.macros.at(&main, 3, None).unwrap();
         let at4 = info.macros.at(&main, 4, None).unwrap();
@@ -688,7 +709,10 @@ mod tests {
         let exe = built(&dir, &["-g", "-DMODE=4"]);
         assert!(read_exe(&exe).macros.is_empty());
         // DWARF 4 (GNU's .debug_macro) and strict DWARF (.debug_macinfo)
-        for f in [["-g3", "-gdwarf-4", "-DMODE=4"], ["-g3", "-gstrict-dwarf", "-gdwarf-4"]] {
+        for f in [
+            ["-g3", "-gdwarf-4", "-DMODE=4"],
+            ["-g3", "-gstrict-dwarf", "-gdwarf-4"],
+        ] {
             let exe = built(&dir, &f);
             let d = read_exe(&exe)
                 .macros

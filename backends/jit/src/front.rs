@@ -302,6 +302,17 @@ impl Front {
         (!m.is_empty()).then_some(m as &dyn cg::cpp::BuildMacros)
     }
 
+    /// What reading loop `r`'s kernel source assumed that the program's
+    /// user must know (defaults of its own taken as not set by the build,
+    /// [`cg::cpp::Assumed`]), in one line.
+    pub fn source_note(&self, r: &CompileRequest<'_>) -> Option<String> {
+        let src = self
+            .source(&r.kernel.kernel, r.kernel.file.as_deref())
+            .ok()?;
+        let all: Vec<String> = src.assumed.iter().map(|a| a.message()).collect();
+        (!all.is_empty()).then(|| all.join("; "))
+    }
+
     /// The source of `kernel` (called at `file`), found once.
     fn source(&self, kernel: &str, file: Option<&str>) -> Result<cg::KernelSource, String> {
         let key = (kernel.to_string(), file.map(str::to_string));
@@ -518,12 +529,21 @@ impl Front {
                     let at = call_site(r.kernel.file.as_deref(), &dirs);
                     // a function: only what it needs of its file (not the
                     // rest of a header of the main file's, templates and all)
-                    let h = match cg::find_kernel(&n, &dirs, &self.defines, at.as_deref(), self.build()) {
+                    let h = match cg::find_kernel(
+                        &n,
+                        &dirs,
+                        &self.defines,
+                        at.as_deref(),
+                        self.build(),
+                    ) {
                         Ok(mut h) => {
                             h.text = cg::source::kernel_part(&h.text, &n).unwrap_or(h.text);
                             h
                         }
-                        Err(_) => cg::find_type(&n, &dirs, &self.defines, at.as_deref(), self.build()).ok()?,
+                        Err(_) => {
+                            cg::find_type(&n, &dirs, &self.defines, at.as_deref(), self.build())
+                                .ok()?
+                        }
                     };
                     visible_to(&h.file, r.kernel.file.as_deref()).then_some((n, h))
                 });

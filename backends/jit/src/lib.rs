@@ -115,7 +115,9 @@ impl<D: Device> LoopCompiler for JitCompiler<D> {
     fn compile(&self, r: &CompileRequest<'_>) -> Result<Box<dyn DeviceKernel>, String> {
         let (g, kernel) = self.front.compile(r, &*self.dev)?;
         let inds = front::inds_of(&g, &launch::maps_in_order(r.specs), r.specs);
+        let note = self.front.source_note(r);
         Ok(Box::new(JitKernel {
+            note,
             dev: self.dev.clone(),
             kernel,
             g,
@@ -140,6 +142,8 @@ struct JitKernel<D: Device> {
     wait: bool,
     /// Its kernels' device time ([`Front::device_times`]).
     times: Option<LoopTimes<D::Mark>>,
+    /// What its source's reading assumed ([`Front::source_note`]).
+    note: Option<String>,
 }
 
 impl<D: Device> Drop for JitKernel<D> {
@@ -172,5 +176,9 @@ impl<D: Device> DeviceKernel for JitKernel<D> {
     fn device_time(&mut self) -> Option<Result<(f64, u64), String>> {
         let t = self.times.as_mut()?;
         Some(t.total(&*self.dev).map_err(|e| e.to_string()))
+    }
+
+    fn note(&self) -> Option<String> {
+        self.note.clone()
     }
 }

@@ -147,6 +147,12 @@ pub trait DeviceKernel: Send {
     fn device_time(&mut self) -> Option<DeviceTime> {
         None
     }
+    /// What the program's user must know about how it was written (one
+    /// line; said once per loop), e.g. an assumption its source could not
+    /// settle.
+    fn note(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A device that writes, compiles and launches loops' code at run time.
@@ -237,6 +243,8 @@ pub(crate) struct DeviceLoops {
     /// Device time of kernels dropped (pruned, compiled again), by loop
     /// name.
     retired: BTreeMap<String, DeviceTime>,
+    /// Loops whose kernel's note ([`DeviceKernel::note`]) was said.
+    noted: std::collections::BTreeSet<String>,
 }
 
 /// A loop's device seconds and calls timed ([`DeviceKernel::device_time`]),
@@ -281,6 +289,7 @@ impl DeviceLoops {
             placement: BTreeMap::new(),
             generation: 0,
             retired: BTreeMap::new(),
+            noted: Default::default(),
         }
     }
 
@@ -592,7 +601,12 @@ impl Runtime {
         let compiled = d.compiler.compile(&req);
         progress.done();
         match compiled {
-            Ok(k) => Ok(Some((k, None))),
+            Ok(k) => {
+                if let Some(n) = k.note().filter(|_| d.noted.insert(lp.name.clone())) {
+                    self.say(&format!(" op2-rs: loop {}: {n}\n", lp.name));
+                }
+                Ok(Some((k, None)))
+            }
             Err(why) => {
                 d.set_entry(lp, site, Entry::Host(why));
                 Ok(None)
