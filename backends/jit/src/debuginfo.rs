@@ -175,6 +175,20 @@ enum Op {
     Import(usize),
 }
 
+impl Op {
+    /// `#define` (`define`) or `#undef` at `line`, its operand `text`.
+    fn definition(define: bool, line: u64, text: String) -> Op {
+        if define {
+            Op::Define { line, def: text }
+        } else {
+            Op::Undef {
+                line,
+                name: text.trim().to_string(),
+            }
+        }
+    }
+}
+
 /// One compilation unit's macros.
 #[derive(Debug, Clone)]
 struct UnitMacros {
@@ -240,6 +254,21 @@ impl<'a> MacroReader<'_, 'a> {
         files.push(p);
         ids.insert(index, files.len() - 1);
         Some(files.len() - 1)
+    }
+
+    /// A start_file's operands (line, file index) read from `r`.
+    fn start(
+        &self,
+        unit: &gimli::Unit<Slice<'a>>,
+        r: &mut Slice<'a>,
+        files: &mut Vec<PathBuf>,
+        ids: &mut HashMap<u64, usize>,
+    ) -> Option<Op> {
+        use gimli::Reader;
+        let line = r.read_uleb128().ok()?;
+        let index = r.read_uleb128().ok()?;
+        let file = self.file(unit, index, files, ids)?;
+        Some(Op::Start { file, line })
     }
 
     /// A `.debug_macro` sequence at `off` (DWARF 5, or GNU's version 4):
@@ -312,21 +341,9 @@ impl<'a> MacroReader<'_, 'a> {
                         5 | 6 => strp(&mut r)?,
                         _ => strx(&mut r)?,
                     };
-                    ops.push(if matches!(op, 1 | 5 | 0x0b) {
-                        Op::Define { line, def: text }
-                    } else {
-                        Op::Undef {
-                            line,
-                            name: text.trim().to_string(),
-                        }
-                    });
+                    ops.push(Op::definition(matches!(op, 1 | 5 | 0x0b), line, text));
                 }
-                3 => {
-                    let line = r.read_uleb128().ok()?;
-                    let index = r.read_uleb128().ok()?;
-                    let file = self.file(unit, index, files, ids)?;
-                    ops.push(Op::Start { file, line });
-                }
+                3 => ops.push(self.start(unit, &mut r, files, ids)?),
                 4 => ops.push(Op::End),
                 7 => {
                     let at = r.read_offset(format).ok()?;
@@ -373,21 +390,9 @@ impl<'a> MacroReader<'_, 'a> {
                         .ok()?
                         .to_string_lossy()
                         .into_owned();
-                    ops.push(if op == 1 {
-                        Op::Define { line, def: text }
-                    } else {
-                        Op::Undef {
-                            line,
-                            name: text.trim().to_string(),
-                        }
-                    });
+                    ops.push(Op::definition(op == 1, line, text));
                 }
-                3 => {
-                    let line = r.read_uleb128().ok()?;
-                    let index = r.read_uleb128().ok()?;
-                    let file = self.file(unit, index, files, ids)?;
-                    ops.push(Op::Start { file, line });
-                }
+                3 => ops.push(self.start(unit, &mut r, files, ids)?),
                 4 => ops.push(Op::End),
                 0xff => {
                     r.read_uleb128().ok()?;
