@@ -108,6 +108,10 @@ pub enum Arg {
         dim: usize,
         ty: Ty,
     },
+    /// An optional argument switched off in this call (`op_opt_arg_dat`
+    /// with a 0 flag): the kernel gets a null pointer, as on the host, and
+    /// nothing is staged, copied or reduced for it.
+    Off,
 }
 
 /// A dat argument: which dat (`dat`, an identifier the caller chooses, equal

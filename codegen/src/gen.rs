@@ -547,7 +547,7 @@ fn prelude(d: Dialect, desc: &LoopDesc, fma: bool) -> String {
             Arg::Direct(x) | Arg::Indirect { dat: x, .. } => x.ty == t,
             Arg::Global { ty, .. } => *ty == t,
             Arg::Info { ty, .. } => *ty == t,
-            Arg::Idx | Arg::IdxMap { .. } => false,
+            Arg::Idx | Arg::IdxMap { .. } | Arg::Off => false,
         })
     };
     let mut s = String::from(crate::source::STD_MACRO_DEFS);
@@ -1007,6 +1007,7 @@ impl Gen<'_> {
                     ));
                     format!("r{i}")
                 }
+                Arg::Off => "0".into(),
                 Arg::Idx => {
                     self.line(depth, &format!("int x{i} = {e};"));
                     format!("&x{i}")

@@ -736,6 +736,40 @@ fn work_globals_are_scratch_started_per_element() {
     }
 }
 
+/// An argument switched off by its call: a null pointer for the kernel,
+/// no parameter, nothing staged or reduced for it, in both dialects and
+/// every scheme.
+#[test]
+fn an_argument_that_is_off_is_a_null_pointer() {
+    for c in [Conflicts::Colour2, Conflicts::Atomics] {
+        let s = samples::Sample {
+            desc: LoopDesc {
+                name: "opt".into(),
+                kernel: "opt".into(),
+                args: vec![x_through(0, 1), Arg::Off, Arg::Idx],
+                maps: vec![MapDesc { dim: 2 }],
+                conflicts: c,
+                disjoint_writes: false,
+            },
+            source: "void opt(const double *x, double *w, const int *i) {\n  if (w) w[0] = x[0] + *i;\n}\n".into(),
+            consts: vec![],
+        };
+        for d in [Dialect::OpenCl, Dialect::Cuda] {
+            let g = gen(&s, d).unwrap();
+            assert!(g.text.contains("opt(a0_0, 0, &x2);"), "{d:?}:\n{}", g.text);
+            assert!(
+                !g.text.contains("arg1") && !g.text.contains("opt1") && !g.text.contains("red1"),
+                "{d:?}:\n{}",
+                g.text
+            );
+            assert!(g.params.iter().all(|p| !matches!(
+                p,
+                LaunchParam::Dat(1) | LaunchParam::Opt(1) | LaunchParam::RedOut(1)
+            )));
+        }
+    }
+}
+
 #[test]
 fn descriptions_it_cannot_serve_are_named_errors() {
     let loops = airfoil(Conflicts::Atomics);

@@ -625,14 +625,10 @@ mod tests {
             .collect()
     }
 
-    /// The macros of a `-g3` build where it read a header: the build
-    /// line's `-D`/`-U`, the main file's and its headers' `#define`s before
-    /// the `#include`, a system header's left to the device, what the
-    /// header itself defines left to its text, what comes only after it
-    /// known undefined; a main file's at a line; another unit's own flags.
-    #[test]
-    fn a_g3_builds_macros_where_it_read_the_kernels_header() {
-        let dir = std::env::temp_dir().join(format!("op2-jit-macros-{}", std::process::id()));
+    /// A kernel header, a config header and two units, written in a
+    /// directory of the test's own (`tag`) so the tests run side by side.
+    fn project(tag: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("op2-jit-macros-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let w = |n: &str, t: &str| std::fs::write(dir.join(n), t).unwrap();
@@ -652,9 +648,19 @@ mod tests {
              int main(void) { return other() + LOCAL; }\n",
         );
         w("other.c", "int other(void) { return 0; }\n");
+        dir
+    }
+
+    /// The macros of a `-g3` build where it read a header: the build
+    /// line's `-D`/`-U`, the main file's and its headers' `#define`s before
+    /// the `#include`, a system header's left to the device, what the
+    /// header itself defines left to its text, what comes only after it
+    /// known undefined; the user's OP2_RS_DEFINES first.
+    #[test]
+    fn a_g3_builds_macros_where_it_read_the_kernels_header() {
+        let dir = project("header");
         let flags = ["-g3", "-O0", "-DMODE=4", "-DWEIGHT=0.25", "-UGONE"];
-        let exe = built(&dir, &flags);
-        let info = read_exe(&exe);
+        let info = read_exe(&built(&dir, &flags));
         assert!(!info.macros.is_empty());
         let main = dir.join("main.c");
         let d = info.macros.at(&dir.join("kern.h"), 0, Some(&main)).unwrap();
@@ -696,30 +702,47 @@ mod tests {
         assert!(
             !kept(&decided(&d.clone().overridden_by(&user), &kern)).contains(&"int mode = MODE;")
         );
-        // the main file at a line: LOCAL (line 3) not yet at line 3, at 4
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A main file's macros at a line; another unit's are its build line's
+    /// only; a file no unit reads, and a `-g` build, record nothing.
+    #[test]
+    fn a_g3_builds_macros_at_a_main_files_line_and_in_another_unit() {
+        let dir = project("units");
+        let info = read_exe(&built(&dir, &["-g3", "-O0", "-DMODE=4"]));
+        let main = dir.join("main.c");
+        // LOCAL is defined on line 3: not yet at line 3, at 4
         let at3 = info.macros.at(&main, 3, None).unwrap();
         let at4 = info.macros.at(&main, 4, None).unwrap();
         let probe = "#ifdef LOCAL\nlocal();\n#endif\n";
         assert!(kept(&decided(&at3, probe)).is_empty());
         assert_eq!(kept(&decided(&at4, probe)), ["local();"]);
-        // another unit's main file: only the build line's macros
         let other = info.macros.at(&dir.join("other.c"), 1, None).unwrap();
         assert_eq!(kept(&decided(&other, probe)), Vec::<&str>::new());
         assert_eq!(
             kept(&decided(&other, "#if MODE == 4\nfour();\n#endif\n")),
             ["four();"]
         );
-        // a file no unit reads, and a -g build: not recorded
         assert!(info.macros.at(&dir.join("none.h"), 0, None).is_none());
-        let exe = built(&dir, &["-g", "-DMODE=4"]);
-        assert!(read_exe(&exe).macros.is_empty());
-        // DWARF 4 (GNU's .debug_macro) and strict DWARF (.debug_macinfo)
+        assert!(read_exe(&built(&dir, &["-g", "-DMODE=4"]))
+            .macros
+            .is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// DWARF 4 (GNU's `.debug_macro`) and strict DWARF (`.debug_macinfo`)
+    /// give the same macros as DWARF 5.
+    #[test]
+    fn a_g3_builds_macros_in_dwarf_4_and_strict_dwarf() {
+        let dir = project("dwarf4");
+        let main = dir.join("main.c");
+        let kern = std::fs::read_to_string(dir.join("kern.h")).unwrap();
         for f in [
             ["-g3", "-gdwarf-4", "-DMODE=4"],
             ["-g3", "-gstrict-dwarf", "-gdwarf-4"],
         ] {
-            let exe = built(&dir, &f);
-            let d = read_exe(&exe)
+            let d = read_exe(&built(&dir, &f))
                 .macros
                 .at(&dir.join("kern.h"), 0, Some(&main))
                 .unwrap_or_else(|| panic!("{f:?}"));

@@ -1,8 +1,10 @@
 //! A loop as the generator needs it ([`op2_codegen::LoopDesc`]), from core's
 //! checked arguments: maps numbered in order of first use, each dat's
 //! layout on the device (SoA or not) as the caller's copies have it, an
-//! optional argument switched off by its call as an optional argument
-//! (the launch then passes flag 0); an OP_WORK dat as OP_RW; whether no two
+//! optional dat argument switched off by its call as an optional argument
+//! (the launch then passes flag 0), one that core keeps as no dat (what
+//! `op_opt_arg_dat(0, ...)` becomes) as an argument that is off (a null
+//! pointer for the kernel); an OP_WORK dat as OP_RW; whether no two
 //! elements share a row the loop writes through a map (found on the maps'
 //! values: [`op2_core::conflicts::writes_disjoint`]). What the
 //! generator does not write is refused with the argument's number and
@@ -49,6 +51,13 @@ pub fn describe(
     };
     let mut out = Vec::new();
     for (i, a) in args.iter().enumerate() {
+        // switched off in this call and kept by core as no dat (what
+        // op_opt_arg_dat(0, ...) becomes): the kernel gets a null pointer; a
+        // call that switches it on is a loop of its own, described again
+        if !a.opt && !matches!(a.kind, ArgKind::Dat { .. }) {
+            out.push(cg::Arg::Off);
+            continue;
+        }
         let no = |w: &str| format!("argument {i}: {w}");
         let acc = access(a.access, &a.kind);
         let dim = usize::try_from(a.dim)
@@ -241,6 +250,32 @@ mod tests {
             }
         );
         assert_eq!(d.args[4], cg::Arg::Idx);
+        d.validate().unwrap();
+    }
+
+    /// `op_opt_arg_dat(0, ...)` reaches core as a global that is off: its
+    /// access mode (OP_RW here, which a global may not have on the device)
+    /// does not matter, the kernel gets a null pointer.
+    #[test]
+    fn an_argument_switched_off_by_its_call_is_off() {
+        let (dom, _, _, e2n, x) = chain();
+        let mut off = spec(ArgKind::Gbl, 2, "double", Access::Rw);
+        off.opt = false;
+        let args = [
+            spec(
+                ArgKind::Dat {
+                    dat: x,
+                    map: Some(e2n),
+                    idx: 0,
+                },
+                2,
+                "double",
+                Access::Read,
+            ),
+            off,
+        ];
+        let d = describe("l", "k", &args, &dom, &|_| false, cg::Conflicts::Colour2).unwrap();
+        assert_eq!(d.args[1], cg::Arg::Off);
         d.validate().unwrap();
     }
 

@@ -1,0 +1,1202 @@
+//! A randomized differential test of the device path: from fixed seeds,
+//! random op_seq.h C99 programs (2-3 sets, maps of arity 1-4 with random,
+//! injective or much-repeated targets, double/float/int dats of dims 1-4,
+//! loops mixing direct and indirect dats in every access mode the
+//! program's order allows, vector map arguments, global reads and
+//! reductions, op_arg_idx, optional arguments switched on and off,
+//! constants declared again with new values) built against libop2_seq and
+//! libop2_opencl, run on both, and their printed checksums compared.
+//!
+//! Every value a program computes is exact: dats hold multiples of 1/8 of
+//! bounded size (each kernel folds what it writes back into a small range
+//! through an int), increments are small, so sums come out the same in any
+//! order and every printed line must be identical, bit for bit. Each
+//! program checks the ranges itself (a line `R BIG ...` would be the
+//! generator's fault). OP_WRITE and OP_RW through maps are generated only
+//! through injective maps, except OP_RW that only adds (order-free, as
+//! tests/c/device_args' `count`). On the device every loop must run there;
+//! each program runs in the default scheme, `atomics`, `colour2-global`
+//! and with SoA device copies (`OP_AUTO_SOA=1`), each run with a fresh
+//! compiled-program cache per test run. Failures of all seeds are collected
+//! and reported together (seed, variant, first differing lines); a
+//! program's sources stay in target/op2-tests/device_random/<tag>/seed<seed>/.
+
+use op2_tests::{cuda_emu_dir, out_dir, placements, run_in, Lang, Program, Run};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// splitmix64: small, deterministic, good enough for test generation.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    /// lo..=hi
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + (self.next() % (hi - lo + 1) as u64) as i64
+    }
+    fn chance(&mut self, p: f64) -> bool {
+        ((self.next() >> 11) as f64) / ((1u64 << 53) as f64) < p
+    }
+    fn pick<T: Copy>(&mut self, v: &[T]) -> T {
+        v[self.below(v.len())]
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Ty {
+    D,
+    F,
+    I,
+}
+
+impl Ty {
+    fn c(self) -> &'static str {
+        match self {
+            Ty::D => "double",
+            Ty::F => "float",
+            Ty::I => "int",
+        }
+    }
+    /// A literal of this type worth `halves / 2` (ints: `halves` itself).
+    fn lit(self, halves: i64) -> String {
+        match self {
+            Ty::D => format!("{:.1}", halves as f64 / 2.0),
+            Ty::F => format!("{:.1}f", halves as f64 / 2.0),
+            Ty::I => format!("{halves}"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum MapKind {
+    /// every target row at most once
+    Injective,
+    /// targets drawn uniformly
+    Uniform,
+    /// targets drawn from a small pool of rows: many repeats
+    Skewed,
+}
+
+struct SetDef {
+    size: usize,
+}
+
+struct MapDef {
+    from: usize,
+    to: usize,
+    arity: usize,
+    kind: MapKind,
+    pool: usize,
+}
+
+struct DatDef {
+    set: usize,
+    dim: usize,
+    ty: Ty,
+    soa: bool,
+}
+
+struct ConstDef {
+    ty: Ty,
+    dim: usize,
+    vals: Vec<i64>,
+    /// declared again with these after the first pass
+    again: Option<Vec<i64>>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Acc {
+    Read,
+    Write,
+    Rw,
+    Inc,
+    /// OP_RW whose kernel only adds to the value (order-free)
+    RwAdd,
+    Min,
+    Max,
+}
+
+impl Acc {
+    fn c(self) -> &'static str {
+        match self {
+            Acc::Read => "OP_READ",
+            Acc::Write => "OP_WRITE",
+            Acc::Rw | Acc::RwAdd => "OP_RW",
+            Acc::Inc => "OP_INC",
+            Acc::Min => "OP_MIN",
+            Acc::Max => "OP_MAX",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Arg {
+    /// `map`: (map, idx) with idx -arity for a vector argument; `opt`: the
+    /// flag of op_opt_arg_dat
+    Dat {
+        dat: usize,
+        map: Option<(usize, i64)>,
+        acc: Acc,
+        opt: Option<&'static str>,
+    },
+    Gbl {
+        ty: Ty,
+        dim: usize,
+        acc: Acc,
+        init: Vec<i64>,
+    },
+    /// op_arg_idx: None for (-1, OP_ID)
+    Idx { map: Option<(usize, usize)> },
+}
+
+struct LoopDef {
+    set: usize,
+    args: Vec<Arg>,
+    consts: Vec<usize>,
+    /// print the dats it writes after it
+    print: bool,
+}
+
+struct Prog {
+    sets: Vec<SetDef>,
+    maps: Vec<MapDef>,
+    dats: Vec<DatDef>,
+    consts: Vec<ConstDef>,
+    loops: Vec<LoopDef>,
+    data_seed: u64,
+}
+
+const NPASS: usize = 2;
+
+/// Sizes from a few hundred to a few thousand, never a power of two.
+fn set_size(r: &mut Rng) -> usize {
+    let n = r.range(150, 2600) as usize;
+    if n.is_power_of_two() {
+        n + 3
+    } else {
+        n
+    }
+}
+
+fn gen_prog(seed: u64) -> Prog {
+    let mut r = Rng(seed.wrapping_mul(0x2545_f491_4f6c_dd1d) ^ 0x1234_5678);
+    let nsets = r.range(2, 3) as usize;
+    let sets: Vec<SetDef> = (0..nsets)
+        .map(|_| SetDef {
+            size: set_size(&mut r),
+        })
+        .collect();
+    let mut maps = Vec::new();
+    let nmaps = r.range(2, 4) as usize;
+    for k in 0..nmaps {
+        let from = r.below(nsets);
+        let to = r.below(nsets);
+        let (nf, nt) = (sets[from].size, sets[to].size);
+        // the first map injective when the sizes allow, the second skewed
+        let want = match k {
+            0 => MapKind::Injective,
+            1 => MapKind::Skewed,
+            _ => r.pick(&[MapKind::Injective, MapKind::Uniform, MapKind::Skewed]),
+        };
+        let (kind, arity) = if want == MapKind::Injective && nf <= nt {
+            (
+                MapKind::Injective,
+                r.range(1, (nt / nf).min(4) as i64) as usize,
+            )
+        } else if want == MapKind::Injective {
+            (MapKind::Uniform, r.range(1, 4) as usize)
+        } else {
+            (want, r.range(1, 4) as usize)
+        };
+        let pool = (nt / r.range(4, 10) as usize).max(16).min(nt);
+        maps.push(MapDef {
+            from,
+            to,
+            arity,
+            kind,
+            pool,
+        });
+    }
+    let mut dats = Vec::new();
+    for s in 0..nsets {
+        for _ in 0..r.range(2, 4) {
+            let ty = r.pick(&[Ty::D, Ty::D, Ty::F, Ty::I]);
+            let dim = r.pick(&[1, 1, 2, 2, 3, 4]);
+            let soa = ty == Ty::D && r.chance(0.15);
+            dats.push(DatDef {
+                set: s,
+                dim,
+                ty,
+                soa,
+            });
+        }
+    }
+    let mut consts = Vec::new();
+    for _ in 0..r.range(1, 3) {
+        let ty = r.pick(&[Ty::D, Ty::I]);
+        let dim = r.pick(&[1, 1, 2, 3]);
+        let vals: Vec<i64> = (0..dim).map(|_| r.range(-6, 6)).collect();
+        let again = r
+            .chance(0.5)
+            .then(|| (0..dim).map(|_| r.range(-6, 6)).collect());
+        consts.push(ConstDef {
+            ty,
+            dim,
+            vals,
+            again,
+        });
+    }
+    let nloops = r.range(5, 7) as usize;
+    let loops = (0..nloops)
+        .map(|_| gen_loop(&mut r, &sets, &maps, &dats, consts.len()))
+        .collect();
+    Prog {
+        sets,
+        maps,
+        dats,
+        consts,
+        loops,
+        data_seed: r.next() | 1,
+    }
+}
+
+/// How a dat is used so far in a loop.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Use {
+    Free,
+    Read,
+    Inc,
+    RwAdd,
+    Exclusive,
+}
+
+fn gen_loop(
+    r: &mut Rng,
+    sets: &[SetDef],
+    maps: &[MapDef],
+    dats: &[DatDef],
+    nconst: usize,
+) -> LoopDef {
+    let from_sets: Vec<usize> = maps.iter().map(|m| m.from).collect();
+    let set = if r.chance(0.85) {
+        r.pick(&from_sets)
+    } else {
+        r.below(sets.len())
+    };
+    let my_maps: Vec<usize> = (0..maps.len()).filter(|&m| maps[m].from == set).collect();
+    let mut uses = vec![Use::Free; dats.len()];
+    // (dat, map, idx) already used; idx -1 marks a vector argument
+    let mut seen: Vec<(usize, usize, i64)> = Vec::new();
+    let mut args = Vec::new();
+    let nargs = r.range(2, 8) as usize;
+    let opt = |r: &mut Rng| {
+        r.chance(0.15)
+            .then(|| r.pick(&["1", "0", "(pass == 0)", "(pass == 1)"]))
+    };
+    for _ in 0..60 {
+        if args.len() >= nargs {
+            break;
+        }
+        let what = r.below(12);
+        match what {
+            // direct
+            0..=2 => {
+                let cand: Vec<usize> = (0..dats.len()).filter(|&d| dats[d].set == set).collect();
+                if cand.is_empty() {
+                    continue;
+                }
+                let d = r.pick(&cand);
+                let acc = r.pick(&[Acc::Read, Acc::Read, Acc::Write, Acc::Rw, Acc::Inc]);
+                let ok = match acc {
+                    Acc::Read => matches!(uses[d], Use::Free | Use::Read),
+                    _ => uses[d] == Use::Free,
+                };
+                if !ok || seen.contains(&(d, usize::MAX, 0)) {
+                    continue;
+                }
+                uses[d] = if acc == Acc::Read {
+                    Use::Read
+                } else {
+                    Use::Exclusive
+                };
+                seen.push((d, usize::MAX, 0));
+                args.push(Arg::Dat {
+                    dat: d,
+                    map: None,
+                    acc,
+                    opt: opt(r),
+                });
+            }
+            // through a map, one column
+            3..=6 if !my_maps.is_empty() => {
+                let m = r.pick(&my_maps);
+                let cand: Vec<usize> = (0..dats.len())
+                    .filter(|&d| dats[d].set == maps[m].to)
+                    .collect();
+                if cand.is_empty() {
+                    continue;
+                }
+                let d = r.pick(&cand);
+                let idx = r.below(maps[m].arity) as i64;
+                let inj = maps[m].kind == MapKind::Injective;
+                let acc = r.pick(&[
+                    Acc::Read,
+                    Acc::Read,
+                    Acc::Inc,
+                    Acc::Inc,
+                    Acc::Write,
+                    Acc::Rw,
+                    Acc::RwAdd,
+                ]);
+                let ok = match acc {
+                    Acc::Read => matches!(uses[d], Use::Free | Use::Read),
+                    Acc::Inc => matches!(uses[d], Use::Free | Use::Inc),
+                    Acc::RwAdd => matches!(uses[d], Use::Free | Use::RwAdd),
+                    _ => inj && uses[d] == Use::Free,
+                };
+                if !ok || seen.contains(&(d, m, idx)) || seen.contains(&(d, m, -1)) {
+                    continue;
+                }
+                uses[d] = match acc {
+                    Acc::Read => Use::Read,
+                    Acc::Inc => Use::Inc,
+                    Acc::RwAdd => Use::RwAdd,
+                    _ => Use::Exclusive,
+                };
+                seen.push((d, m, idx));
+                args.push(Arg::Dat {
+                    dat: d,
+                    map: Some((m, idx)),
+                    acc,
+                    opt: opt(r),
+                });
+            }
+            // a vector argument (all columns): arity 2 or more, as idx -1
+            // is a direct argument's (OP2 reads idx < -1 as a vector)
+            7 if my_maps.iter().any(|&m| maps[m].arity > 1) => {
+                let vm: Vec<usize> = my_maps
+                    .iter()
+                    .copied()
+                    .filter(|&m| maps[m].arity > 1)
+                    .collect();
+                let m = r.pick(&vm);
+                let cand: Vec<usize> = (0..dats.len())
+                    .filter(|&d| dats[d].set == maps[m].to)
+                    .collect();
+                if cand.is_empty() {
+                    continue;
+                }
+                let d = r.pick(&cand);
+                let acc = r.pick(&[Acc::Read, Acc::Inc]);
+                let ok = match acc {
+                    Acc::Read => matches!(uses[d], Use::Free | Use::Read),
+                    _ => matches!(uses[d], Use::Free | Use::Inc),
+                };
+                if !ok || seen.iter().any(|&(x, y, _)| x == d && y == m) {
+                    continue;
+                }
+                uses[d] = if acc == Acc::Read {
+                    Use::Read
+                } else {
+                    Use::Inc
+                };
+                seen.push((d, m, -1));
+                args.push(Arg::Dat {
+                    dat: d,
+                    map: Some((m, -(maps[m].arity as i64))),
+                    acc,
+                    opt: None,
+                });
+            }
+            8..=10 => {
+                let ty = r.pick(&[Ty::D, Ty::I]);
+                let dim = r.range(1, 3) as usize;
+                let acc = r.pick(&[Acc::Read, Acc::Inc, Acc::Min, Acc::Max]);
+                let init = (0..dim)
+                    .map(|_| match (acc, r.below(3)) {
+                        (Acc::Min, 0) => 20000,
+                        (Acc::Max, 0) => -20000,
+                        _ => r.range(-40, 40),
+                    })
+                    .collect();
+                args.push(Arg::Gbl { ty, dim, acc, init });
+            }
+            11 => {
+                let map = if !my_maps.is_empty() && r.chance(0.6) {
+                    let m = r.pick(&my_maps);
+                    Some((m, r.below(maps[m].arity)))
+                } else {
+                    None
+                };
+                args.push(Arg::Idx { map });
+            }
+            _ => {}
+        }
+    }
+    let writes = args.iter().any(|a| match a {
+        Arg::Dat { acc, .. } => *acc != Acc::Read,
+        Arg::Gbl { acc, .. } => *acc != Acc::Read,
+        Arg::Idx { .. } => false,
+    });
+    if !writes {
+        args.push(Arg::Gbl {
+            ty: Ty::D,
+            dim: 1,
+            acc: Acc::Inc,
+            init: vec![3],
+        });
+    }
+    let nc = r.range(0, 2.min(nconst as i64)) as usize;
+    let mut consts = Vec::new();
+    for _ in 0..nc {
+        let c = r.below(nconst);
+        if !consts.contains(&c) {
+            consts.push(c);
+        }
+    }
+    LoopDef {
+        set,
+        args,
+        consts,
+        print: r.chance(0.75),
+    }
+}
+
+/// A value a kernel reads: its C expression and type.
+struct Input {
+    param: Option<usize>,
+    expr: String,
+}
+
+/// One assignment of a kernel: `target` (a C lvalue of type `ty`), what it
+/// does, the terms of its expression.
+struct Stmt {
+    target: String,
+    ty: Ty,
+    acc: Acc,
+    /// the optional argument's parameter that guards it
+    guard: Option<String>,
+    terms: Vec<String>,
+    offset: i64,
+}
+
+fn term(r: &mut Rng, input: &Input, ty: Ty) -> String {
+    let coef = match ty {
+        Ty::D => r
+            .pick(&["0.5", "1.0", "-1.0", "2.0", "-0.25", "1.5", "3.0"])
+            .to_string(),
+        Ty::F => format!("{}f", r.pick(&["0.5", "1.0", "-1.0", "2.0", "1.5", "3.0"])),
+        Ty::I => r.pick(&["1", "-1", "2", "3", "-2"]).to_string(),
+    };
+    format!("{coef} * ({})({})", ty.c(), input.expr)
+}
+
+/// `e` folded into a small range: multiples of 1/2 (ints: integers) under
+/// `m / 2` (ints: `m`) in size.
+fn fold(ty: Ty, e: &str, m: i64) -> String {
+    match ty {
+        Ty::D => format!("(double)((int)(({e}) * 2.0) % {m}) * 0.5"),
+        Ty::F => format!("(float)((int)(({e}) * 2.0f) % {m}) * 0.5f"),
+        Ty::I => format!("(({e}) % {m})"),
+    }
+}
+
+fn render_stmt(s: &Stmt) -> String {
+    let mut e = s.ty.lit(s.offset);
+    for t in &s.terms {
+        let _ = write!(e, " + {t}");
+    }
+    let body = match s.acc {
+        Acc::Write => format!("{} = {};", s.target, fold(s.ty, &e, 2001)),
+        Acc::Rw => {
+            let c = match s.ty {
+                Ty::I => "2",
+                Ty::F => "0.5f",
+                Ty::D => "0.5",
+            };
+            format!(
+                "{t} = {};",
+                fold(s.ty, &format!("{} * {c} + {e}", s.target), 2001),
+                t = s.target
+            )
+        }
+        Acc::Inc | Acc::RwAdd => format!("{} += {};", s.target, fold(s.ty, &e, 7)),
+        Acc::Min | Acc::Max => {
+            let op = if s.acc == Acc::Min { "<" } else { ">" };
+            format!(
+                "{{ {} v = {}; if (v {op} {t}) {t} = v; }}",
+                s.ty.c(),
+                fold(s.ty, &e, 2001),
+                t = s.target
+            )
+        }
+        Acc::Read => unreachable!(),
+    };
+    match &s.guard {
+        Some(g) => format!("  if ({g}) {{ {body} }}\n"),
+        None => format!("  {body}\n"),
+    }
+}
+
+fn dat_name(d: usize) -> String {
+    format!("dat_{d}")
+}
+
+fn type_str(d: &DatDef) -> String {
+    if d.soa {
+        format!("{}:soa", d.ty.c())
+    } else {
+        d.ty.c().to_string()
+    }
+}
+
+/// The kernel's C source and the op_par_loop call's arguments.
+fn gen_kernel(r: &mut Rng, p: &Prog, k: usize) -> (String, Vec<String>) {
+    let l = &p.loops[k];
+    let mut params = Vec::new();
+    let mut inputs: Vec<Input> = Vec::new();
+    let mut stmts: Vec<Stmt> = Vec::new();
+    let mut call = Vec::new();
+    for (i, a) in l.args.iter().enumerate() {
+        let pn = format!("p{i}");
+        match a {
+            Arg::Dat { dat, map, acc, opt } => {
+                let d = &p.dats[*dat];
+                let ty = d.ty;
+                let vector = matches!(map, Some((_, idx)) if *idx < 0);
+                let cnst = if *acc == Acc::Read { "const " } else { "" };
+                let stars = if vector { "**" } else { "*" };
+                params.push(format!("{cnst}{} {stars}{pn}", ty.c()));
+                let (idx, mapname) = match map {
+                    Some((m, idx)) => (*idx, format!("map_{m}")),
+                    None => (-1, "OP_ID".to_string()),
+                };
+                call.push(match opt {
+                    Some(f) => format!(
+                        "op_opt_arg_dat({f}, {}, {idx}, {mapname}, {}, \"{}\", {})",
+                        dat_name(*dat),
+                        d.dim,
+                        type_str(d),
+                        acc.c()
+                    ),
+                    None => format!(
+                        "op_arg_dat({}, {idx}, {mapname}, {}, \"{}\", {})",
+                        dat_name(*dat),
+                        d.dim,
+                        type_str(d),
+                        acc.c()
+                    ),
+                });
+                let cols = if vector { -idx as usize } else { 1 };
+                let at = |j: usize, c: usize| {
+                    if vector {
+                        format!("{pn}[{j}][{c}]")
+                    } else {
+                        format!("{pn}[{c}]")
+                    }
+                };
+                match acc {
+                    Acc::Read | Acc::Rw => {
+                        for j in 0..cols {
+                            for c in 0..d.dim {
+                                let expr = match opt {
+                                    Some(_) => format!("({pn} ? {} : 1)", at(j, c)),
+                                    None => at(j, c),
+                                };
+                                inputs.push(Input {
+                                    param: Some(i),
+                                    expr,
+                                });
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                if *acc != Acc::Read {
+                    for j in 0..cols {
+                        for c in 0..d.dim {
+                            stmts.push(Stmt {
+                                target: at(j, c),
+                                ty,
+                                acc: *acc,
+                                guard: opt.map(|_| pn.clone()),
+                                terms: Vec::new(),
+                                offset: r.range(-5, 5),
+                            });
+                        }
+                    }
+                }
+            }
+            Arg::Gbl { ty, dim, acc, .. } => {
+                let cnst = if *acc == Acc::Read { "const " } else { "" };
+                params.push(format!("{cnst}{} *{pn}", ty.c()));
+                call.push(format!(
+                    "op_arg_gbl(gbl_{k}_{i}, {dim}, \"{}\", {})",
+                    ty.c(),
+                    acc.c()
+                ));
+                for c in 0..*dim {
+                    if *acc == Acc::Read {
+                        inputs.push(Input {
+                            param: Some(i),
+                            expr: format!("{pn}[{c}]"),
+                        });
+                    } else {
+                        stmts.push(Stmt {
+                            target: format!("{pn}[{c}]"),
+                            ty: *ty,
+                            acc: *acc,
+                            guard: None,
+                            terms: Vec::new(),
+                            offset: r.range(-5, 5),
+                        });
+                    }
+                }
+            }
+            Arg::Idx { map } => {
+                params.push(format!("const int *{pn}"));
+                call.push(match map {
+                    Some((m, j)) => format!("op_arg_idx({j}, map_{m})"),
+                    None => "op_arg_idx(-1, OP_ID)".to_string(),
+                });
+                inputs.push(Input {
+                    param: Some(i),
+                    expr: format!("(*{pn} % 13)"),
+                });
+            }
+        }
+    }
+    for &c in &l.consts {
+        let cd = &p.consts[c];
+        for j in 0..cd.dim {
+            let expr = if cd.dim == 1 {
+                format!("cst_{c}")
+            } else {
+                format!("cst_{c}[{j}]")
+            };
+            inputs.push(Input { param: None, expr });
+        }
+    }
+    // random terms, then every parameter read somewhere
+    let mut used = vec![false; l.args.len()];
+    for s in stmts.iter_mut() {
+        if inputs.is_empty() {
+            break;
+        }
+        for _ in 0..r.range(1, 3) {
+            let inp = &inputs[r.below(inputs.len())];
+            s.terms.push(term(r, inp, s.ty));
+            if let Some(pi) = inp.param {
+                used[pi] = true;
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..inputs.len()).collect();
+    for i in (1..order.len()).rev() {
+        order.swap(i, r.below(i + 1));
+    }
+    for &ii in &order {
+        let inp = &inputs[ii];
+        let pi = match inp.param {
+            Some(pi) if !used[pi] => pi,
+            None if r.chance(0.5) => usize::MAX,
+            _ => continue,
+        };
+        let si = r.below(stmts.len());
+        let ty = stmts[si].ty;
+        stmts[si].terms.push(term(r, inp, ty));
+        if pi != usize::MAX {
+            used[pi] = true;
+        }
+    }
+    let mut src = format!("static inline void kern_{k}({}) {{\n", params.join(", "));
+    for s in &stmts {
+        src.push_str(&render_stmt(s));
+    }
+    src.push_str("}\n\n");
+    (src, call)
+}
+
+fn data_init(ty: Ty) -> &'static str {
+    match ty {
+        Ty::D => "(double)rnd_range(-64, 64) * 0.5",
+        Ty::F => "(float)rnd_range(-64, 64) * 0.5f",
+        Ty::I => "rnd_range(-40, 40)",
+    }
+}
+
+const C_PRELUDE: &str = r#"/* random values from one fixed seed (xorshift64*) */
+static unsigned long long rnd_state;
+static unsigned long long rnd(void) {
+  rnd_state ^= rnd_state >> 12;
+  rnd_state ^= rnd_state << 25;
+  rnd_state ^= rnd_state >> 27;
+  return rnd_state * 2685821657736338717ULL;
+}
+static int rnd_below(int n) { return (int)(rnd() % (unsigned long long)n); }
+static int rnd_range(int lo, int hi) { return lo + rnd_below(hi - lo + 1); }
+
+static int dump;
+
+"#;
+
+const SHOW_D: &str = r#"/* a checksum weighing each value by its place, and the range check */
+static void show_d(const char *what, op_dat dat, int n, int dim, double limit) {
+  double *v = (double *)malloc(sizeof(double) * (size_t)(n * dim));
+  double s = 0.0;
+  int i, big = 0;
+  op_fetch_data(dat, v);
+  for (i = 0; i < n * dim; i++) {
+    s += v[i] * (double)((i * 7) % 31 + 1);
+    if (v[i] > limit || v[i] < -limit) big = 1;
+    if (dump) printf("D %s %d %.17g\n", what, i, v[i]);
+  }
+  printf("R %s %.17g\n", what, s);
+  if (big) printf("R BIG %s\n", what);
+  free(v);
+}
+"#;
+const SHOW_F: &str = r#"static void show_f(const char *what, op_dat dat, int n, int dim, double limit) {
+  float *v = (float *)malloc(sizeof(float) * (size_t)(n * dim));
+  double s = 0.0;
+  int i, big = 0;
+  op_fetch_data(dat, v);
+  for (i = 0; i < n * dim; i++) {
+    s += (double)v[i] * (double)((i * 7) % 31 + 1);
+    if (v[i] > limit || v[i] < -limit) big = 1;
+    if (dump) printf("D %s %d %.9g\n", what, i, (double)v[i]);
+  }
+  printf("R %s %.17g\n", what, s);
+  if (big) printf("R BIG %s\n", what);
+  free(v);
+}
+"#;
+const SHOW_I: &str = r#"static void show_i(const char *what, op_dat dat, int n, int dim, double limit) {
+  int *v = (int *)malloc(sizeof(int) * (size_t)(n * dim));
+  long long s = 0;
+  int i, big = 0;
+  op_fetch_data(dat, v);
+  for (i = 0; i < n * dim; i++) {
+    s += (long long)v[i] * ((i * 7) % 31 + 1);
+    if (v[i] > limit || v[i] < -limit) big = 1;
+    if (dump) printf("D %s %d %d\n", what, i, v[i]);
+  }
+  printf("R %s %lld\n", what, s);
+  if (big) printf("R BIG %s\n", what);
+  free(v);
+}
+"#;
+
+/// The checksum and range check of a dat of each type.
+const C_SHOW: [&str; 3] = [SHOW_D, SHOW_F, SHOW_I];
+
+fn limit(ty: Ty) -> &'static str {
+    match ty {
+        Ty::D => "1048576.0",
+        Ty::F => "65536.0",
+        Ty::I => "16777216.0",
+    }
+}
+
+fn show_call(p: &Prog, d: usize, what: &str) -> String {
+    let dd = &p.dats[d];
+    let f = match dd.ty {
+        Ty::D => "show_d",
+        Ty::F => "show_f",
+        Ty::I => "show_i",
+    };
+    format!(
+        "{f}({what}, {}, {}, {}, {});\n",
+        dat_name(d),
+        p.sets[dd.set].size,
+        dd.dim,
+        limit(dd.ty)
+    )
+}
+
+/// main.c and kernels.h of a program.
+fn gen_sources(seed: u64, p: &Prog) -> (String, String) {
+    let mut r = Rng(seed ^ 0xdead_beef_cafe);
+    let mut kernels = format!(
+        "/* kernels.h: the kernels of random program {seed} (tests/tests/device_random.rs) */\n\
+         #ifndef RANDOM_KERNELS_H\n#define RANDOM_KERNELS_H\n\n"
+    );
+    let mut calls = Vec::new();
+    for k in 0..p.loops.len() {
+        let (src, call) = gen_kernel(&mut r, p, k);
+        kernels.push_str(&src);
+        calls.push(call);
+    }
+    kernels.push_str("#endif\n");
+
+    let mut m = String::new();
+    let _ = writeln!(
+        m,
+        "/* main.c: random program {seed} (tests/tests/device_random.rs) */"
+    );
+    m.push_str("#include <stdio.h>\n#include <stdlib.h>\n\n#include \"op_seq.h\"\n\n");
+    for (c, cd) in p.consts.iter().enumerate() {
+        if cd.dim == 1 {
+            let _ = writeln!(m, "{} cst_{c};", cd.ty.c());
+        } else {
+            let _ = writeln!(m, "{} cst_{c}[{}];", cd.ty.c(), cd.dim);
+        }
+    }
+    m.push_str("\n#include \"kernels.h\"\n\n");
+    m.push_str(C_PRELUDE);
+    for (ty, show) in [Ty::D, Ty::F, Ty::I].into_iter().zip(C_SHOW) {
+        if p.dats.iter().any(|d| d.ty == ty) {
+            m.push('\n');
+            m.push_str(show);
+        }
+    }
+    m.push_str("\nint main(int argc, char **argv) {\n  int pass, i;\n");
+    m.push_str("  op_init(argc, argv, 1);\n  dump = getenv(\"RND_DUMP\") != NULL;\n");
+    let _ = writeln!(m, "  rnd_state = {}ULL;", p.data_seed);
+    for (s, sd) in p.sets.iter().enumerate() {
+        let _ = writeln!(
+            m,
+            "  op_set set_{s} = op_decl_set({}, \"set_{s}\");",
+            sd.size
+        );
+    }
+    for (k, md) in p.maps.iter().enumerate() {
+        let n = p.sets[md.from].size * md.arity;
+        let nt = p.sets[md.to].size;
+        let _ = writeln!(m, "  int *map_{k}_data = (int *)malloc(sizeof(int) * {n});");
+        match md.kind {
+            MapKind::Injective => {
+                let _ = writeln!(
+                    m,
+                    "  {{\n    int *perm = (int *)malloc(sizeof(int) * {nt});\n    \
+                     for (i = 0; i < {nt}; i++) perm[i] = i;\n    \
+                     for (i = {nt} - 1; i > 0; i--) {{\n      int j = rnd_below(i + 1), t = perm[i];\n      \
+                     perm[i] = perm[j];\n      perm[j] = t;\n    }}\n    \
+                     for (i = 0; i < {n}; i++) map_{k}_data[i] = perm[i];\n    free(perm);\n  }}"
+                );
+            }
+            MapKind::Uniform => {
+                let _ = writeln!(
+                    m,
+                    "  for (i = 0; i < {n}; i++) map_{k}_data[i] = rnd_below({nt});"
+                );
+            }
+            MapKind::Skewed => {
+                // a pool of rows, one of them hot (a quarter of all entries)
+                let _ = writeln!(
+                    m,
+                    "  {{\n    int pool[{pool}], j;\n    for (j = 0; j < {pool}; j++) pool[j] = rnd_below({nt});\n    \
+                     for (i = 0; i < {n}; i++) map_{k}_data[i] = rnd_below(4) == 0 ? pool[0] : pool[rnd_below({pool})];\n  }}",
+                    pool = md.pool
+                );
+            }
+        }
+        let _ = writeln!(
+            m,
+            "  op_map map_{k} = op_decl_map(set_{}, set_{}, {}, map_{k}_data, \"map_{k}\");\n  (void)map_{k};",
+            md.from, md.to, md.arity
+        );
+    }
+    for (d, dd) in p.dats.iter().enumerate() {
+        let n = p.sets[dd.set].size * dd.dim;
+        let _ = writeln!(
+            m,
+            "  {t} *{name}_data = ({t} *)malloc(sizeof({t}) * {n});\n  \
+             for (i = 0; i < {n}; i++) {name}_data[i] = {init};\n  \
+             op_dat {name} = op_decl_dat(set_{}, {}, \"{}\", {name}_data, \"{name}\");",
+            dd.set,
+            dd.dim,
+            type_str(dd),
+            t = dd.ty.c(),
+            name = dat_name(d),
+            init = data_init(dd.ty)
+        );
+    }
+    let decl_const = |m: &mut String, c: usize, cd: &ConstDef, vals: &[i64]| {
+        if cd.dim == 1 {
+            let _ = writeln!(m, "  cst_{c} = {};", cd.ty.lit(vals[0]));
+            let _ = writeln!(m, "  op_decl_const(1, \"{}\", &cst_{c});", cd.ty.c());
+        } else {
+            for (j, v) in vals.iter().enumerate() {
+                let _ = writeln!(m, "  cst_{c}[{j}] = {};", cd.ty.lit(*v));
+            }
+            let _ = writeln!(
+                m,
+                "  op_decl_const({}, \"{}\", cst_{c});",
+                cd.dim,
+                cd.ty.c()
+            );
+        }
+    };
+    for (c, cd) in p.consts.iter().enumerate() {
+        decl_const(&mut m, c, cd, &cd.vals);
+    }
+    let _ = writeln!(m, "  for (pass = 0; pass < {NPASS}; pass++) {{");
+    for (k, l) in p.loops.iter().enumerate() {
+        let _ = writeln!(m, "    {{ /* loop {k} */");
+        for (i, a) in l.args.iter().enumerate() {
+            if let Arg::Gbl { ty, dim, init, .. } = a {
+                let vals: Vec<String> = init.iter().map(|v| ty.lit(*v)).collect();
+                let _ = writeln!(
+                    m,
+                    "      {} gbl_{k}_{i}[{dim}] = {{{}}};",
+                    ty.c(),
+                    vals.join(", ")
+                );
+            }
+        }
+        let _ = writeln!(
+            m,
+            "      op_par_loop(kern_{k}, \"kern_{k}\", set_{},\n        {});",
+            l.set,
+            calls[k].join(",\n        ")
+        );
+        for (i, a) in l.args.iter().enumerate() {
+            if let Arg::Gbl { ty, dim, acc, .. } = a {
+                if *acc == Acc::Read {
+                    continue;
+                }
+                let mut fmt = format!("R pass %d kern_{k} gbl_{i}");
+                let mut vals = String::new();
+                for c in 0..*dim {
+                    fmt.push_str(if *ty == Ty::I { " %d" } else { " %.17g" });
+                    let _ = write!(vals, ", gbl_{k}_{i}[{c}]");
+                }
+                let _ = writeln!(m, "      printf(\"{fmt}\\n\", pass{vals});");
+            }
+        }
+        if l.print {
+            let mut shown = Vec::new();
+            for a in &l.args {
+                if let Arg::Dat { dat, acc, .. } = a {
+                    if *acc != Acc::Read && !shown.contains(dat) {
+                        shown.push(*dat);
+                    }
+                }
+            }
+            for d in shown {
+                let _ = writeln!(m, "      printf(\"R pass %d after kern_{k}\\n\", pass);");
+                m.push_str("      ");
+                m.push_str(&show_call(p, d, &format!("\"{}\"", dat_name(d))));
+            }
+        }
+        m.push_str("    }\n");
+    }
+    m.push_str("    if (pass == 0) {\n");
+    for (c, cd) in p.consts.iter().enumerate() {
+        if let Some(v) = &cd.again {
+            let mut s = String::new();
+            decl_const(&mut s, c, cd, v);
+            for line in s.lines() {
+                let _ = writeln!(m, "    {line}");
+            }
+        }
+    }
+    m.push_str("    }\n  }\n  printf(\"R final\\n\");\n");
+    for d in 0..p.dats.len() {
+        m.push_str("  ");
+        m.push_str(&show_call(p, d, &format!("\"{}\"", dat_name(d))));
+    }
+    m.push_str("  op_timing_output();\n  op_exit();\n  return 0;\n}\n");
+    (m, kernels)
+}
+
+/// A one-line description of a program.
+fn describe(p: &Prog) -> String {
+    let sets: Vec<String> = p.sets.iter().map(|s| s.size.to_string()).collect();
+    let maps: Vec<String> = p
+        .maps
+        .iter()
+        .map(|m| format!("{}->{}x{} {:?}", m.from, m.to, m.arity, m.kind))
+        .collect();
+    let nargs: usize = p.loops.iter().map(|l| l.args.len()).sum();
+    format!(
+        "sets [{}], maps [{}], {} dats, {} loops, {} args",
+        sets.join(" "),
+        maps.join(", "),
+        p.dats.len(),
+        p.loops.len(),
+        nargs
+    )
+}
+
+/// The seeds run (fixed).
+const SEEDS: [u64; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
+
+fn variants() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
+    vec![
+        ("colour2", vec![]),
+        ("atomics", vec![("OP2_RS_CONFLICTS", "atomics")]),
+        (
+            "colour2-global",
+            vec![("OP2_RS_CONFLICTS", "colour2-global")],
+        ),
+        ("auto-soa", vec![("OP_AUTO_SOA", "1")]),
+    ]
+}
+
+fn root_dir() -> PathBuf {
+    out_dir().join("device_random")
+}
+
+/// A fresh directory (removed first).
+fn fresh(dir: &Path) -> PathBuf {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
+    dir.to_path_buf()
+}
+
+/// Writes a program's sources and builds it against `libs`.
+fn build(seed: u64, tag: &str, libs: &[&str]) -> (Prog, Vec<PathBuf>) {
+    let p = gen_prog(seed);
+    let (main, kernels) = gen_sources(seed, &p);
+    let dir = root_dir().join(tag).join(format!("seed{seed}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("main.c"), main).unwrap();
+    std::fs::write(dir.join("kernels.h"), kernels).unwrap();
+    let src = dir.join("main.c");
+    let exes = libs
+        .iter()
+        .map(|lib| {
+            let mut prog = Program::new(&format!("rnd_{tag}_{seed}"), Lang::C99, &[]).lib(lib);
+            prog.sources.push(src.clone());
+            prog.build()
+        })
+        .collect();
+    (p, exes)
+}
+
+fn result_lines(r: &Run) -> Vec<&str> {
+    r.stdout.lines().filter(|l| l.starts_with("R ")).collect()
+}
+
+/// What is wrong with a device run against the host's lines: None if
+/// nothing.
+fn compare(host: &[&str], dev: &Run, nloops: usize) -> Option<String> {
+    let mut why = String::new();
+    if dev.status != Some(0) {
+        let _ = writeln!(
+            why,
+            "exit status {:?}\nstderr (end): {}",
+            dev.status,
+            tail(&dev.stderr, 1500)
+        );
+    }
+    for l in dev
+        .stdout
+        .lines()
+        .filter(|l| l.contains("runs on the host"))
+    {
+        let _ = writeln!(why, "fallback: {l}");
+    }
+    let pl = placements(&dev.stdout);
+    if dev.status == Some(0) && pl.len() != nloops {
+        let _ = writeln!(
+            why,
+            "{} loops in the placement table, not {nloops}",
+            pl.len()
+        );
+    }
+    for (name, place) in &pl {
+        if place != "device" {
+            let _ = writeln!(why, "loop {name}: {place}");
+        }
+    }
+    let d = result_lines(dev);
+    let diffs: Vec<String> = host
+        .iter()
+        .zip(&d)
+        .enumerate()
+        .filter(|(_, (a, b))| a != b)
+        .take(6)
+        .map(|(i, (a, b))| format!("  line {i}: host   {a}\n  line {i}: device {b}"))
+        .collect();
+    if !diffs.is_empty() {
+        let _ = writeln!(why, "differing lines (first 6):\n{}", diffs.join("\n"));
+    }
+    if d.len() != host.len() {
+        let _ = writeln!(why, "{} result lines, host {}", d.len(), host.len());
+    }
+    (!why.is_empty()).then_some(why)
+}
+
+fn tail(s: &str, n: usize) -> &str {
+    let mut i = s.len().saturating_sub(n);
+    while !s.is_char_boundary(i) {
+        i += 1;
+    }
+    &s[i..]
+}
+
+/// Runs every seed on libop2_seq and on the device library `lib` (run with
+/// `env` first) in each variant; collects what differs.
+fn differential(lib: &str, tag: &str, env: &[(&str, &str)], vars: &[(&str, Vec<(&str, &str)>)]) {
+    let t0 = std::time::Instant::now();
+    let cache = fresh(&root_dir().join(format!("cache-{tag}")));
+    let mut failures = Vec::new();
+    for seed in SEEDS {
+        let (p, exes) = build(seed, tag, &["op2_seq", lib]);
+        let rundir = root_dir().join(tag).join(format!("seed{seed}")).join("run");
+        let host = run_in(&exes[0], &[], &rundir, &[]);
+        host.ok();
+        let hl = result_lines(&host);
+        assert!(
+            !hl.iter().any(|l| l.starts_with("R BIG")),
+            "seed {seed}: the generator let values grow out of range:\n{}",
+            host.stdout
+        );
+        assert!(hl.len() > p.dats.len(), "seed {seed}: {}", host.stdout);
+        println!("seed {seed}: {} ({} result lines)", describe(&p), hl.len());
+        for (vname, venv) in vars {
+            let mut all: Vec<(&str, &str)> = vec![("OP2_RS_CACHE_DIR", cache.to_str().unwrap())];
+            all.extend_from_slice(env);
+            all.extend(venv.iter().copied());
+            let t = std::time::Instant::now();
+            let dev = run_in(&exes[1], &[], &rundir, &all);
+            let verdict = compare(&hl, &dev, p.loops.len());
+            println!(
+                "  {tag} {vname}: {:.1} s, {}",
+                t.elapsed().as_secs_f64(),
+                if verdict.is_some() { "DIFFERS" } else { "same" }
+            );
+            if let Some(why) = verdict {
+                failures.push(format!("seed {seed}, {tag} {vname} ({all:?}):\n{why}"));
+            }
+        }
+    }
+    println!("{tag}: {:.1} s in all", t0.elapsed().as_secs_f64());
+    assert!(
+        failures.is_empty(),
+        "{} of {} runs differ from libop2_seq:\n\n{}",
+        failures.len(),
+        SEEDS.len() * vars.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn random_programs_on_opencl_print_seq_answers() {
+    differential("op2_opencl", "opencl", &[], &variants());
+}
+
+/// The same programs on libop2_cuda through the CUDA emulator, in the
+/// default scheme and with atomics.
+#[test]
+fn random_programs_on_the_cuda_emulator_print_seq_answers() {
+    let vars = variants();
+    differential(
+        "op2_cuda",
+        "cuda-emu",
+        &[("LD_LIBRARY_PATH", cuda_emu_dir())],
+        &vars[..2],
+    );
+}
