@@ -279,6 +279,168 @@ enum Use {
     Exclusive,
 }
 
+/// The arguments of a loop over `set` picked so far, with what each dat's
+/// use allows next.
+struct ArgPicker<'a> {
+    maps: &'a [MapDef],
+    dats: &'a [DatDef],
+    set: usize,
+    my_maps: Vec<usize>,
+    uses: Vec<Use>,
+    /// (dat, map, idx) already used; idx -1 marks a vector argument
+    seen: Vec<(usize, usize, i64)>,
+    args: Vec<Arg>,
+}
+
+fn opt_flag(r: &mut Rng) -> Option<&'static str> {
+    r.chance(0.15)
+        .then(|| r.pick(&["1", "0", "(pass == 0)", "(pass == 1)"]))
+}
+
+impl ArgPicker<'_> {
+    fn dats_on(&self, set: usize) -> Vec<usize> {
+        (0..self.dats.len())
+            .filter(|&d| self.dats[d].set == set)
+            .collect()
+    }
+
+    fn direct(&mut self, r: &mut Rng) {
+        let cand = self.dats_on(self.set);
+        if cand.is_empty() {
+            return;
+        }
+        let d = r.pick(&cand);
+        let acc = r.pick(&[Acc::Read, Acc::Read, Acc::Write, Acc::Rw, Acc::Inc]);
+        let ok = match acc {
+            Acc::Read => matches!(self.uses[d], Use::Free | Use::Read),
+            _ => self.uses[d] == Use::Free,
+        };
+        if !ok || self.seen.contains(&(d, usize::MAX, 0)) {
+            return;
+        }
+        self.uses[d] = if acc == Acc::Read {
+            Use::Read
+        } else {
+            Use::Exclusive
+        };
+        self.seen.push((d, usize::MAX, 0));
+        self.args.push(Arg::Dat {
+            dat: d,
+            map: None,
+            acc,
+            opt: opt_flag(r),
+        });
+    }
+
+    /// Through a map, one column.
+    fn column(&mut self, r: &mut Rng) {
+        let m = r.pick(&self.my_maps);
+        let cand = self.dats_on(self.maps[m].to);
+        if cand.is_empty() {
+            return;
+        }
+        let d = r.pick(&cand);
+        let idx = r.below(self.maps[m].arity) as i64;
+        let inj = self.maps[m].kind == MapKind::Injective;
+        let acc = r.pick(&[
+            Acc::Read,
+            Acc::Read,
+            Acc::Inc,
+            Acc::Inc,
+            Acc::Write,
+            Acc::Rw,
+            Acc::RwAdd,
+        ]);
+        let u = self.uses[d];
+        let ok = match acc {
+            Acc::Read => matches!(u, Use::Free | Use::Read),
+            Acc::Inc => matches!(u, Use::Free | Use::Inc),
+            Acc::RwAdd => matches!(u, Use::Free | Use::RwAdd),
+            _ => inj && u == Use::Free,
+        };
+        if !ok || self.seen.contains(&(d, m, idx)) || self.seen.contains(&(d, m, -1)) {
+            return;
+        }
+        self.uses[d] = match acc {
+            Acc::Read => Use::Read,
+            Acc::Inc => Use::Inc,
+            Acc::RwAdd => Use::RwAdd,
+            _ => Use::Exclusive,
+        };
+        self.seen.push((d, m, idx));
+        self.args.push(Arg::Dat {
+            dat: d,
+            map: Some((m, idx)),
+            acc,
+            opt: opt_flag(r),
+        });
+    }
+
+    /// The maps a vector argument can use: arity 2 or more, as idx -1 is
+    /// a direct argument's (OP2 reads idx < -1 as a vector).
+    fn vector_maps(&self) -> Vec<usize> {
+        self.my_maps
+            .iter()
+            .copied()
+            .filter(|&m| self.maps[m].arity > 1)
+            .collect()
+    }
+
+    /// A vector argument (all columns).
+    fn vector(&mut self, r: &mut Rng) {
+        let m = r.pick(&self.vector_maps());
+        let cand = self.dats_on(self.maps[m].to);
+        if cand.is_empty() {
+            return;
+        }
+        let d = r.pick(&cand);
+        let acc = r.pick(&[Acc::Read, Acc::Inc]);
+        let ok = match acc {
+            Acc::Read => matches!(self.uses[d], Use::Free | Use::Read),
+            _ => matches!(self.uses[d], Use::Free | Use::Inc),
+        };
+        if !ok || self.seen.iter().any(|&(x, y, _)| x == d && y == m) {
+            return;
+        }
+        self.uses[d] = if acc == Acc::Read {
+            Use::Read
+        } else {
+            Use::Inc
+        };
+        self.seen.push((d, m, -1));
+        self.args.push(Arg::Dat {
+            dat: d,
+            map: Some((m, -(self.maps[m].arity as i64))),
+            acc,
+            opt: None,
+        });
+    }
+
+    fn global(&mut self, r: &mut Rng) {
+        let ty = r.pick(&[Ty::D, Ty::I]);
+        let dim = r.range(1, 3) as usize;
+        let acc = r.pick(&[Acc::Read, Acc::Inc, Acc::Min, Acc::Max]);
+        let init = (0..dim)
+            .map(|_| match (acc, r.below(3)) {
+                (Acc::Min, 0) => 20000,
+                (Acc::Max, 0) => -20000,
+                _ => r.range(-40, 40),
+            })
+            .collect();
+        self.args.push(Arg::Gbl { ty, dim, acc, init });
+    }
+
+    fn idx(&mut self, r: &mut Rng) {
+        let map = if !self.my_maps.is_empty() && r.chance(0.6) {
+            let m = r.pick(&self.my_maps);
+            Some((m, r.below(self.maps[m].arity)))
+        } else {
+            None
+        };
+        self.args.push(Arg::Idx { map });
+    }
+}
+
 fn gen_loop(
     r: &mut Rng,
     sets: &[SetDef],
@@ -292,159 +454,32 @@ fn gen_loop(
     } else {
         r.below(sets.len())
     };
-    let my_maps: Vec<usize> = (0..maps.len()).filter(|&m| maps[m].from == set).collect();
-    let mut uses = vec![Use::Free; dats.len()];
-    // (dat, map, idx) already used; idx -1 marks a vector argument
-    let mut seen: Vec<(usize, usize, i64)> = Vec::new();
-    let mut args = Vec::new();
-    let nargs = r.range(2, 8) as usize;
-    let opt = |r: &mut Rng| {
-        r.chance(0.15)
-            .then(|| r.pick(&["1", "0", "(pass == 0)", "(pass == 1)"]))
+    let mut p = ArgPicker {
+        maps,
+        dats,
+        set,
+        my_maps: (0..maps.len()).filter(|&m| maps[m].from == set).collect(),
+        uses: vec![Use::Free; dats.len()],
+        seen: Vec::new(),
+        args: Vec::new(),
     };
+    let nargs = r.range(2, 8) as usize;
     for _ in 0..60 {
-        if args.len() >= nargs {
+        if p.args.len() >= nargs {
             break;
         }
-        let what = r.below(12);
-        match what {
-            // direct
-            0..=2 => {
-                let cand: Vec<usize> = (0..dats.len()).filter(|&d| dats[d].set == set).collect();
-                if cand.is_empty() {
-                    continue;
-                }
-                let d = r.pick(&cand);
-                let acc = r.pick(&[Acc::Read, Acc::Read, Acc::Write, Acc::Rw, Acc::Inc]);
-                let ok = match acc {
-                    Acc::Read => matches!(uses[d], Use::Free | Use::Read),
-                    _ => uses[d] == Use::Free,
-                };
-                if !ok || seen.contains(&(d, usize::MAX, 0)) {
-                    continue;
-                }
-                uses[d] = if acc == Acc::Read {
-                    Use::Read
-                } else {
-                    Use::Exclusive
-                };
-                seen.push((d, usize::MAX, 0));
-                args.push(Arg::Dat {
-                    dat: d,
-                    map: None,
-                    acc,
-                    opt: opt(r),
-                });
-            }
-            // through a map, one column
-            3..=6 if !my_maps.is_empty() => {
-                let m = r.pick(&my_maps);
-                let cand: Vec<usize> = (0..dats.len())
-                    .filter(|&d| dats[d].set == maps[m].to)
-                    .collect();
-                if cand.is_empty() {
-                    continue;
-                }
-                let d = r.pick(&cand);
-                let idx = r.below(maps[m].arity) as i64;
-                let inj = maps[m].kind == MapKind::Injective;
-                let acc = r.pick(&[
-                    Acc::Read,
-                    Acc::Read,
-                    Acc::Inc,
-                    Acc::Inc,
-                    Acc::Write,
-                    Acc::Rw,
-                    Acc::RwAdd,
-                ]);
-                let ok = match acc {
-                    Acc::Read => matches!(uses[d], Use::Free | Use::Read),
-                    Acc::Inc => matches!(uses[d], Use::Free | Use::Inc),
-                    Acc::RwAdd => matches!(uses[d], Use::Free | Use::RwAdd),
-                    _ => inj && uses[d] == Use::Free,
-                };
-                if !ok || seen.contains(&(d, m, idx)) || seen.contains(&(d, m, -1)) {
-                    continue;
-                }
-                uses[d] = match acc {
-                    Acc::Read => Use::Read,
-                    Acc::Inc => Use::Inc,
-                    Acc::RwAdd => Use::RwAdd,
-                    _ => Use::Exclusive,
-                };
-                seen.push((d, m, idx));
-                args.push(Arg::Dat {
-                    dat: d,
-                    map: Some((m, idx)),
-                    acc,
-                    opt: opt(r),
-                });
-            }
-            // a vector argument (all columns): arity 2 or more, as idx -1
-            // is a direct argument's (OP2 reads idx < -1 as a vector)
-            7 if my_maps.iter().any(|&m| maps[m].arity > 1) => {
-                let vm: Vec<usize> = my_maps
-                    .iter()
-                    .copied()
-                    .filter(|&m| maps[m].arity > 1)
-                    .collect();
-                let m = r.pick(&vm);
-                let cand: Vec<usize> = (0..dats.len())
-                    .filter(|&d| dats[d].set == maps[m].to)
-                    .collect();
-                if cand.is_empty() {
-                    continue;
-                }
-                let d = r.pick(&cand);
-                let acc = r.pick(&[Acc::Read, Acc::Inc]);
-                let ok = match acc {
-                    Acc::Read => matches!(uses[d], Use::Free | Use::Read),
-                    _ => matches!(uses[d], Use::Free | Use::Inc),
-                };
-                if !ok || seen.iter().any(|&(x, y, _)| x == d && y == m) {
-                    continue;
-                }
-                uses[d] = if acc == Acc::Read {
-                    Use::Read
-                } else {
-                    Use::Inc
-                };
-                seen.push((d, m, -1));
-                args.push(Arg::Dat {
-                    dat: d,
-                    map: Some((m, -(maps[m].arity as i64))),
-                    acc,
-                    opt: None,
-                });
-            }
-            8..=10 => {
-                let ty = r.pick(&[Ty::D, Ty::I]);
-                let dim = r.range(1, 3) as usize;
-                let acc = r.pick(&[Acc::Read, Acc::Inc, Acc::Min, Acc::Max]);
-                let init = (0..dim)
-                    .map(|_| match (acc, r.below(3)) {
-                        (Acc::Min, 0) => 20000,
-                        (Acc::Max, 0) => -20000,
-                        _ => r.range(-40, 40),
-                    })
-                    .collect();
-                args.push(Arg::Gbl { ty, dim, acc, init });
-            }
-            11 => {
-                let map = if !my_maps.is_empty() && r.chance(0.6) {
-                    let m = r.pick(&my_maps);
-                    Some((m, r.below(maps[m].arity)))
-                } else {
-                    None
-                };
-                args.push(Arg::Idx { map });
-            }
+        match r.below(12) {
+            0..=2 => p.direct(r),
+            3..=6 if !p.my_maps.is_empty() => p.column(r),
+            7 if !p.vector_maps().is_empty() => p.vector(r),
+            8..=10 => p.global(r),
+            11 => p.idx(r),
             _ => {}
         }
     }
+    let mut args = p.args;
     let writes = args.iter().any(|a| match a {
-        Arg::Dat { acc, .. } => *acc != Acc::Read,
-        Arg::Gbl { acc, .. } => *acc != Acc::Read,
+        Arg::Dat { acc, .. } | Arg::Gbl { acc, .. } => *acc != Acc::Read,
         Arg::Idx { .. } => false,
     });
     if !writes {
@@ -559,120 +594,172 @@ fn type_str(d: &DatDef) -> String {
     }
 }
 
+/// A kernel being written: its parameters, what it reads, what it
+/// assigns, and the op_par_loop call's arguments.
+#[derive(Default)]
+struct KernelParts {
+    params: Vec<String>,
+    inputs: Vec<Input>,
+    stmts: Vec<Stmt>,
+    call: Vec<String>,
+}
+
+impl KernelParts {
+    /// Argument `i`, a dat `dat` on `map` (None: direct).
+    fn dat(
+        &mut self,
+        r: &mut Rng,
+        p: &Prog,
+        i: usize,
+        a: (usize, Option<(usize, i64)>, Acc, Option<&str>),
+    ) {
+        let (dat, map, acc, opt) = a;
+        let pn = format!("p{i}");
+        let d = &p.dats[dat];
+        let vector = matches!(map, Some((_, idx)) if idx < 0);
+        let cnst = if acc == Acc::Read { "const " } else { "" };
+        let stars = if vector { "**" } else { "*" };
+        self.params.push(format!("{cnst}{} {stars}{pn}", d.ty.c()));
+        let (idx, mapname) = match map {
+            Some((m, idx)) => (idx, format!("map_{m}")),
+            None => (-1, "OP_ID".to_string()),
+        };
+        let rest = format!(
+            "{}, {idx}, {mapname}, {}, \"{}\", {})",
+            dat_name(dat),
+            d.dim,
+            type_str(d),
+            acc.c()
+        );
+        self.call.push(match opt {
+            Some(f) => format!("op_opt_arg_dat({f}, {rest}"),
+            None => format!("op_arg_dat({rest}"),
+        });
+        let cols = if vector { -idx as usize } else { 1 };
+        let at = |j: usize, c: usize| {
+            if vector {
+                format!("{pn}[{j}][{c}]")
+            } else {
+                format!("{pn}[{c}]")
+            }
+        };
+        let places = (0..cols).flat_map(|j| (0..d.dim).map(move |c| (j, c)));
+        if matches!(acc, Acc::Read | Acc::Rw) {
+            for (j, c) in places.clone() {
+                // an optional argument switched off is a null pointer
+                let expr = match opt {
+                    Some(_) => format!("({pn} ? {} : 1)", at(j, c)),
+                    None => at(j, c),
+                };
+                self.inputs.push(Input {
+                    param: Some(i),
+                    expr,
+                });
+            }
+        }
+        if acc != Acc::Read {
+            for (j, c) in places {
+                self.stmts.push(Stmt {
+                    target: at(j, c),
+                    ty: d.ty,
+                    acc,
+                    guard: opt.map(|_| pn.clone()),
+                    terms: Vec::new(),
+                    offset: r.range(-5, 5),
+                });
+            }
+        }
+    }
+
+    /// Argument `i` of loop `k`, a global.
+    fn global(&mut self, r: &mut Rng, k: usize, i: usize, (ty, dim, acc): (Ty, usize, Acc)) {
+        let pn = format!("p{i}");
+        let cnst = if acc == Acc::Read { "const " } else { "" };
+        self.params.push(format!("{cnst}{} *{pn}", ty.c()));
+        self.call.push(format!(
+            "op_arg_gbl(gbl_{k}_{i}, {dim}, \"{}\", {})",
+            ty.c(),
+            acc.c()
+        ));
+        for c in 0..dim {
+            if acc == Acc::Read {
+                self.inputs.push(Input {
+                    param: Some(i),
+                    expr: format!("{pn}[{c}]"),
+                });
+            } else {
+                self.stmts.push(Stmt {
+                    target: format!("{pn}[{c}]"),
+                    ty,
+                    acc,
+                    guard: None,
+                    terms: Vec::new(),
+                    offset: r.range(-5, 5),
+                });
+            }
+        }
+    }
+
+    fn idx(&mut self, i: usize, map: Option<(usize, usize)>) {
+        let pn = format!("p{i}");
+        self.params.push(format!("const int *{pn}"));
+        self.call.push(match map {
+            Some((m, j)) => format!("op_arg_idx({j}, map_{m})"),
+            None => "op_arg_idx(-1, OP_ID)".to_string(),
+        });
+        self.inputs.push(Input {
+            param: Some(i),
+            expr: format!("(*{pn} % 13)"),
+        });
+    }
+
+    /// Random terms in every statement, then every parameter read
+    /// somewhere (and about half the constants' values).
+    fn spread_terms(&mut self, r: &mut Rng, nargs: usize) {
+        let (inputs, stmts) = (&self.inputs, &mut self.stmts);
+        let mut used = vec![false; nargs];
+        for s in stmts.iter_mut() {
+            if inputs.is_empty() {
+                break;
+            }
+            for _ in 0..r.range(1, 3) {
+                let inp = &inputs[r.below(inputs.len())];
+                s.terms.push(term(r, inp, s.ty));
+                if let Some(pi) = inp.param {
+                    used[pi] = true;
+                }
+            }
+        }
+        let mut order: Vec<usize> = (0..inputs.len()).collect();
+        for i in (1..order.len()).rev() {
+            order.swap(i, r.below(i + 1));
+        }
+        for &ii in &order {
+            let inp = &inputs[ii];
+            let pi = match inp.param {
+                Some(pi) if !used[pi] => pi,
+                None if r.chance(0.5) => usize::MAX,
+                _ => continue,
+            };
+            let si = r.below(stmts.len());
+            let ty = stmts[si].ty;
+            stmts[si].terms.push(term(r, inp, ty));
+            if pi != usize::MAX {
+                used[pi] = true;
+            }
+        }
+    }
+}
+
 /// The kernel's C source and the op_par_loop call's arguments.
 fn gen_kernel(r: &mut Rng, p: &Prog, k: usize) -> (String, Vec<String>) {
     let l = &p.loops[k];
-    let mut params = Vec::new();
-    let mut inputs: Vec<Input> = Vec::new();
-    let mut stmts: Vec<Stmt> = Vec::new();
-    let mut call = Vec::new();
+    let mut kp = KernelParts::default();
     for (i, a) in l.args.iter().enumerate() {
-        let pn = format!("p{i}");
         match a {
-            Arg::Dat { dat, map, acc, opt } => {
-                let d = &p.dats[*dat];
-                let ty = d.ty;
-                let vector = matches!(map, Some((_, idx)) if *idx < 0);
-                let cnst = if *acc == Acc::Read { "const " } else { "" };
-                let stars = if vector { "**" } else { "*" };
-                params.push(format!("{cnst}{} {stars}{pn}", ty.c()));
-                let (idx, mapname) = match map {
-                    Some((m, idx)) => (*idx, format!("map_{m}")),
-                    None => (-1, "OP_ID".to_string()),
-                };
-                call.push(match opt {
-                    Some(f) => format!(
-                        "op_opt_arg_dat({f}, {}, {idx}, {mapname}, {}, \"{}\", {})",
-                        dat_name(*dat),
-                        d.dim,
-                        type_str(d),
-                        acc.c()
-                    ),
-                    None => format!(
-                        "op_arg_dat({}, {idx}, {mapname}, {}, \"{}\", {})",
-                        dat_name(*dat),
-                        d.dim,
-                        type_str(d),
-                        acc.c()
-                    ),
-                });
-                let cols = if vector { -idx as usize } else { 1 };
-                let at = |j: usize, c: usize| {
-                    if vector {
-                        format!("{pn}[{j}][{c}]")
-                    } else {
-                        format!("{pn}[{c}]")
-                    }
-                };
-                match acc {
-                    Acc::Read | Acc::Rw => {
-                        for j in 0..cols {
-                            for c in 0..d.dim {
-                                let expr = match opt {
-                                    Some(_) => format!("({pn} ? {} : 1)", at(j, c)),
-                                    None => at(j, c),
-                                };
-                                inputs.push(Input {
-                                    param: Some(i),
-                                    expr,
-                                });
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-                if *acc != Acc::Read {
-                    for j in 0..cols {
-                        for c in 0..d.dim {
-                            stmts.push(Stmt {
-                                target: at(j, c),
-                                ty,
-                                acc: *acc,
-                                guard: opt.map(|_| pn.clone()),
-                                terms: Vec::new(),
-                                offset: r.range(-5, 5),
-                            });
-                        }
-                    }
-                }
-            }
-            Arg::Gbl { ty, dim, acc, .. } => {
-                let cnst = if *acc == Acc::Read { "const " } else { "" };
-                params.push(format!("{cnst}{} *{pn}", ty.c()));
-                call.push(format!(
-                    "op_arg_gbl(gbl_{k}_{i}, {dim}, \"{}\", {})",
-                    ty.c(),
-                    acc.c()
-                ));
-                for c in 0..*dim {
-                    if *acc == Acc::Read {
-                        inputs.push(Input {
-                            param: Some(i),
-                            expr: format!("{pn}[{c}]"),
-                        });
-                    } else {
-                        stmts.push(Stmt {
-                            target: format!("{pn}[{c}]"),
-                            ty: *ty,
-                            acc: *acc,
-                            guard: None,
-                            terms: Vec::new(),
-                            offset: r.range(-5, 5),
-                        });
-                    }
-                }
-            }
-            Arg::Idx { map } => {
-                params.push(format!("const int *{pn}"));
-                call.push(match map {
-                    Some((m, j)) => format!("op_arg_idx({j}, map_{m})"),
-                    None => "op_arg_idx(-1, OP_ID)".to_string(),
-                });
-                inputs.push(Input {
-                    param: Some(i),
-                    expr: format!("(*{pn} % 13)"),
-                });
-            }
+            Arg::Dat { dat, map, acc, opt } => kp.dat(r, p, i, (*dat, *map, *acc, *opt)),
+            Arg::Gbl { ty, dim, acc, .. } => kp.global(r, k, i, (*ty, *dim, *acc)),
+            Arg::Idx { map } => kp.idx(i, *map),
         }
     }
     for &c in &l.consts {
@@ -683,47 +770,16 @@ fn gen_kernel(r: &mut Rng, p: &Prog, k: usize) -> (String, Vec<String>) {
             } else {
                 format!("cst_{c}[{j}]")
             };
-            inputs.push(Input { param: None, expr });
+            kp.inputs.push(Input { param: None, expr });
         }
     }
-    // random terms, then every parameter read somewhere
-    let mut used = vec![false; l.args.len()];
-    for s in stmts.iter_mut() {
-        if inputs.is_empty() {
-            break;
-        }
-        for _ in 0..r.range(1, 3) {
-            let inp = &inputs[r.below(inputs.len())];
-            s.terms.push(term(r, inp, s.ty));
-            if let Some(pi) = inp.param {
-                used[pi] = true;
-            }
-        }
-    }
-    let mut order: Vec<usize> = (0..inputs.len()).collect();
-    for i in (1..order.len()).rev() {
-        order.swap(i, r.below(i + 1));
-    }
-    for &ii in &order {
-        let inp = &inputs[ii];
-        let pi = match inp.param {
-            Some(pi) if !used[pi] => pi,
-            None if r.chance(0.5) => usize::MAX,
-            _ => continue,
-        };
-        let si = r.below(stmts.len());
-        let ty = stmts[si].ty;
-        stmts[si].terms.push(term(r, inp, ty));
-        if pi != usize::MAX {
-            used[pi] = true;
-        }
-    }
-    let mut src = format!("static inline void kern_{k}({}) {{\n", params.join(", "));
-    for s in &stmts {
+    kp.spread_terms(r, l.args.len());
+    let mut src = format!("static inline void kern_{k}({}) {{\n", kp.params.join(", "));
+    for s in &kp.stmts {
         src.push_str(&render_stmt(s));
     }
     src.push_str("}\n\n");
-    (src, call)
+    (src, kp.call)
 }
 
 fn data_init(ty: Ty) -> &'static str {
@@ -823,8 +879,8 @@ fn show_call(p: &Prog, d: usize, what: &str) -> String {
     )
 }
 
-/// main.c and kernels.h of a program.
-fn gen_sources(seed: u64, p: &Prog) -> (String, String) {
+/// kernels.h of a program and each loop's op_par_loop arguments.
+fn gen_kernels(seed: u64, p: &Prog) -> (String, Vec<Vec<String>>) {
     let mut r = Rng(seed ^ 0xdead_beef_cafe);
     let mut kernels = format!(
         "/* kernels.h: the kernels of random program {seed} (tests/tests/device_random.rs) */\n\
@@ -837,38 +893,12 @@ fn gen_sources(seed: u64, p: &Prog) -> (String, String) {
         calls.push(call);
     }
     kernels.push_str("#endif\n");
+    (kernels, calls)
+}
 
-    let mut m = String::new();
-    let _ = writeln!(
-        m,
-        "/* main.c: random program {seed} (tests/tests/device_random.rs) */"
-    );
-    m.push_str("#include <stdio.h>\n#include <stdlib.h>\n\n#include \"op_seq.h\"\n\n");
-    for (c, cd) in p.consts.iter().enumerate() {
-        if cd.dim == 1 {
-            let _ = writeln!(m, "{} cst_{c};", cd.ty.c());
-        } else {
-            let _ = writeln!(m, "{} cst_{c}[{}];", cd.ty.c(), cd.dim);
-        }
-    }
-    m.push_str("\n#include \"kernels.h\"\n\n");
-    m.push_str(C_PRELUDE);
-    for (ty, show) in [Ty::D, Ty::F, Ty::I].into_iter().zip(C_SHOW) {
-        if p.dats.iter().any(|d| d.ty == ty) {
-            m.push('\n');
-            m.push_str(show);
-        }
-    }
-    m.push_str("\nint main(int argc, char **argv) {\n  int pass, i;\n");
-    m.push_str("  op_init(argc, argv, 1);\n  dump = getenv(\"RND_DUMP\") != NULL;\n");
-    let _ = writeln!(m, "  rnd_state = {}ULL;", p.data_seed);
-    for (s, sd) in p.sets.iter().enumerate() {
-        let _ = writeln!(
-            m,
-            "  op_set set_{s} = op_decl_set({}, \"set_{s}\");",
-            sd.size
-        );
-    }
+/// The maps' values (from the program's own random numbers) and their
+/// declarations.
+fn decl_maps(m: &mut String, p: &Prog) {
     for (k, md) in p.maps.iter().enumerate() {
         let n = p.sets[md.from].size * md.arity;
         let nt = p.sets[md.to].size;
@@ -906,6 +936,9 @@ fn gen_sources(seed: u64, p: &Prog) -> (String, String) {
             md.from, md.to, md.arity
         );
     }
+}
+
+fn decl_dats(m: &mut String, p: &Prog) {
     for (d, dd) in p.dats.iter().enumerate() {
         let n = p.sets[dd.set].size * dd.dim;
         let _ = writeln!(
@@ -921,75 +954,123 @@ fn gen_sources(seed: u64, p: &Prog) -> (String, String) {
             init = data_init(dd.ty)
         );
     }
-    let decl_const = |m: &mut String, c: usize, cd: &ConstDef, vals: &[i64]| {
-        if cd.dim == 1 {
-            let _ = writeln!(m, "  cst_{c} = {};", cd.ty.lit(vals[0]));
-            let _ = writeln!(m, "  op_decl_const(1, \"{}\", &cst_{c});", cd.ty.c());
-        } else {
-            for (j, v) in vals.iter().enumerate() {
-                let _ = writeln!(m, "  cst_{c}[{j}] = {};", cd.ty.lit(*v));
-            }
+}
+
+/// Constant `c` set to `vals` and declared (again).
+fn decl_const(m: &mut String, c: usize, cd: &ConstDef, vals: &[i64]) {
+    if cd.dim == 1 {
+        let _ = writeln!(m, "  cst_{c} = {};", cd.ty.lit(vals[0]));
+        let _ = writeln!(m, "  op_decl_const(1, \"{}\", &cst_{c});", cd.ty.c());
+    } else {
+        for (j, v) in vals.iter().enumerate() {
+            let _ = writeln!(m, "  cst_{c}[{j}] = {};", cd.ty.lit(*v));
+        }
+        let _ = writeln!(
+            m,
+            "  op_decl_const({}, \"{}\", cst_{c});",
+            cd.dim,
+            cd.ty.c()
+        );
+    }
+}
+
+/// Loop `k` in main's passes: its globals, the call, the reductions and
+/// the dats it wrote printed.
+fn loop_code(m: &mut String, p: &Prog, k: usize, call: &[String]) {
+    let l = &p.loops[k];
+    let _ = writeln!(m, "    {{ /* loop {k} */");
+    for (i, a) in l.args.iter().enumerate() {
+        if let Arg::Gbl { ty, dim, init, .. } = a {
+            let vals: Vec<String> = init.iter().map(|v| ty.lit(*v)).collect();
             let _ = writeln!(
                 m,
-                "  op_decl_const({}, \"{}\", cst_{c});",
-                cd.dim,
-                cd.ty.c()
+                "      {} gbl_{k}_{i}[{dim}] = {{{}}};",
+                ty.c(),
+                vals.join(", ")
             );
         }
-    };
+    }
+    let _ = writeln!(
+        m,
+        "      op_par_loop(kern_{k}, \"kern_{k}\", set_{},\n        {});",
+        l.set,
+        call.join(",\n        ")
+    );
+    for (i, a) in l.args.iter().enumerate() {
+        let Arg::Gbl { ty, dim, acc, .. } = a else {
+            continue;
+        };
+        if *acc == Acc::Read {
+            continue;
+        }
+        let mut fmt = format!("R pass %d kern_{k} gbl_{i}");
+        let mut vals = String::new();
+        for c in 0..*dim {
+            fmt.push_str(if *ty == Ty::I { " %d" } else { " %.17g" });
+            let _ = write!(vals, ", gbl_{k}_{i}[{c}]");
+        }
+        let _ = writeln!(m, "      printf(\"{fmt}\\n\", pass{vals});");
+    }
+    if l.print {
+        let mut shown = Vec::new();
+        for a in &l.args {
+            if let Arg::Dat { dat, acc, .. } = a {
+                if *acc != Acc::Read && !shown.contains(dat) {
+                    shown.push(*dat);
+                }
+            }
+        }
+        for d in shown {
+            let _ = writeln!(m, "      printf(\"R pass %d after kern_{k}\\n\", pass);");
+            m.push_str("      ");
+            m.push_str(&show_call(p, d, &format!("\"{}\"", dat_name(d))));
+        }
+    }
+    m.push_str("    }\n");
+}
+
+/// main.c and kernels.h of a program.
+fn gen_sources(seed: u64, p: &Prog) -> (String, String) {
+    let (kernels, calls) = gen_kernels(seed, p);
+    let mut m = String::new();
+    let _ = writeln!(
+        m,
+        "/* main.c: random program {seed} (tests/tests/device_random.rs) */"
+    );
+    m.push_str("#include <stdio.h>\n#include <stdlib.h>\n\n#include \"op_seq.h\"\n\n");
+    for (c, cd) in p.consts.iter().enumerate() {
+        if cd.dim == 1 {
+            let _ = writeln!(m, "{} cst_{c};", cd.ty.c());
+        } else {
+            let _ = writeln!(m, "{} cst_{c}[{}];", cd.ty.c(), cd.dim);
+        }
+    }
+    m.push_str("\n#include \"kernels.h\"\n\n");
+    m.push_str(C_PRELUDE);
+    for (ty, show) in [Ty::D, Ty::F, Ty::I].into_iter().zip(C_SHOW) {
+        if p.dats.iter().any(|d| d.ty == ty) {
+            m.push('\n');
+            m.push_str(show);
+        }
+    }
+    m.push_str("\nint main(int argc, char **argv) {\n  int pass, i;\n");
+    m.push_str("  op_init(argc, argv, 1);\n  dump = getenv(\"RND_DUMP\") != NULL;\n");
+    let _ = writeln!(m, "  rnd_state = {}ULL;", p.data_seed);
+    for (s, sd) in p.sets.iter().enumerate() {
+        let _ = writeln!(
+            m,
+            "  op_set set_{s} = op_decl_set({}, \"set_{s}\");",
+            sd.size
+        );
+    }
+    decl_maps(&mut m, p);
+    decl_dats(&mut m, p);
     for (c, cd) in p.consts.iter().enumerate() {
         decl_const(&mut m, c, cd, &cd.vals);
     }
     let _ = writeln!(m, "  for (pass = 0; pass < {NPASS}; pass++) {{");
-    for (k, l) in p.loops.iter().enumerate() {
-        let _ = writeln!(m, "    {{ /* loop {k} */");
-        for (i, a) in l.args.iter().enumerate() {
-            if let Arg::Gbl { ty, dim, init, .. } = a {
-                let vals: Vec<String> = init.iter().map(|v| ty.lit(*v)).collect();
-                let _ = writeln!(
-                    m,
-                    "      {} gbl_{k}_{i}[{dim}] = {{{}}};",
-                    ty.c(),
-                    vals.join(", ")
-                );
-            }
-        }
-        let _ = writeln!(
-            m,
-            "      op_par_loop(kern_{k}, \"kern_{k}\", set_{},\n        {});",
-            l.set,
-            calls[k].join(",\n        ")
-        );
-        for (i, a) in l.args.iter().enumerate() {
-            if let Arg::Gbl { ty, dim, acc, .. } = a {
-                if *acc == Acc::Read {
-                    continue;
-                }
-                let mut fmt = format!("R pass %d kern_{k} gbl_{i}");
-                let mut vals = String::new();
-                for c in 0..*dim {
-                    fmt.push_str(if *ty == Ty::I { " %d" } else { " %.17g" });
-                    let _ = write!(vals, ", gbl_{k}_{i}[{c}]");
-                }
-                let _ = writeln!(m, "      printf(\"{fmt}\\n\", pass{vals});");
-            }
-        }
-        if l.print {
-            let mut shown = Vec::new();
-            for a in &l.args {
-                if let Arg::Dat { dat, acc, .. } = a {
-                    if *acc != Acc::Read && !shown.contains(dat) {
-                        shown.push(*dat);
-                    }
-                }
-            }
-            for d in shown {
-                let _ = writeln!(m, "      printf(\"R pass %d after kern_{k}\\n\", pass);");
-                m.push_str("      ");
-                m.push_str(&show_call(p, d, &format!("\"{}\"", dat_name(d))));
-            }
-        }
-        m.push_str("    }\n");
+    for (k, call) in calls.iter().enumerate() {
+        loop_code(&mut m, p, k, call);
     }
     m.push_str("    if (pass == 0) {\n");
     for (c, cd) in p.consts.iter().enumerate() {
@@ -1029,8 +1110,26 @@ fn describe(p: &Prog) -> String {
     )
 }
 
-/// The seeds run (fixed).
-const SEEDS: [u64; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
+/// The seeds run: 1 to 8, or what `OP2_RS_TEST_SEEDS` lists (`9-40`,
+/// `3,5,100-120`) for a longer search by hand.
+fn seeds() -> Vec<u64> {
+    let Ok(v) = std::env::var("OP2_RS_TEST_SEEDS") else {
+        return (1..=8).collect();
+    };
+    let bad = || panic!("OP2_RS_TEST_SEEDS={v:?}: seeds (3) or ranges (9-40), comma-separated");
+    let num = |t: &str| t.trim().parse::<u64>().unwrap_or_else(|_| bad());
+    let mut out = Vec::new();
+    for part in v.split(',') {
+        match part.split_once('-') {
+            Some((a, b)) => out.extend(num(a)..=num(b)),
+            None => out.push(num(part)),
+        }
+    }
+    if out.is_empty() {
+        bad();
+    }
+    out
+}
 
 fn variants() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
     vec![
@@ -1143,7 +1242,8 @@ fn differential(lib: &str, tag: &str, env: &[(&str, &str)], vars: &[(&str, Vec<(
     let t0 = std::time::Instant::now();
     let cache = fresh(&root_dir().join(format!("cache-{tag}")));
     let mut failures = Vec::new();
-    for seed in SEEDS {
+    let seeds = seeds();
+    for &seed in &seeds {
         let (p, exes) = build(seed, tag, &["op2_seq", lib]);
         let rundir = root_dir().join(tag).join(format!("seed{seed}")).join("run");
         let host = run_in(&exes[0], &[], &rundir, &[]);
@@ -1178,7 +1278,7 @@ fn differential(lib: &str, tag: &str, env: &[(&str, &str)], vars: &[(&str, Vec<(
         failures.is_empty(),
         "{} of {} runs differ from libop2_seq:\n\n{}",
         failures.len(),
-        SEEDS.len() * vars.len(),
+        seeds.len() * vars.len(),
         failures.join("\n")
     );
 }
