@@ -595,9 +595,9 @@ mod tests {
     /// Conditionals decided as the build did: the call site's own macros
     /// and those of the headers it includes first, the user's, and what
     /// cannot be known said by name.
-    #[test]
-    fn conditionals_follow_the_call_site_and_the_users_macros() {
-        let d = tmp("cond");
+    /// A kernel header with conditionals, a config header and a call site
+    /// (`app.cpp`, returned) that defines FAST before the `#include`.
+    fn conditional_files(d: &Path) -> PathBuf {
         std::fs::write(d.join("config.h"), "#define NDIM 3\n#define TAG \"x\"\n").unwrap();
         std::fs::write(
             d.join("kern.h"),
@@ -614,6 +614,13 @@ mod tests {
              #undef FAST\nint main() { double a[1]; kern(a); }\n",
         )
         .unwrap();
+        main
+    }
+
+    #[test]
+    fn conditionals_follow_the_call_site_and_the_users_macros() {
+        let d = tmp("cond");
+        let main = conditional_files(&d);
         let none = Defines::default();
         let dirs = std::slice::from_ref(&d);
         let k = find_kernel("kern", dirs, &none, Some(&main), None).unwrap();
@@ -661,7 +668,17 @@ mod tests {
             None,
         );
         assert!(k.unwrap().text.contains("  a[0] = 1;"));
-        // a definition only in a branch not taken: another file's is used
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// A definition only in a branch not taken: another file's is used; a
+    /// kernel in a source file: its own conditionals decide it.
+    #[test]
+    fn conditionals_not_taken_hide_a_definition() {
+        let d = tmp("cond-hidden");
+        conditional_files(&d);
+        let dirs = std::slice::from_ref(&d);
+        let none = Defines::default();
         std::fs::write(
             d.join("a_old.h"),
             "#if 0\nvoid mode(double *a) { a[0] = 9; }\n#endif\n",
@@ -676,7 +693,6 @@ mod tests {
         )
         .unwrap();
         assert_eq!(k.file, d.join("kern.h"));
-        // a kernel in a source file: its own conditionals decide it
         std::fs::write(
             d.join("solo.c"),
             "#define ORDER 2\n#if ORDER == 2\nvoid solo(double *a) { a[0] = 2; }\n#else\n\
