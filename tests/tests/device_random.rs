@@ -5,21 +5,27 @@
 //! program's order allows, vector map arguments, global reads and
 //! reductions, op_arg_idx, optional arguments switched on and off,
 //! constants declared again with new values) built against libop2_seq and
-//! libop2_opencl, run on both, and their printed checksums compared.
+//! libop2_opencl (PoCL), libop2_cuda (the CUDA emulator) and libop2_openmp,
+//! run on each, and their printed checksums compared with libop2_seq's.
 //!
-//! Every value a program computes is exact: dats hold multiples of 1/8 of
+//! Every value a program computes is exact: dats hold multiples of 1/2 of
 //! bounded size (each kernel folds what it writes back into a small range
 //! through an int), increments are small, so sums come out the same in any
 //! order and every printed line must be identical, bit for bit. Each
 //! program checks the ranges itself (a line `R BIG ...` would be the
 //! generator's fault). OP_WRITE and OP_RW through maps are generated only
 //! through injective maps, except OP_RW that only adds (order-free, as
-//! tests/c/device_args' `count`). On the device every loop must run there;
-//! each program runs in the default scheme, `atomics`, `colour2-global`
-//! and with SoA device copies (`OP_AUTO_SOA=1`), each run with a fresh
-//! compiled-program cache per test run. Failures of all seeds are collected
-//! and reported together (seed, variant, first differing lines); a
-//! program's sources stay in target/op2-tests/device_random/<tag>/seed<seed>/.
+//! tests/c/device_args' `count`). On a device every loop must run there;
+//! each program runs on OpenCL in the default scheme and, in turn by seed,
+//! one of `atomics`, `colour2-global` and SoA device copies
+//! (`OP_AUTO_SOA=1`), on the CUDA emulator in the default scheme and with
+//! atomics, with a fresh compiled-program cache per test run; on threads
+//! on 1 thread and, in turn, on 2 threads with the default blocks or with
+//! blocks of 64. Failures
+//! of all seeds are collected and reported together (seed, variant, first
+//! differing lines); a program's sources stay in
+//! target/op2-tests/device_random/<tag>/seed<seed>/. `OP2_RS_TEST_SEEDS`
+//! runs other seeds (a longer search by hand).
 
 use op2_tests::{cuda_emu_dir, out_dir, placements, run_in, Lang, Program, Run};
 use std::fmt::Write as _;
@@ -177,9 +183,15 @@ struct Prog {
 
 const NPASS: usize = 2;
 
-/// Sizes from a few hundred to a few thousand, never a power of two.
+/// Sizes from a few hundred to a few thousand, never a power of two; a
+/// third of them above 4096, where libop2_openmp's loops run on threads
+/// (smaller ones run on the calling thread).
 fn set_size(r: &mut Rng) -> usize {
-    let n = r.range(150, 2600) as usize;
+    let n = if r.chance(0.33) {
+        r.range(4100, 9000)
+    } else {
+        r.range(150, 2600)
+    } as usize;
     if n.is_power_of_two() {
         n + 3
     } else {
@@ -1178,9 +1190,10 @@ fn result_lines(r: &Run) -> Vec<&str> {
     r.stdout.lines().filter(|l| l.starts_with("R ")).collect()
 }
 
-/// What is wrong with a device run against the host's lines: None if
+/// What is wrong with a run against libop2_seq's lines (`nloops`: a
+/// device library's run, each of its loops on the device): None if
 /// nothing.
-fn compare(host: &[&str], dev: &Run, nloops: usize) -> Option<String> {
+fn compare(host: &[&str], dev: &Run, nloops: Option<usize>) -> Option<String> {
     let mut why = String::new();
     if dev.status != Some(0) {
         let _ = writeln!(
@@ -1198,7 +1211,7 @@ fn compare(host: &[&str], dev: &Run, nloops: usize) -> Option<String> {
         let _ = writeln!(why, "fallback: {l}");
     }
     let pl = placements(&dev.stdout);
-    if dev.status == Some(0) && pl.len() != nloops {
+    if let Some(nloops) = nloops.filter(|&n| dev.status == Some(0) && pl.len() != n) {
         let _ = writeln!(
             why,
             "{} loops in the placement table, not {nloops}",
@@ -1236,9 +1249,31 @@ fn tail(s: &str, n: usize) -> &str {
     &s[i..]
 }
 
-/// Runs every seed on libop2_seq and on the device library `lib` (run with
-/// `env` first) in each variant; collects what differs.
-fn differential(lib: &str, tag: &str, env: &[(&str, &str)], vars: &[(&str, Vec<(&str, &str)>)]) {
+/// The variants seed `seed` runs in: the first and, in turn, one of the
+/// others (each program is compiled for the device again in each, which
+/// PoCL takes seconds for); all of them when `OP2_RS_TEST_SEEDS` asks for
+/// a longer search.
+fn variants_of<V>(vars: &[V], seed: u64) -> Vec<&V> {
+    if vars.len() <= 2 || std::env::var_os("OP2_RS_TEST_SEEDS").is_some() {
+        return vars.iter().collect();
+    }
+    let other = 1 + (seed as usize) % (vars.len() - 1);
+    vec![&vars[0], &vars[other]]
+}
+
+/// A variant's entry that is a command-line argument, not a variable.
+const ARGV: &str = "argv";
+
+/// Runs every seed on libop2_seq and on the library `lib` (run with `env`
+/// first; `device`: every loop must run on its device) in each variant
+/// (its variables, and its [`ARGV`] entries as arguments); collects what
+/// differs.
+fn differential(
+    (lib, device): (&str, bool),
+    tag: &str,
+    env: &[(&str, &str)],
+    vars: &[(&str, Vec<(&str, &str)>)],
+) {
     let t0 = std::time::Instant::now();
     let cache = fresh(&root_dir().join(format!("cache-{tag}")));
     let mut failures = Vec::new();
@@ -1256,20 +1291,27 @@ fn differential(lib: &str, tag: &str, env: &[(&str, &str)], vars: &[(&str, Vec<(
         );
         assert!(hl.len() > p.dats.len(), "seed {seed}: {}", host.stdout);
         println!("seed {seed}: {} ({} result lines)", describe(&p), hl.len());
-        for (vname, venv) in vars {
+        for (vname, venv) in variants_of(vars, seed) {
             let mut all: Vec<(&str, &str)> = vec![("OP2_RS_CACHE_DIR", cache.to_str().unwrap())];
             all.extend_from_slice(env);
-            all.extend(venv.iter().copied());
+            all.extend(venv.iter().copied().filter(|(k, _)| *k != ARGV));
+            let argv: Vec<&str> = venv
+                .iter()
+                .filter(|(k, _)| *k == ARGV)
+                .map(|(_, v)| *v)
+                .collect();
             let t = std::time::Instant::now();
-            let dev = run_in(&exes[1], &[], &rundir, &all);
-            let verdict = compare(&hl, &dev, p.loops.len());
+            let dev = run_in(&exes[1], &argv, &rundir, &all);
+            let verdict = compare(&hl, &dev, device.then_some(p.loops.len()));
             println!(
                 "  {tag} {vname}: {:.1} s, {}",
                 t.elapsed().as_secs_f64(),
                 if verdict.is_some() { "DIFFERS" } else { "same" }
             );
             if let Some(why) = verdict {
-                failures.push(format!("seed {seed}, {tag} {vname} ({all:?}):\n{why}"));
+                failures.push(format!(
+                    "seed {seed}, {tag} {vname} ({all:?}, arguments {argv:?}):\n{why}"
+                ));
             }
         }
     }
@@ -1278,14 +1320,17 @@ fn differential(lib: &str, tag: &str, env: &[(&str, &str)], vars: &[(&str, Vec<(
         failures.is_empty(),
         "{} of {} runs differ from libop2_seq:\n\n{}",
         failures.len(),
-        seeds.len() * vars.len(),
+        seeds
+            .iter()
+            .map(|&s| variants_of(vars, s).len())
+            .sum::<usize>(),
         failures.join("\n")
     );
 }
 
 #[test]
 fn random_programs_on_opencl_print_seq_answers() {
-    differential("op2_opencl", "opencl", &[], &variants());
+    differential(("op2_opencl", true), "opencl", &[], &variants());
 }
 
 /// The same programs on libop2_cuda through the CUDA emulator, in the
@@ -1294,9 +1339,25 @@ fn random_programs_on_opencl_print_seq_answers() {
 fn random_programs_on_the_cuda_emulator_print_seq_answers() {
     let vars = variants();
     differential(
-        "op2_cuda",
+        ("op2_cuda", true),
         "cuda-emu",
         &[("LD_LIBRARY_PATH", cuda_emu_dir())],
         &vars[..2],
     );
+}
+
+/// The same programs on libop2_openmp: its coloured plans and threads, on
+/// 1 and 2 threads, with the default blocks and with mini-partitions of
+/// 64 elements (`OP_PART_SIZE=64`: many blocks, many colours).
+#[test]
+fn random_programs_on_threads_print_seq_answers() {
+    let vars = vec![
+        ("1 thread", vec![("OMP_NUM_THREADS", "1")]),
+        ("2 threads", vec![("OMP_NUM_THREADS", "2")]),
+        (
+            "2 threads, blocks of 64",
+            vec![("OMP_NUM_THREADS", "2"), (ARGV, "OP_PART_SIZE=64")],
+        ),
+    ];
+    differential(("op2_openmp", false), "openmp", &[], &vars);
 }
