@@ -7,7 +7,7 @@
 //! Found from the maps' values, once per prepared loop: maps do not change
 //! after declaration (OP2's plans, cached per loop, rely on that too).
 
-use crate::arg::{ArgKind, ArgSpec};
+use crate::arg::{Access, ArgKind, ArgSpec};
 use crate::domain::{DatId, Domain};
 
 /// No element shares a row of a dat the loop writes through a map with
@@ -107,10 +107,113 @@ fn rows_disjoint(args: &[ArgSpec], dom: &Domain, d: DatId) -> bool {
     })
 }
 
+/// Two of one element's pointers that reach one row of a dat the kernel
+/// writes without adding (OP_WRITE, OP_RW, OP_WORK, a direct OP_INC): arguments `first` and
+/// `second` (equal for two entries of one vector argument) reach row `row`
+/// of `dat` from element `element`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Alias {
+    pub dat: DatId,
+    pub first: usize,
+    pub second: usize,
+    pub element: usize,
+    pub row: usize,
+}
+
+/// The first element whose kernel call would get two pointers to one row
+/// of a dat it writes without adding (OP_WRITE, OP_RW, OP_WORK, a direct
+/// OP_INC): two
+/// arguments on the dat, or two entries of one vector argument, whose map
+/// entries (or the element itself, for a direct argument) agree, as a map
+/// with a repeated entry in a row gives. On the host the kernel writes that
+/// row through both pointers in its own order; code that hands the kernel
+/// a private copy per pointer (a device's) would keep the two apart and
+/// write back one of them. Increments are not counted: their copies are
+/// added, whatever they alias (a direct one is copied like OP_RW). Checked over every row the maps hold here;
+/// None when nothing aliases.
+pub fn aliased_writes(args: &[ArgSpec], dom: &Domain) -> Option<Alias> {
+    let mut dats: Vec<DatId> = Vec::new();
+    for a in args {
+        if let ArgKind::Dat { dat, .. } = a.kind {
+            if a.opt && plain_write(a) && !dats.contains(&dat) {
+                dats.push(dat);
+            }
+        }
+    }
+    dats.into_iter().find_map(|d| aliased_rows(args, dom, d))
+}
+
+/// Written without adding, as a device copies it: OP_WRITE, OP_RW, OP_WORK,
+/// and a direct OP_INC (copied in and out like OP_RW: the element's own).
+fn plain_write(a: &ArgSpec) -> bool {
+    let direct = matches!(a.kind, ArgKind::Dat { map: None, .. });
+    matches!(a.access, Access::Write | Access::Rw | Access::Work)
+        || (direct && a.access == Access::Inc)
+}
+
+/// Where a pointer of an element points: entry `.2` of its row of a map
+/// (`.0` the map's values, `.1` its dim), or None for the element's own row.
+type Entry<'a> = Option<(&'a [i32], usize, usize)>;
+
+/// [`aliased_writes`] for dat `d`.
+fn aliased_rows(args: &[ArgSpec], dom: &Domain, d: DatId) -> Option<Alias> {
+    // (argument, where it points)
+    let mut reach: Vec<(usize, Entry<'_>)> = Vec::new();
+    let mut elements: Option<usize> = None;
+    for (i, a) in args.iter().enumerate() {
+        let ArgKind::Dat { dat, map, idx } = a.kind else {
+            continue;
+        };
+        if dat != d || !a.opt || !plain_write(a) {
+            continue;
+        }
+        let Some(m) = map else {
+            reach.push((i, None));
+            continue;
+        };
+        let m = dom.map(m);
+        if m.dim == 0 {
+            continue;
+        }
+        let rows = m.values.len() / m.dim;
+        elements = Some(elements.map_or(rows, |n| n.min(rows)));
+        match usize::try_from(idx) {
+            Ok(j) if j < m.dim => reach.push((i, Some((&m.values, m.dim, j)))),
+            Ok(_) => {}
+            Err(_) => reach.extend((0..m.dim).map(|j| (i, Some((&m.values[..], m.dim, j))))),
+        }
+    }
+    if reach.len() < 2 {
+        return None;
+    }
+    // direct arguments only: every element reaches its row twice
+    let n = elements.unwrap_or(1);
+    let row = |e: usize, r: &Entry<'_>| match r {
+        None => Some(e),
+        Some((values, dim, j)) => usize::try_from(values[e * dim + j]).ok(),
+    };
+    for e in 0..n {
+        for (k, (first, a)) in reach.iter().enumerate() {
+            let Some(t) = row(e, a) else { continue };
+            for (second, b) in &reach[k + 1..] {
+                if row(e, b) == Some(t) {
+                    return Some(Alias {
+                        dat: d,
+                        first: *first,
+                        second: *second,
+                        element: e,
+                        row: t,
+                    });
+                }
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arg::Access;
     use crate::domain::{MapCheck, MapId};
 
     fn arg(dat: DatId, map: Option<MapId>, idx: i32, access: Access) -> ArgSpec {
@@ -212,5 +315,74 @@ mod tests {
         assert!(!writes_disjoint(&[arg(q, Some(pb), 0, Access::Read)], &dom));
         // another loop writing q through pbnodes is disjoint again
         assert!(writes_disjoint(&[arg(q, Some(pb), 0, Access::Inc)], &dom));
+    }
+
+    /// A row reached twice by one element's written pointers: two
+    /// arguments through a map whose row repeats an entry, or a vector
+    /// argument's two entries; increments and reads never count, nor rows
+    /// no element reaches twice.
+    #[test]
+    fn pointers_that_meet_on_a_written_row_are_found() {
+        let mut dom = Domain::new();
+        let nodes = dom.decl_set(4, "nodes").unwrap();
+        let edges = dom.decl_set(3, "edges").unwrap();
+        // edge 1's two nodes are one (a collapsed edge)
+        let e2n = dom
+            .decl_map(
+                edges,
+                nodes,
+                2,
+                &[0, 1, 2, 2, 3, 0],
+                0,
+                "e2n",
+                MapCheck::Local,
+            )
+            .unwrap();
+        let q = dom
+            .decl_dat("op_decl_dat", nodes, 1, "double", 8, None, "q", false)
+            .unwrap();
+        let w = dom
+            .decl_dat("op_decl_dat", edges, 1, "double", 8, None, "w", false)
+            .unwrap();
+        for acc in [Access::Rw, Access::Write, Access::Work] {
+            let two = [arg(q, Some(e2n), 0, acc), arg(q, Some(e2n), 1, acc)];
+            assert_eq!(
+                aliased_writes(&two, &dom),
+                Some(Alias {
+                    dat: q,
+                    first: 0,
+                    second: 1,
+                    element: 1,
+                    row: 2
+                }),
+                "{acc:?}"
+            );
+            let vector = [arg(w, None, -1, Access::Read), arg(q, Some(e2n), -2, acc)];
+            let a = aliased_writes(&vector, &dom).unwrap();
+            assert_eq!((a.first, a.second, a.element), (1, 1, 1), "{acc:?}");
+        }
+        for acc in [Access::Inc, Access::Read] {
+            let two = [arg(q, Some(e2n), 0, acc), arg(q, Some(e2n), 1, acc)];
+            assert_eq!(aliased_writes(&two, &dom), None, "{acc:?}");
+        }
+        // one written pointer on each dat
+        let one = [
+            arg(q, Some(e2n), 0, Access::Rw),
+            arg(w, None, -1, Access::Rw),
+        ];
+        assert_eq!(aliased_writes(&one, &dom), None);
+        // an argument switched off points nowhere
+        let mut off = [
+            arg(q, Some(e2n), 0, Access::Rw),
+            arg(q, Some(e2n), 1, Access::Rw),
+        ];
+        off[1].opt = false;
+        assert_eq!(aliased_writes(&off, &dom), None);
+        // the same direct argument twice: every element's row
+        let direct = [
+            arg(w, None, -1, Access::Rw),
+            arg(w, None, -1, Access::Write),
+        ];
+        assert_eq!(aliased_writes(&direct, &dom).map(|a| a.row), Some(0));
     }
 }

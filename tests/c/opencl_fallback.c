@@ -12,7 +12,10 @@
  *   "pair"     an OP_WORK global of 2 doubles (scratch per element): runs
  *              on the device;
  *   "lastx"    a global written with OP_WRITE (the last element's value
- *              wins on the host): the generator refuses it.
+ *              wins on the host): the generator refuses it;
+ *   "collapsed" OP_RW on both ends of edges, one of which has one cell at
+ *              both ends: the kernel writes that cell through both
+ *              pointers, which the device's private copies would keep apart.
  * Each loop runs twice; the results are checked against plain C loops and
  * the program prints PASSED or FAILED.
  */
@@ -47,6 +50,11 @@ static void pair(const double *x, double *t, double *y) {
 
 static void lastx(const double *x, double *g) { *g = *x; }
 
+static void collapsed(double *a, double *b) {
+  *a += 1.0;
+  *b += 10.0;
+}
+
 static void maxloc(const double *x, const int *i, double *m, int *loc) {
   if (*x > *m) {
     *m = *x;
@@ -55,21 +63,26 @@ static void maxloc(const double *x, const int *i, double *m, int *loc) {
 }
 
 int main(int argc, char **argv) {
-  static double x[N], y[N], w[N];
-  static int e2n[2 * N], out[N];
+  static double x[N], y[N], w[N], z[N], zref[N];
+  static int e2n[2 * N], c2c[2 * N], out[N];
   for (int i = 0; i < N; i++) {
     x[i] = 0.5 * i;
     e2n[2 * i] = i;
     e2n[2 * i + 1] = (i + 1) % N;
+    /* cell i and cell N - 1 - i, but edge 7 has cell 7 at both ends */
+    c2c[2 * i] = i;
+    c2c[2 * i + 1] = i == 7 ? 7 : N - 1 - i;
   }
   op_init(argc, argv, 1);
   op_set cells = op_decl_set(N, "cells");
   op_set edges = op_decl_set(N, "edges");
   op_map e_c = op_decl_map(edges, cells, 2, e2n, "e_c");
+  op_map c_c = op_decl_map(cells, cells, 2, c2c, "c_c");
   op_dat dx = op_decl_dat(cells, 1, "double", x, "x");
   op_dat dy = op_decl_dat(cells, 1, "double", y, "y");
   op_dat dw = op_decl_dat(cells, 1, "double", w, "w");
   op_dat dout = op_decl_dat(edges, 1, "int", out, "out");
+  op_dat dz = op_decl_dat(cells, 1, "double", z, "z");
   int bad = 0;
   for (int rep = 0; rep < 2; rep++) {
     op_par_loop(doubled, "doubled", cells, op_arg_dat(dx, -1, OP_ID, 1, "double", OP_READ),
@@ -115,6 +128,15 @@ int main(int argc, char **argv) {
     op_par_loop(lastx, "lastx", cells, op_arg_dat(dx, -1, OP_ID, 1, "double", OP_READ),
                 op_arg_gbl(&g, 1, "double", OP_WRITE));
     bad += g != x[N - 1];
+    for (int i = 0; i < N; i++) {
+      zref[c2c[2 * i]] += 1.0;
+      zref[c2c[2 * i + 1]] += 10.0;
+    }
+    op_par_loop(collapsed, "collapsed", cells, op_arg_dat(dz, 0, c_c, 1, "double", OP_RW),
+                op_arg_dat(dz, 1, c_c, 1, "double", OP_RW));
+    op_fetch_data(dz, z);
+    for (int i = 0; i < N; i++)
+      bad += z[i] != zref[i];
   }
   op_timing_output();
   op_exit();

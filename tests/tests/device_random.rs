@@ -15,10 +15,12 @@
 //! program checks the ranges itself (a line `R BIG ...` would be the
 //! generator's fault). OP_WRITE and OP_RW through maps are generated only
 //! through injective maps, except OP_RW that only adds (order-free, as
-//! tests/c/device_args' `count`). On a device every loop must run there;
+//! tests/c/device_args' `count`), one such argument per dat (two might
+//! reach one row from one element, which keeps a loop on the host). On a device every loop must run there;
 //! each program runs on OpenCL in the default scheme and, in turn by seed,
-//! one of `atomics`, `colour2-global` and SoA device copies
-//! (`OP_AUTO_SOA=1`), on the CUDA emulator in the default scheme and with
+//! one of `atomics`, `colour2-global`, SoA device copies (`OP_AUTO_SOA=1`),
+//! work-groups of 32 (`OP_BLOCK_SIZE=32`) and 64-bit offsets
+//! (`OP2_RS_WIDE_OFFSETS=1`), on the CUDA emulator in the default scheme and with
 //! atomics, with a fresh compiled-program cache per test run; on threads
 //! on 1 thread and, in turn, on 2 threads with the default blocks or with
 //! blocks of 64. Failures
@@ -367,7 +369,10 @@ impl ArgPicker<'_> {
         let ok = match acc {
             Acc::Read => matches!(u, Use::Free | Use::Read),
             Acc::Inc => matches!(u, Use::Free | Use::Inc),
-            Acc::RwAdd => matches!(u, Use::Free | Use::RwAdd),
+            // one such argument a dat: two could meet on a row that a map's
+            // row repeats, which keeps the loop on the host (one pointer
+            // per row is what the device's private copies need)
+            Acc::RwAdd => u == Use::Free,
             _ => inj && u == Use::Free,
         };
         if !ok || self.seen.contains(&(d, m, idx)) || self.seen.contains(&(d, m, -1)) {
@@ -1152,6 +1157,8 @@ fn variants() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
             vec![("OP2_RS_CONFLICTS", "colour2-global")],
         ),
         ("auto-soa", vec![("OP_AUTO_SOA", "1")]),
+        ("blocks of 32", vec![(ARGV, "OP_BLOCK_SIZE=32")]),
+        ("wide offsets", vec![("OP2_RS_WIDE_OFFSETS", "1")]),
     ]
 }
 

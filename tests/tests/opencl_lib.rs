@@ -312,7 +312,13 @@ fn loops_without_device_code_run_on_the_host_with_one_line_each() {
         said("loop lastx runs on the host: loop lastx: argument 1: a global written with OP_WRITE (on the host the last element's write wins; the device has no such order)"),
         1
     );
-    assert_eq!(said("runs on the host"), 3, "{}", r.stdout);
+    assert_eq!(
+        said("loop collapsed runs on the host: arguments 0 and 1 reach row 7 of dat z together from element 7 (OP_RW through map c_c): the device gives each pointer a copy of its own, and would keep apart what the kernel writes as one row"),
+        1,
+        "{}",
+        r.stdout
+    );
+    assert_eq!(said("runs on the host"), 4, "{}", r.stdout);
     let p = placements(&r.stdout);
     let place = |n: &str| p.iter().find(|(x, _)| x == n).map(|(_, w)| w.clone());
     // op_arg_idx through a map (ends), op_arg_info (maxloc) and OP_WORK
@@ -320,7 +326,7 @@ fn loops_without_device_code_run_on_the_host_with_one_line_each() {
     for n in ["doubled", "ends", "maxloc", "scratch", "pair"] {
         assert_eq!(place(n).as_deref(), Some("device"), "{p:?}");
     }
-    for n in ["hidden", "scaled", "lastx"] {
+    for n in ["hidden", "scaled", "lastx", "collapsed"] {
         assert!(place(n).unwrap().starts_with("host ("), "{p:?}");
     }
 

@@ -107,6 +107,9 @@ pub fn describe(
             },
         });
     }
+    if let Some(a) = op2_core::conflicts::aliased_writes(args, dom) {
+        return Err(aliased(&a, args, dom));
+    }
     Ok(cg::LoopDesc {
         name: name.to_string(),
         kernel: kernel.to_string(),
@@ -120,6 +123,37 @@ pub fn describe(
         conflicts,
         disjoint_writes: op2_core::conflicts::writes_disjoint(args, dom),
     })
+}
+
+/// Why a loop whose element reaches one written row through two pointers
+/// stays on the host: the generated code hands the kernel a private copy
+/// per pointer (OpenCL C 1.2 has no pointer into global or local memory a
+/// kernel's parameter could take), which would keep apart what the host's
+/// kernel writes as one row.
+fn aliased(a: &op2_core::conflicts::Alias, args: &[ArgSpec], dom: &Domain) -> String {
+    let dat = &dom.dat(a.dat).name;
+    let how = |i: usize| match args[i].kind {
+        ArgKind::Dat { map: Some(m), .. } => {
+            format!("{} through map {}", args[i].access.name(), dom.map(m).name)
+        }
+        _ => format!("{} directly", args[i].access.name()),
+    };
+    let what = if a.first == a.second {
+        format!(
+            "argument {} reaches row {} of dat {dat} twice",
+            a.first, a.row
+        )
+    } else {
+        format!(
+            "arguments {} and {} reach row {} of dat {dat} together",
+            a.first, a.second, a.row
+        )
+    };
+    format!(
+        "{what} from element {} ({}): the device gives each pointer a copy of its own, and would keep apart what the kernel writes as one row",
+        a.element,
+        how(a.second)
+    )
 }
 
 /// The most elements an offset in the loop's generated code can span
@@ -277,6 +311,51 @@ mod tests {
         let d = describe("l", "k", &args, &dom, &|_| false, cg::Conflicts::Colour2).unwrap();
         assert_eq!(d.args[1], cg::Arg::Off);
         d.validate().unwrap();
+    }
+
+    /// An element that reaches one written row through two pointers (a
+    /// collapsed edge) keeps its loop on the host, said by argument, dat,
+    /// row and element; increments through it do not.
+    #[test]
+    fn pointers_meeting_on_a_written_row_are_refused() {
+        let (mut dom, nodes, edges, _, x) = chain();
+        let c2n = dom
+            .decl_map(
+                edges,
+                nodes,
+                2,
+                &[0, 1, 3, 3, 2, 3],
+                0,
+                "collapsed",
+                MapCheck::Local,
+            )
+            .unwrap();
+        let at = |idx| ArgKind::Dat {
+            dat: x,
+            map: Some(c2n),
+            idx,
+        };
+        let two = [
+            spec(at(0), 2, "double", Access::Rw),
+            spec(at(1), 2, "double", Access::Rw),
+        ];
+        let e = describe("l", "k", &two, &dom, &|_| false, cg::Conflicts::Colour2).unwrap_err();
+        assert_eq!(
+            e,
+            "arguments 0 and 1 reach row 3 of dat x together from element 1 (OP_RW through map collapsed): \
+             the device gives each pointer a copy of its own, and would keep apart what the kernel writes as one row"
+        );
+        let vector = [spec(at(-2), 2, "double", Access::Write)];
+        let e = describe("l", "k", &vector, &dom, &|_| false, cg::Conflicts::Colour2).unwrap_err();
+        assert!(
+            e.starts_with("argument 0 reaches row 3 of dat x twice from element 1 (OP_WRITE through map collapsed)"),
+            "{e}"
+        );
+        let inc = [
+            spec(at(0), 2, "double", Access::Inc),
+            spec(at(1), 2, "double", Access::Inc),
+        ];
+        assert!(describe("l", "k", &inc, &dom, &|_| false, cg::Conflicts::Colour2).is_ok());
     }
 
     #[test]
