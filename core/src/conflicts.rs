@@ -35,26 +35,50 @@ pub fn writes_disjoint(args: &[ArgSpec], dom: &Domain) -> bool {
     !written.is_empty() && written.iter().all(|&d| rows_disjoint(args, dom, d))
 }
 
-/// How one argument reaches a dat: through `entries` of a map's rows
-/// (`values`, `dim` entries a row), or directly (the element's own row).
+/// How one argument (`arg`) reaches a dat: through `entries` of a map's
+/// rows (`values`, `dim` entries a row), or directly (the element's own
+/// row).
 struct Reach<'a> {
+    arg: usize,
     map: Option<(&'a [i32], usize)>,
     entries: Vec<usize>,
 }
 
-/// [`writes_disjoint`] for dat `d`.
-fn rows_disjoint(args: &[ArgSpec], dom: &Domain, d: DatId) -> bool {
-    let mut reach: Vec<Reach<'_>> = Vec::new();
+impl Reach<'_> {
+    /// The rows element `e` reaches (None: an entry that is no row).
+    fn rows(&self, e: usize) -> impl Iterator<Item = Option<usize>> + '_ {
+        let direct = self.map.is_none().then_some(Some(e));
+        let mapped = self.map.into_iter().flat_map(move |(values, dim)| {
+            self.entries
+                .iter()
+                .map(move |&j| usize::try_from(values[e * dim + j]).ok())
+        });
+        direct.into_iter().chain(mapped)
+    }
+}
+
+/// How the arguments that `pick` takes reach dat `d`, and how many
+/// elements the maps among them have rows for (None: direct arguments
+/// only). None when a map has dim 0, an `idx` lies outside its map, or the
+/// maps disagree on the rows of the loop's set.
+fn reaches<'a>(
+    args: &[ArgSpec],
+    dom: &'a Domain,
+    d: DatId,
+    pick: impl Fn(&ArgSpec) -> bool,
+) -> Option<(Vec<Reach<'a>>, Option<usize>)> {
+    let mut reach = Vec::new();
     let mut elements: Option<usize> = None;
-    for a in args {
+    for (i, a) in args.iter().enumerate() {
         let ArgKind::Dat { dat, map, idx } = a.kind else {
             continue;
         };
-        if dat != d {
+        if dat != d || !pick(a) {
             continue;
         }
         let Some(m) = map else {
             reach.push(Reach {
+                arg: i,
                 map: None,
                 entries: Vec::new(),
             });
@@ -62,24 +86,30 @@ fn rows_disjoint(args: &[ArgSpec], dom: &Domain, d: DatId) -> bool {
         };
         let m = dom.map(m);
         if m.dim == 0 {
-            return false;
+            return None;
         }
         let rows = m.values.len() / m.dim;
         if elements.is_some_and(|n| n != rows) {
-            return false;
+            return None;
         }
         elements = Some(rows);
         let entries: Vec<usize> = match usize::try_from(idx) {
             Ok(j) if j < m.dim => vec![j],
-            Ok(_) => return false,
+            Ok(_) => return None,
             Err(_) => (0..m.dim).collect(),
         };
         reach.push(Reach {
+            arg: i,
             map: Some((&m.values, m.dim)),
             entries,
         });
     }
-    let Some(n) = elements else {
+    Some((reach, elements))
+}
+
+/// [`writes_disjoint`] for dat `d`.
+fn rows_disjoint(args: &[ArgSpec], dom: &Domain, d: DatId) -> bool {
+    let Some((reach, Some(n))) = reaches(args, dom, d, |_| true) else {
         return false;
     };
     const NONE: u32 = u32::MAX;
@@ -97,20 +127,16 @@ fn rows_disjoint(args: &[ArgSpec], dom: &Domain, d: DatId) -> bool {
         _ => false,
     };
     (0..n).all(|e| {
-        reach.iter().all(|r| match r.map {
-            None => claim(e, e as u32),
-            Some((values, dim)) => r
-                .entries
-                .iter()
-                .all(|&j| usize::try_from(values[e * dim + j]).is_ok_and(|t| claim(t, e as u32))),
-        })
+        reach
+            .iter()
+            .all(|r| r.rows(e).all(|t| t.is_some_and(|t| claim(t, e as u32))))
     })
 }
 
 /// Two of one element's pointers that reach one row of a dat the kernel
-/// writes without adding (OP_WRITE, OP_RW, OP_WORK, a direct OP_INC): arguments `first` and
-/// `second` (equal for two entries of one vector argument) reach row `row`
-/// of `dat` from element `element`.
+/// writes without adding (OP_WRITE, OP_RW, OP_WORK, a direct OP_INC):
+/// arguments `first` and `second` (equal for two entries of one vector
+/// argument) reach row `row` of `dat` from element `element`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Alias {
     pub dat: DatId,
@@ -122,20 +148,19 @@ pub struct Alias {
 
 /// The first element whose kernel call would get two pointers to one row
 /// of a dat it writes without adding (OP_WRITE, OP_RW, OP_WORK, a direct
-/// OP_INC): two
-/// arguments on the dat, or two entries of one vector argument, whose map
-/// entries (or the element itself, for a direct argument) agree, as a map
-/// with a repeated entry in a row gives. On the host the kernel writes that
-/// row through both pointers in its own order; code that hands the kernel
-/// a private copy per pointer (a device's) would keep the two apart and
-/// write back one of them. Increments are not counted: their copies are
-/// added, whatever they alias (a direct one is copied like OP_RW). Checked over every row the maps hold here;
-/// None when nothing aliases.
+/// OP_INC): two arguments on the dat, or two entries of one vector
+/// argument, whose map entries (or the element itself, for a direct
+/// argument) agree, as a map with a repeated entry in a row gives. On the
+/// host the kernel writes that row through both pointers in its own order;
+/// code that hands the kernel a private copy per pointer (a device's)
+/// would keep the two apart and write back one of them. Increments through
+/// maps are not counted: their copies are added, whatever they alias.
+/// Checked over every row the maps hold here; None when nothing aliases.
 pub fn aliased_writes(args: &[ArgSpec], dom: &Domain) -> Option<Alias> {
     let mut dats: Vec<DatId> = Vec::new();
     for a in args {
         if let ArgKind::Dat { dat, .. } = a.kind {
-            if a.opt && plain_write(a) && !dats.contains(&dat) {
+            if plain_write(a) && !dats.contains(&dat) {
                 dats.push(dat);
             }
         }
@@ -143,68 +168,38 @@ pub fn aliased_writes(args: &[ArgSpec], dom: &Domain) -> Option<Alias> {
     dats.into_iter().find_map(|d| aliased_rows(args, dom, d))
 }
 
-/// Written without adding, as a device copies it: OP_WRITE, OP_RW, OP_WORK,
-/// and a direct OP_INC (copied in and out like OP_RW: the element's own).
+/// Switched on and written without adding, as a device copies it:
+/// OP_WRITE, OP_RW, OP_WORK, and a direct OP_INC (copied in and out like
+/// OP_RW: the element's own).
 fn plain_write(a: &ArgSpec) -> bool {
     let direct = matches!(a.kind, ArgKind::Dat { map: None, .. });
-    matches!(a.access, Access::Write | Access::Rw | Access::Work)
-        || (direct && a.access == Access::Inc)
+    a.opt
+        && (matches!(a.access, Access::Write | Access::Rw | Access::Work)
+            || (direct && a.access == Access::Inc))
 }
-
-/// Where a pointer of an element points: entry `.2` of its row of a map
-/// (`.0` the map's values, `.1` its dim), or None for the element's own row.
-type Entry<'a> = Option<(&'a [i32], usize, usize)>;
 
 /// [`aliased_writes`] for dat `d`.
 fn aliased_rows(args: &[ArgSpec], dom: &Domain, d: DatId) -> Option<Alias> {
-    // (argument, where it points)
-    let mut reach: Vec<(usize, Entry<'_>)> = Vec::new();
-    let mut elements: Option<usize> = None;
-    for (i, a) in args.iter().enumerate() {
-        let ArgKind::Dat { dat, map, idx } = a.kind else {
-            continue;
-        };
-        if dat != d || !a.opt || !plain_write(a) {
-            continue;
-        }
-        let Some(m) = map else {
-            reach.push((i, None));
-            continue;
-        };
-        let m = dom.map(m);
-        if m.dim == 0 {
-            continue;
-        }
-        let rows = m.values.len() / m.dim;
-        elements = Some(elements.map_or(rows, |n| n.min(rows)));
-        match usize::try_from(idx) {
-            Ok(j) if j < m.dim => reach.push((i, Some((&m.values, m.dim, j)))),
-            Ok(_) => {}
-            Err(_) => reach.extend((0..m.dim).map(|j| (i, Some((&m.values[..], m.dim, j))))),
-        }
-    }
-    if reach.len() < 2 {
+    let (reach, elements) = reaches(args, dom, d, plain_write)?;
+    if reach.iter().map(|r| r.entries.len().max(1)).sum::<usize>() < 2 {
         return None;
     }
     // direct arguments only: every element reaches its row twice
-    let n = elements.unwrap_or(1);
-    let row = |e: usize, r: &Entry<'_>| match r {
-        None => Some(e),
-        Some((values, dim, j)) => usize::try_from(values[e * dim + j]).ok(),
-    };
-    for e in 0..n {
-        for (k, (first, a)) in reach.iter().enumerate() {
-            let Some(t) = row(e, a) else { continue };
-            for (second, b) in &reach[k + 1..] {
-                if row(e, b) == Some(t) {
+    let mut seen: Vec<(usize, usize)> = Vec::new();
+    for e in 0..elements.unwrap_or(1) {
+        seen.clear();
+        for r in &reach {
+            for t in r.rows(e).flatten() {
+                if let Some(&(first, _)) = seen.iter().find(|&&(_, row)| row == t) {
                     return Some(Alias {
                         dat: d,
-                        first: *first,
-                        second: *second,
+                        first,
+                        second: r.arg,
                         element: e,
                         row: t,
                     });
                 }
+                seen.push((r.arg, t));
             }
         }
     }
