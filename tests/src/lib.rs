@@ -106,6 +106,8 @@ pub struct Program {
     pub extra_flags: Vec<String>,
     /// link libop2_hdf5 before the OP2 library and the serial HDF5 after it
     pub hdf5: bool,
+    /// the compiler driver instead of the language's (`mpicc`, `mpicxx`)
+    pub compiler: Option<String>,
 }
 
 /// The serial HDF5 installation (`HDF5_DIR`, else Debian's libhdf5-dev prefix).
@@ -128,6 +130,7 @@ impl Program {
             defines: Vec::new(),
             extra_flags: Vec::new(),
             hdf5: false,
+            compiler: None,
         }
     }
 
@@ -156,6 +159,11 @@ impl Program {
         self.extra_flags.push(f.into());
         self
     }
+    /// Build with the driver `cc` (e.g. `mpicc`) in the language's standard.
+    pub fn compiler(mut self, cc: &str) -> Self {
+        self.compiler = Some(cc.into());
+        self
+    }
 
     /// Compile and link; panics with the compiler output on failure or on any
     /// warning (examples and tests must build warning-free).
@@ -173,7 +181,7 @@ impl Program {
             Lang::C11 => ("gcc", &["-std=c11", "-pedantic"]),
             Lang::Cxx17 => ("g++", &["-std=c++17", "-pedantic"]),
         };
-        let mut cmd = Command::new(cc);
+        let mut cmd = Command::new(self.compiler.as_deref().unwrap_or(cc));
         cmd.args(std)
             .args(["-O2", "-Wall", "-Wextra", "-ffp-contract=off"]);
         cmd.arg(format!("-I{}", root().join("include").display()));

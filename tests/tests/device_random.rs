@@ -23,13 +23,18 @@
 //! (`OP2_RS_WIDE_OFFSETS=1`), on the CUDA emulator in the default scheme and with
 //! atomics, with a fresh compiled-program cache per test run; on threads
 //! on 1 thread and, in turn, on 2 threads with the default blocks or with
-//! blocks of 64. Failures
+//! blocks of 64. Under MPI (the programs' MPI form: each rank declares
+//! its block of every set, as OP2's MPI programs do, no op_arg_idx, whose
+//! values are a rank's local indices, and OP_INC globals starting at zero,
+//! since each rank's starting value enters the sum as in OP2) on
+//! libop2_mpi and libop2_mpi_opencl over 2 and 3 ranks, partitioned k-way
+//! or at random. Failures
 //! of all seeds are collected and reported together (seed, variant, first
 //! differing lines); a program's sources stay in
 //! target/op2-tests/device_random/<tag>/seed<seed>/. `OP2_RS_TEST_SEEDS`
 //! runs other seeds (a longer search by hand).
 
-use op2_tests::{cuda_emu_dir, out_dir, placements, run_in, Lang, Program, Run};
+use op2_tests::{cuda_emu_dir, mpirun, out_dir, placements, run_in, Lang, Program, Run};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -819,6 +824,8 @@ static int rnd_below(int n) { return (int)(rnd() % (unsigned long long)n); }
 static int rnd_range(int lo, int hi) { return lo + rnd_below(hi - lo + 1); }
 
 static int dump;
+/* the rank that prints (every rank under MPI computes the same lines) */
+static int root = 1;
 
 "#;
 
@@ -827,14 +834,14 @@ static void show_d(const char *what, op_dat dat, int n, int dim, double limit) {
   double *v = (double *)malloc(sizeof(double) * (size_t)(n * dim));
   double s = 0.0;
   int i, big = 0;
-  op_fetch_data(dat, v);
+  FETCH(dat, v, n);
   for (i = 0; i < n * dim; i++) {
     s += v[i] * (double)((i * 7) % 31 + 1);
     if (v[i] > limit || v[i] < -limit) big = 1;
-    if (dump) printf("D %s %d %.17g\n", what, i, v[i]);
+    if (dump && root) printf("D %s %d %.17g\n", what, i, v[i]);
   }
-  printf("R %s %.17g\n", what, s);
-  if (big) printf("R BIG %s\n", what);
+  if (root) printf("R %s %.17g\n", what, s);
+  if (big && root) printf("R BIG %s\n", what);
   free(v);
 }
 "#;
@@ -842,14 +849,14 @@ const SHOW_F: &str = r#"static void show_f(const char *what, op_dat dat, int n, 
   float *v = (float *)malloc(sizeof(float) * (size_t)(n * dim));
   double s = 0.0;
   int i, big = 0;
-  op_fetch_data(dat, v);
+  FETCH(dat, v, n);
   for (i = 0; i < n * dim; i++) {
     s += (double)v[i] * (double)((i * 7) % 31 + 1);
     if (v[i] > limit || v[i] < -limit) big = 1;
-    if (dump) printf("D %s %d %.9g\n", what, i, (double)v[i]);
+    if (dump && root) printf("D %s %d %.9g\n", what, i, (double)v[i]);
   }
-  printf("R %s %.17g\n", what, s);
-  if (big) printf("R BIG %s\n", what);
+  if (root) printf("R %s %.17g\n", what, s);
+  if (big && root) printf("R BIG %s\n", what);
   free(v);
 }
 "#;
@@ -857,14 +864,14 @@ const SHOW_I: &str = r#"static void show_i(const char *what, op_dat dat, int n, 
   int *v = (int *)malloc(sizeof(int) * (size_t)(n * dim));
   long long s = 0;
   int i, big = 0;
-  op_fetch_data(dat, v);
+  FETCH(dat, v, n);
   for (i = 0; i < n * dim; i++) {
     s += (long long)v[i] * ((i * 7) % 31 + 1);
     if (v[i] > limit || v[i] < -limit) big = 1;
-    if (dump) printf("D %s %d %d\n", what, i, v[i]);
+    if (dump && root) printf("D %s %d %d\n", what, i, v[i]);
   }
-  printf("R %s %lld\n", what, s);
-  if (big) printf("R BIG %s\n", what);
+  if (root) printf("R %s %lld\n", what, s);
+  if (big && root) printf("R BIG %s\n", what);
   free(v);
 }
 "#;
@@ -913,9 +920,20 @@ fn gen_kernels(seed: u64, p: &Prog) -> (String, Vec<Vec<String>>) {
     (kernels, calls)
 }
 
+/// Where this rank's block of set `s` starts in rows of `width` values
+/// (the program's MPI form: each rank declares its block of the global
+/// arrays); nothing in the program's one-process form.
+fn block(mpi: bool, s: usize, width: usize) -> String {
+    if mpi {
+        format!(" + (size_t)start_{s} * {width}")
+    } else {
+        String::new()
+    }
+}
+
 /// The maps' values (from the program's own random numbers) and their
 /// declarations.
-fn decl_maps(m: &mut String, p: &Prog) {
+fn decl_maps(m: &mut String, p: &Prog, mpi: bool) {
     for (k, md) in p.maps.iter().enumerate() {
         let n = p.sets[md.from].size * md.arity;
         let nt = p.sets[md.to].size;
@@ -949,23 +967,27 @@ fn decl_maps(m: &mut String, p: &Prog) {
         }
         let _ = writeln!(
             m,
-            "  op_map map_{k} = op_decl_map(set_{}, set_{}, {}, map_{k}_data, \"map_{k}\");\n  (void)map_{k};",
-            md.from, md.to, md.arity
+            "  op_map map_{k} = op_decl_map(set_{}, set_{}, {}, map_{k}_data{}, \"map_{k}\");\n  (void)map_{k};",
+            md.from,
+            md.to,
+            md.arity,
+            block(mpi, md.from, md.arity)
         );
     }
 }
 
-fn decl_dats(m: &mut String, p: &Prog) {
+fn decl_dats(m: &mut String, p: &Prog, mpi: bool) {
     for (d, dd) in p.dats.iter().enumerate() {
         let n = p.sets[dd.set].size * dd.dim;
         let _ = writeln!(
             m,
             "  {t} *{name}_data = ({t} *)malloc(sizeof({t}) * {n});\n  \
              for (i = 0; i < {n}; i++) {name}_data[i] = {init};\n  \
-             op_dat {name} = op_decl_dat(set_{}, {}, \"{}\", {name}_data, \"{name}\");",
+             op_dat {name} = op_decl_dat(set_{}, {}, \"{}\", {name}_data{}, \"{name}\");",
             dd.set,
             dd.dim,
             type_str(dd),
+            block(mpi, dd.set, dd.dim),
             t = dd.ty.c(),
             name = dat_name(d),
             init = data_init(dd.ty)
@@ -1026,7 +1048,7 @@ fn loop_code(m: &mut String, p: &Prog, k: usize, call: &[String]) {
             fmt.push_str(if *ty == Ty::I { " %d" } else { " %.17g" });
             let _ = write!(vals, ", gbl_{k}_{i}[{c}]");
         }
-        let _ = writeln!(m, "      printf(\"{fmt}\\n\", pass{vals});");
+        let _ = writeln!(m, "      if (root) printf(\"{fmt}\\n\", pass{vals});");
     }
     if l.print {
         let mut shown = Vec::new();
@@ -1038,7 +1060,10 @@ fn loop_code(m: &mut String, p: &Prog, k: usize, call: &[String]) {
             }
         }
         for d in shown {
-            let _ = writeln!(m, "      printf(\"R pass %d after kern_{k}\\n\", pass);");
+            let _ = writeln!(
+                m,
+                "      if (root) printf(\"R pass %d after kern_{k}\\n\", pass);"
+            );
             m.push_str("      ");
             m.push_str(&show_call(p, d, &format!("\"{}\"", dat_name(d))));
         }
@@ -1046,15 +1071,43 @@ fn loop_code(m: &mut String, p: &Prog, k: usize, call: &[String]) {
     m.push_str("    }\n");
 }
 
-/// main.c and kernels.h of a program.
-fn gen_sources(seed: u64, p: &Prog) -> (String, String) {
-    let (kernels, calls) = gen_kernels(seed, p);
+/// What the program's MPI form declares beside the one-process form: the
+/// rank, the root, and where each set's block starts.
+const C_MPI_MAIN: &str = r#"  int rank, nranks;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  root = op_is_root();
+"#;
+
+/// The partition of the MPI form: `RND_PART=RANDOM` OP2's random
+/// partitioner, otherwise a k-way graph partition through map 0.
+fn partition_call(p: &Prog) -> String {
+    format!(
+        "  if (getenv(\"RND_PART\") != NULL && strcmp(getenv(\"RND_PART\"), \"RANDOM\") == 0)\n    \
+         op_partition(\"RANDOM\", \"\", set_0, NULL, NULL);\n  else\n    \
+         op_partition(\"PTSCOTCH\", \"KWAY\", set_{}, map_0, NULL);\n",
+        p.maps[0].from
+    )
+}
+
+/// main.c up to its declarations: headers, constants, helpers, op_init and
+/// the sets (under MPI, each rank's contiguous block of each).
+fn main_head(seed: u64, p: &Prog, mpi: bool) -> String {
     let mut m = String::new();
     let _ = writeln!(
         m,
-        "/* main.c: random program {seed} (tests/tests/device_random.rs) */"
+        "/* main.c: random program {seed} (tests/tests/device_random.rs){} */",
+        if mpi {
+            ", each rank declaring its block"
+        } else {
+            ""
+        }
     );
-    m.push_str("#include <stdio.h>\n#include <stdlib.h>\n\n#include \"op_seq.h\"\n\n");
+    m.push_str("#include <stdio.h>\n#include <stdlib.h>\n");
+    if mpi {
+        m.push_str("#include <string.h>\n\n#include <mpi.h>\n");
+    }
+    m.push_str("\n#include \"op_seq.h\"\n\n");
     for (c, cd) in p.consts.iter().enumerate() {
         if cd.dim == 1 {
             let _ = writeln!(m, "{} cst_{c};", cd.ty.c());
@@ -1064,6 +1117,12 @@ fn gen_sources(seed: u64, p: &Prog) -> (String, String) {
     }
     m.push_str("\n#include \"kernels.h\"\n\n");
     m.push_str(C_PRELUDE);
+    m.push_str(if mpi {
+        "/* the whole set in its original order, on every rank */\n\
+         #define FETCH(dat, v, n) op_fetch_data_idx(dat, v, 0, (n) - 1)\n"
+    } else {
+        "#define FETCH(dat, v, n) op_fetch_data(dat, v)\n"
+    });
     for (ty, show) in [Ty::D, Ty::F, Ty::I].into_iter().zip(C_SHOW) {
         if p.dats.iter().any(|d| d.ty == ty) {
             m.push('\n');
@@ -1072,16 +1131,35 @@ fn gen_sources(seed: u64, p: &Prog) -> (String, String) {
     }
     m.push_str("\nint main(int argc, char **argv) {\n  int pass, i;\n");
     m.push_str("  op_init(argc, argv, 1);\n  dump = getenv(\"RND_DUMP\") != NULL;\n");
+    if mpi {
+        m.push_str(C_MPI_MAIN);
+    }
     let _ = writeln!(m, "  rnd_state = {}ULL;", p.data_seed);
     for (s, sd) in p.sets.iter().enumerate() {
-        let _ = writeln!(
-            m,
-            "  op_set set_{s} = op_decl_set({}, \"set_{s}\");",
-            sd.size
-        );
+        let n = sd.size;
+        if mpi {
+            let _ = writeln!(
+                m,
+                "  int start_{s} = (int)((long long){n} * rank / nranks);\n  \
+                 op_set set_{s} = op_decl_set((int)((long long){n} * (rank + 1) / nranks) - start_{s}, \"set_{s}\");"
+            );
+        } else {
+            let _ = writeln!(m, "  op_set set_{s} = op_decl_set({n}, \"set_{s}\");");
+        }
     }
-    decl_maps(&mut m, p);
-    decl_dats(&mut m, p);
+    m
+}
+
+/// main.c and kernels.h of a program (`mpi`: its MPI form, which has no
+/// op_arg_idx: see [`mpi_form`]).
+fn gen_sources(seed: u64, p: &Prog, mpi: bool) -> (String, String) {
+    let (kernels, calls) = gen_kernels(seed, p);
+    let mut m = main_head(seed, p, mpi);
+    decl_maps(&mut m, p, mpi);
+    decl_dats(&mut m, p, mpi);
+    if mpi {
+        m.push_str(&partition_call(p));
+    }
     for (c, cd) in p.consts.iter().enumerate() {
         decl_const(&mut m, c, cd, &cd.vals);
     }
@@ -1099,13 +1177,35 @@ fn gen_sources(seed: u64, p: &Prog) -> (String, String) {
             }
         }
     }
-    m.push_str("    }\n  }\n  printf(\"R final\\n\");\n");
+    m.push_str("    }\n  }\n  if (root) printf(\"R final\\n\");\n");
     for d in 0..p.dats.len() {
         m.push_str("  ");
         m.push_str(&show_call(p, d, &format!("\"{}\"", dat_name(d))));
     }
     m.push_str("  op_timing_output();\n  op_exit();\n  return 0;\n}\n");
     (m, kernels)
+}
+
+/// A program for MPI: its loops without op_arg_idx, whose value is the
+/// element's (or map entry's) index on its rank after partitioning, as in
+/// OP2, and so not comparable with one process's; its OP_INC globals
+/// start at zero, since every rank's starting value enters the sum (OP2's
+/// op_mpi_reduce adds the ranks' copies; the library does the same).
+fn mpi_form(mut p: Prog) -> Prog {
+    for l in &mut p.loops {
+        l.args.retain(|a| !matches!(a, Arg::Idx { .. }));
+        for a in &mut l.args {
+            if let Arg::Gbl {
+                acc: Acc::Inc,
+                init,
+                ..
+            } = a
+            {
+                init.iter_mut().for_each(|v| *v = 0);
+            }
+        }
+    }
+    p
 }
 
 /// A one-line description of a program.
@@ -1173,20 +1273,36 @@ fn fresh(dir: &Path) -> PathBuf {
     dir.to_path_buf()
 }
 
-/// Writes a program's sources and builds it against `libs`.
-fn build(seed: u64, tag: &str, libs: &[&str]) -> (Prog, Vec<PathBuf>) {
-    let p = gen_prog(seed);
-    let (main, kernels) = gen_sources(seed, &p);
+/// Writes a program's sources and builds it against `libs` (`mpi`: the
+/// first, libop2_seq, from the one-process form, the others from the MPI
+/// form with mpicc; the program then has no op_arg_idx).
+fn build(seed: u64, tag: &str, libs: &[&str], mpi: bool) -> (Prog, Vec<PathBuf>) {
+    let p = if mpi {
+        mpi_form(gen_prog(seed))
+    } else {
+        gen_prog(seed)
+    };
+    let (main, kernels) = gen_sources(seed, &p, false);
     let dir = root_dir().join(tag).join(format!("seed{seed}"));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("main.c"), main).unwrap();
-    std::fs::write(dir.join("kernels.h"), kernels).unwrap();
-    let src = dir.join("main.c");
+    std::fs::write(dir.join("kernels.h"), &kernels).unwrap();
+    if mpi {
+        let (main, k2) = gen_sources(seed, &p, true);
+        assert_eq!(k2, kernels, "seed {seed}: the two forms' kernels differ");
+        std::fs::write(dir.join("main_mpi.c"), main).unwrap();
+    }
     let exes = libs
         .iter()
-        .map(|lib| {
+        .enumerate()
+        .map(|(i, lib)| {
             let mut prog = Program::new(&format!("rnd_{tag}_{seed}"), Lang::C99, &[]).lib(lib);
-            prog.sources.push(src.clone());
+            if mpi && i > 0 {
+                prog = prog.compiler("mpicc");
+                prog.sources.push(dir.join("main_mpi.c"));
+            } else {
+                prog.sources.push(dir.join("main.c"));
+            }
             prog.build()
         })
         .collect();
@@ -1271,6 +1387,10 @@ fn variants_of<V>(vars: &[V], seed: u64) -> Vec<&V> {
 /// A variant's entry that is a command-line argument, not a variable.
 const ARGV: &str = "argv";
 
+/// A variant's entry that runs the program under `mpirun` on that many
+/// ranks (its MPI form).
+const NP: &str = "np";
+
 /// Runs every seed on libop2_seq and on the library `lib` (run with `env`
 /// first; `device`: every loop must run on its device) in each variant
 /// (its variables, and its [`ARGV`] entries as arguments); collects what
@@ -1285,8 +1405,9 @@ fn differential(
     let cache = fresh(&root_dir().join(format!("cache-{tag}")));
     let mut failures = Vec::new();
     let seeds = seeds();
+    let mpi = vars.iter().any(|(_, v)| v.iter().any(|(k, _)| *k == NP));
     for &seed in &seeds {
-        let (p, exes) = build(seed, tag, &["op2_seq", lib]);
+        let (p, exes) = build(seed, tag, &["op2_seq", lib], mpi);
         let rundir = root_dir().join(tag).join(format!("seed{seed}")).join("run");
         let host = run_in(&exes[0], &[], &rundir, &[]);
         host.ok();
@@ -1301,14 +1422,18 @@ fn differential(
         for (vname, venv) in variants_of(vars, seed) {
             let mut all: Vec<(&str, &str)> = vec![("OP2_RS_CACHE_DIR", cache.to_str().unwrap())];
             all.extend_from_slice(env);
-            all.extend(venv.iter().copied().filter(|(k, _)| *k != ARGV));
+            all.extend(venv.iter().copied().filter(|(k, _)| *k != ARGV && *k != NP));
             let argv: Vec<&str> = venv
                 .iter()
                 .filter(|(k, _)| *k == ARGV)
                 .map(|(_, v)| *v)
                 .collect();
+            let np = venv.iter().find(|(k, _)| *k == NP);
             let t = std::time::Instant::now();
-            let dev = run_in(&exes[1], &argv, &rundir, &all);
+            let dev = match np {
+                Some((_, n)) => mpirun(&exes[1], n.parse().unwrap(), &argv, &rundir, 600, &all),
+                None => run_in(&exes[1], &argv, &rundir, &all),
+            };
             let verdict = compare(&hl, &dev, device.then_some(p.loops.len()));
             println!(
                 "  {tag} {vname}: {:.1} s, {}",
@@ -1367,4 +1492,42 @@ fn random_programs_on_threads_print_seq_answers() {
         ),
     ];
     differential(("op2_openmp", false), "openmp", &[], &vars);
+}
+
+/// The MPI forms of the programs (each rank declares its block; no
+/// op_arg_idx; OP_INC globals from zero) on libop2_mpi's host ranks (one
+/// thread each, or two threads each on blocks of 64) and on
+/// libop2_mpi_opencl's device ranks (PoCL, in the default scheme and with
+/// atomics), partitioned k-way through PT-Scotch or at random
+/// (`RND_PART=RANDOM`: most elements then border another rank, so exec
+/// and non-exec halos are large), against libop2_seq's one process.
+#[test]
+fn random_programs_over_mpi_ranks_print_seq_answers() {
+    let host = vec![
+        ("2 ranks, k-way", vec![(NP, "2")]),
+        ("3 ranks, random", vec![(NP, "3"), ("RND_PART", "RANDOM")]),
+        (
+            "2 ranks of 2 threads, random, blocks of 64",
+            vec![
+                (NP, "2"),
+                ("RND_PART", "RANDOM"),
+                ("OMP_NUM_THREADS", "2"),
+                (ARGV, "OP_PART_SIZE=64"),
+            ],
+        ),
+    ];
+    differential(("op2_mpi", false), "mpi", &[], &host);
+    let dev = vec![
+        ("2 ranks, k-way", vec![(NP, "2")]),
+        ("2 ranks, random", vec![(NP, "2"), ("RND_PART", "RANDOM")]),
+        (
+            "3 ranks, random, atomics",
+            vec![
+                (NP, "3"),
+                ("RND_PART", "RANDOM"),
+                ("OP2_RS_CONFLICTS", "atomics"),
+            ],
+        ),
+    ];
+    differential(("op2_mpi_opencl", true), "mpi-opencl", &[], &dev);
 }
