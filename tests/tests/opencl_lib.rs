@@ -510,6 +510,63 @@ fn loop_options_from_an_op2_translator_configuration_file() {
     );
 }
 
+/// A per-loop option that names no loop of the run (a misspelt
+/// `OP2_RS_CONFLICTS` entry, an `OP2_RS_CONFIG` pattern that matches no
+/// loop) is said once at op_exit, naming the entry and the loops that ran;
+/// the options that did name loops, and a run whose options all did, say
+/// nothing of the kind.
+#[test]
+fn per_loop_options_that_name_no_loop_are_said_at_exit() {
+    let args = ["--cells=300", "--iters=2"];
+    let unused = |r: &op2_tests::Run| -> Vec<String> {
+        r.stdout
+            .lines()
+            .filter(|l| l.contains("changed nothing"))
+            .map(str::to_string)
+            .collect()
+    };
+    let r = run_with(
+        &airfoil("op2_opencl"),
+        &args,
+        &[
+            (
+                "OP2_RS_CONFLICTS",
+                "res_cal=atomics,res_calc=colour2,res_cal=atomics",
+            ),
+            (
+                "OP2_RS_CONFIG",
+                r#"{"res": {"fma": true}, "bres_kalc": {"atomics": true}, ".*": {}}"#,
+            ),
+        ],
+    );
+    r.ok();
+    all_on_device(&r, 5);
+    let loops = "adt_calc, bres_calc, res_calc, save_soln, update";
+    assert_eq!(
+        unused(&r),
+        [
+            format!(
+                " op2-rs: OP2_RS_CONFLICTS names loop 'res_cal', but no loop of that name ran (loops run: {loops}); the entry changed nothing"
+            ),
+            format!(
+                " op2-rs: OP2_RS_CONFIG's pattern 'bres_kalc' matched no loop that ran (loops run: {loops}); its options changed nothing"
+            ),
+        ],
+        "{}",
+        r.stdout
+    );
+    let good = run_with(
+        &airfoil("op2_opencl"),
+        &args,
+        &[
+            ("OP2_RS_CONFLICTS", "res_calc=atomics"),
+            ("OP2_RS_CONFIG", r#"{"bres": {"atomics": true}}"#),
+        ],
+    );
+    good.ok();
+    assert!(unused(&good).is_empty(), "{}", good.stdout);
+}
+
 /// OP2's `OP_BLOCK_SIZE=` on the command line sets the work-group (and
 /// plan block) size of every loop written at run time, as it sets
 /// translated code's; OP2_RS_BLOCK_SIZE comes before it. A size the

@@ -110,6 +110,7 @@ impl Keys {
 }
 
 struct Entry {
+    pattern: String,
     re: Regex,
     keys: Keys,
 }
@@ -272,7 +273,7 @@ impl LoopConfig {
                         let last = why.lines().last().unwrap_or_default().trim().to_string();
                         format!("pattern '{pattern}' is not a regular expression: {last}")
                     })?;
-                entries.push(Entry { re, keys });
+                entries.push(Entry { pattern, re, keys });
             }
         }
         Ok(LoopConfig { entries })
@@ -294,6 +295,19 @@ impl LoopConfig {
         let named = |why: String| format!("OP2_RS_CONFIG={}: {why}", path.display());
         let text = std::fs::read_to_string(path).map_err(|e| named(format!("cannot read: {e}")))?;
         LoopConfig::parse(&text).map_err(named)
+    }
+
+    /// The file's patterns that match none of `names` (in file order,
+    /// each once).
+    pub fn unmatched(&self, names: &[&str]) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for e in &self.entries {
+            let used = names.iter().any(|n| e.re.is_match(n.as_bytes()));
+            if !used && !out.contains(&e.pattern.as_str()) {
+                out.push(&e.pattern);
+            }
+        }
+        out
     }
 
     /// The options the file gives loop `name`.
@@ -394,6 +408,17 @@ mod tests {
             LoopConfig::parse(r#"{".*": {"block_size": 256}, "res": {"block_size": 1}}"#).unwrap();
         assert_eq!(c.of("update").block_size, Some(256));
         assert_eq!(c.of("res_calc").block_size, Some(1));
+    }
+
+    #[test]
+    fn patterns_that_match_no_loop_are_listed_once() {
+        let c = LoopConfig::parse(
+            r#"[{"res": {"fma": true}, "bres_kalc": {"atomics": true}}, {"bres_kalc": {}, ".*": {}}]"#,
+        )
+        .unwrap();
+        assert_eq!(c.unmatched(&["res_calc", "bres_calc"]), ["bres_kalc"]);
+        assert_eq!(c.unmatched(&[]), ["res", "bres_kalc", ".*"]);
+        assert!(c.unmatched(&["bres_kalc_2", "res"]).is_empty());
     }
 
     #[test]

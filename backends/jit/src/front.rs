@@ -15,7 +15,8 @@
 //!   `loop=scheme` entries, comma-separated (`res_calc=atomics`);
 //!   `atomics` for every loop leaves a loop that writes or reads-and-writes
 //!   through a map (atomics cannot serve it) coloured; named alone, such a
-//!   loop runs on the host, saying why;
+//!   loop runs on the host, saying why; an entry naming no loop that
+//!   came to the device is said at op_exit ([`Front::unused_options`]);
 //! * `OP2_RS_BLOCK_SIZE`: the work-group size (a power of two); unset, OP2's
 //!   `OP_BLOCK_SIZE=` (`OP_block_size`, 64 unless the program's command
 //!   line or the program sets it) when the loop is compiled;
@@ -230,6 +231,51 @@ impl Front {
             var_names: std::sync::OnceLock::new(),
             sources: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// What the per-loop options name that no loop of the run matched
+    /// (`loops`: every loop that came to the device's compiler), one line
+    /// each: an `OP2_RS_CONFLICTS` `loop=scheme` entry whose loop never
+    /// ran, an `OP2_RS_CONFIG` pattern that matched no loop, most often a
+    /// misspelt name, which would otherwise change nothing in silence.
+    pub fn unused_options(&self, loops: &[&str]) -> Vec<String> {
+        let mut names: Vec<&str> = loops.to_vec();
+        names.sort_unstable();
+        let known = || {
+            let mut l = names
+                .iter()
+                .take(12)
+                .copied()
+                .collect::<Vec<_>>()
+                .join(", ");
+            if names.len() > 12 {
+                l += &format!(" and {} more", names.len() - 12);
+            }
+            if l.is_empty() {
+                l = "none".into();
+            }
+            l
+        };
+        let mut out = Vec::new();
+        let mut missing: Vec<&str> = Vec::new();
+        for (n, _) in &self.conflicts.per_loop {
+            if !loops.contains(&n.as_str()) && !missing.contains(&n.as_str()) {
+                missing.push(n);
+            }
+        }
+        for n in missing {
+            out.push(format!(
+                "OP2_RS_CONFLICTS names loop '{n}', but no loop of that name ran (loops run: {}); the entry changed nothing",
+                known()
+            ));
+        }
+        for pat in self.loop_config.unmatched(loops) {
+            out.push(format!(
+                "OP2_RS_CONFIG's pattern '{pat}' matched no loop that ran (loops run: {}); its options changed nothing",
+                known()
+            ));
+        }
+        out
     }
 
     /// Does a loop without a reduction wait for its kernels

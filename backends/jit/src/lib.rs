@@ -112,6 +112,10 @@ impl<D: Device> LoopCompiler for JitCompiler<D> {
         })
     }
 
+    fn unused_options(&self, loops: &[&str]) -> Vec<String> {
+        self.front.unused_options(loops)
+    }
+
     fn compile(&self, r: &CompileRequest<'_>) -> Result<Box<dyn DeviceKernel>, String> {
         let (g, kernel) = self.front.compile(r, &*self.dev)?;
         let inds = front::inds_of(&g, &launch::maps_in_order(r.specs), r.specs);

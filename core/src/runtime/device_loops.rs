@@ -167,6 +167,13 @@ pub trait LoopCompiler: Send + Sync {
     fn timing_note(&self) -> Option<String> {
         None
     }
+    /// Per-loop options that named no loop of the run (`loops`: the names
+    /// of every loop that came to the device), one line each; said at
+    /// op_exit.
+    fn unused_options(&self, loops: &[&str]) -> Vec<String> {
+        let _ = loops;
+        Vec::new()
+    }
 }
 
 /// What the program's fallback policy says about one loop.
@@ -357,6 +364,15 @@ impl Runtime {
     /// The device that runs loops, in words.
     pub fn device_loops_name(&self) -> Option<String> {
         self.device_loops.as_ref().map(|d| d.compiler.device_name())
+    }
+
+    /// The device compiler's per-loop options that named no loop of the
+    /// run ([`LoopCompiler::unused_options`]).
+    pub fn unused_device_options(&self) -> Vec<String> {
+        self.device_loops.as_ref().map_or_else(Vec::new, |d| {
+            let names: Vec<&str> = d.placement.keys().map(String::as_str).collect();
+            d.compiler.unused_options(&names)
+        })
     }
 
     /// Where each loop ran last, by name.

@@ -211,9 +211,14 @@ impl Runtime {
     /// Free the device copies and forget the device (`op_cuda_exit`): from
     /// now on the runtime works as a library without one. With
     /// `OP2_RS_DEVICE_STATS` set, the transfer report (and, with device
-    /// loops, where each loop ran) is printed first ([`crate::device::stats`]).
+    /// loops, where each loop ran) is printed first ([`crate::device::stats`]);
+    /// per-loop device options that named no loop of the run are said
+    /// first, one line each.
     pub fn release_device(&mut self) {
         if let Some(mut dev) = self.device.take() {
+            for l in self.unused_device_options() {
+                self.say(&format!(" op2-rs: {l}\n"));
+            }
             if crate::device::TransferStats::wanted() {
                 self.say(&format!("{}\n", dev.stats().line()));
                 if let Some(t) = self.placement_table() {
