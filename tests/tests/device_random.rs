@@ -27,7 +27,8 @@
 //! its block of every set, as OP2's MPI programs do, no op_arg_idx, whose
 //! values are a rank's local indices, and OP_INC globals starting at zero,
 //! since each rank's starting value enters the sum as in OP2) on
-//! libop2_mpi and libop2_mpi_opencl over 2 and 3 ranks, partitioned k-way
+//! libop2_mpi and libop2_mpi_opencl over 2 and 3 ranks and on
+//! libop2_mpi_cuda through the CUDA emulator over 2, partitioned k-way
 //! or at random. Failures
 //! of all seeds are collected and reported together (seed, variant, first
 //! differing lines); a program's sources stay in
@@ -1498,7 +1499,7 @@ fn random_programs_on_threads_print_seq_answers() {
 /// op_arg_idx; OP_INC globals from zero) on libop2_mpi's host ranks (one
 /// thread each, or two threads each on blocks of 64) and on
 /// libop2_mpi_opencl's device ranks (PoCL, in the default scheme and with
-/// atomics), partitioned k-way through PT-Scotch or at random
+/// atomics) and libop2_mpi_cuda's emulated CUDA devices, partitioned k-way through PT-Scotch or at random
 /// (`RND_PART=RANDOM`: most elements then border another rank, so exec
 /// and non-exec halos are large), against libop2_seq's one process.
 #[test]
@@ -1530,4 +1531,11 @@ fn random_programs_over_mpi_ranks_print_seq_answers() {
         ),
     ];
     differential(("op2_mpi_opencl", true), "mpi-opencl", &[], &dev);
+    let emu = vec![("2 ranks, random", vec![(NP, "2"), ("RND_PART", "RANDOM")])];
+    differential(
+        ("op2_mpi_cuda", true),
+        "mpi-cuda-emu",
+        &[("LD_LIBRARY_PATH", cuda_emu_dir())],
+        &emu,
+    );
 }
