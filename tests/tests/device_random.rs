@@ -4,7 +4,10 @@
 //! loops mixing direct and indirect dats in every access mode the
 //! program's order allows, vector map arguments, global reads and
 //! reductions, op_arg_idx, optional arguments switched on and off,
-//! constants declared again with new values) built against libop2_seq and
+//! constants declared again with new values; kernels that call inline
+//! helpers, one calling another, a function-like macro and file-scope
+//! `static const` tables, all from a header the kernels' header includes)
+//! built against libop2_seq and
 //! libop2_opencl (PoCL), libop2_cuda (the CUDA emulator) and libop2_openmp,
 //! run on each, and their printed checksums compared with libop2_seq's.
 //!
@@ -547,15 +550,111 @@ struct Stmt {
     offset: i64,
 }
 
-fn term(r: &mut Rng, input: &Input, ty: Ty) -> String {
-    let coef = match ty {
-        Ty::D => r
-            .pick(&["0.5", "1.0", "-1.0", "2.0", "-0.25", "1.5", "3.0"])
-            .to_string(),
-        Ty::F => format!("{}f", r.pick(&["0.5", "1.0", "-1.0", "2.0", "1.5", "3.0"])),
-        Ty::I => r.pick(&["1", "-1", "2", "3", "-2"]).to_string(),
+/// What of helpers.h a program's kernels use (by type: D, F, I).
+#[derive(Default, Clone, Copy)]
+struct Helpers {
+    /// `h_abs_<t>`: an inline function
+    abs: [bool; 3],
+    /// `h_mix_<t>`: an inline function that calls `h_abs_<t>`
+    mix: [bool; 3],
+    /// `TWICE(x)`: a function-like macro
+    twice: bool,
+    /// `tab_<t>`: a file-scope `static const` table of coefficients
+    tab: [bool; 3],
+}
+
+impl Helpers {
+    fn merge(&mut self, o: &Helpers) {
+        for t in 0..3 {
+            self.abs[t] |= o.abs[t];
+            self.mix[t] |= o.mix[t];
+            self.tab[t] |= o.tab[t];
+        }
+        self.twice |= o.twice;
+    }
+}
+
+fn ty_index(ty: Ty) -> usize {
+    match ty {
+        Ty::D => 0,
+        Ty::F => 1,
+        Ty::I => 2,
+    }
+}
+
+fn ty_suffix(ty: Ty) -> &'static str {
+    ["d", "f", "i"][ty_index(ty)]
+}
+
+/// The tables' values (exact in every type).
+const TAB: [&str; 4] = ["0.5", "-1.0", "2.0", "1.5"];
+const TAB_I: [&str; 4] = ["1", "-1", "2", "3"];
+
+/// helpers.h: what the kernels use of it, with none of the rest (an
+/// unused table would be a C warning).
+fn helpers_h(h: &Helpers) -> String {
+    let mut s = String::from(
+        "/* helpers.h: what the random kernels call (tests/tests/device_random.rs) */\n\
+         #ifndef RANDOM_HELPERS_H\n#define RANDOM_HELPERS_H\n\n#define TWICE(x) ((x) + (x))\n\n",
+    );
+    for ty in [Ty::D, Ty::F, Ty::I] {
+        let (t, c, x) = (ty_index(ty), ty.c(), ty_suffix(ty));
+        if h.tab[t] {
+            let vals: Vec<String> = match ty {
+                Ty::I => TAB_I.iter().map(|v| v.to_string()).collect(),
+                Ty::F => TAB.iter().map(|v| format!("{v}f")).collect(),
+                Ty::D => TAB.iter().map(|v| v.to_string()).collect(),
+            };
+            let _ = writeln!(s, "static const {c} tab_{x}[4] = {{{}}};", vals.join(", "));
+        }
+        if h.abs[t] || h.mix[t] {
+            let _ = writeln!(
+                s,
+                "static inline {c} h_abs_{x}({c} v) {{\n  return v < 0 ? -v : v;\n}}"
+            );
+        }
+        if h.mix[t] {
+            let _ = writeln!(
+                s,
+                "static inline {c} h_mix_{x}({c} v, {c} w) {{\n  {c} a = h_abs_{x}(v);\n  return a - w;\n}}"
+            );
+        }
+    }
+    s.push_str("\n#endif\n");
+    s
+}
+
+fn term(r: &mut Rng, input: &Input, ty: Ty, h: &mut Helpers) -> String {
+    let t = ty_index(ty);
+    let coef = if r.chance(0.15) {
+        h.tab[t] = true;
+        format!("tab_{}[{}]", ty_suffix(ty), r.below(4))
+    } else {
+        match ty {
+            Ty::D => r
+                .pick(&["0.5", "1.0", "-1.0", "2.0", "-0.25", "1.5", "3.0"])
+                .to_string(),
+            Ty::F => format!("{}f", r.pick(&["0.5", "1.0", "-1.0", "2.0", "1.5", "3.0"])),
+            Ty::I => r.pick(&["1", "-1", "2", "3", "-2"]).to_string(),
+        }
     };
-    format!("{coef} * ({})({})", ty.c(), input.expr)
+    let x = format!("({})({})", ty.c(), input.expr);
+    let x = match r.below(20) {
+        0..=2 => {
+            h.abs[t] = true;
+            format!("h_abs_{}({x})", ty_suffix(ty))
+        }
+        3 | 4 => {
+            h.twice = true;
+            format!("TWICE({x})")
+        }
+        5 => {
+            h.mix[t] = true;
+            format!("h_mix_{}({x}, {})", ty_suffix(ty), ty.lit(r.range(-3, 3)))
+        }
+        _ => x,
+    };
+    format!("{coef} * {x}")
 }
 
 /// `e` folded into a small range: multiples of 1/2 (ints: integers) under
@@ -625,6 +724,7 @@ struct KernelParts {
     inputs: Vec<Input>,
     stmts: Vec<Stmt>,
     call: Vec<String>,
+    helpers: Helpers,
 }
 
 impl KernelParts {
@@ -739,7 +839,7 @@ impl KernelParts {
     /// Random terms in every statement, then every parameter read
     /// somewhere (and about half the constants' values).
     fn spread_terms(&mut self, r: &mut Rng, nargs: usize) {
-        let (inputs, stmts) = (&self.inputs, &mut self.stmts);
+        let (inputs, stmts, h) = (&self.inputs, &mut self.stmts, &mut self.helpers);
         let mut used = vec![false; nargs];
         for s in stmts.iter_mut() {
             if inputs.is_empty() {
@@ -747,7 +847,7 @@ impl KernelParts {
             }
             for _ in 0..r.range(1, 3) {
                 let inp = &inputs[r.below(inputs.len())];
-                s.terms.push(term(r, inp, s.ty));
+                s.terms.push(term(r, inp, s.ty, h));
                 if let Some(pi) = inp.param {
                     used[pi] = true;
                 }
@@ -766,7 +866,7 @@ impl KernelParts {
             };
             let si = r.below(stmts.len());
             let ty = stmts[si].ty;
-            stmts[si].terms.push(term(r, inp, ty));
+            stmts[si].terms.push(term(r, inp, ty, h));
             if pi != usize::MAX {
                 used[pi] = true;
             }
@@ -775,7 +875,7 @@ impl KernelParts {
 }
 
 /// The kernel's C source and the op_par_loop call's arguments.
-fn gen_kernel(r: &mut Rng, p: &Prog, k: usize) -> (String, Vec<String>) {
+fn gen_kernel(r: &mut Rng, p: &Prog, k: usize) -> (String, Vec<String>, Helpers) {
     let l = &p.loops[k];
     let mut kp = KernelParts::default();
     for (i, a) in l.args.iter().enumerate() {
@@ -802,7 +902,7 @@ fn gen_kernel(r: &mut Rng, p: &Prog, k: usize) -> (String, Vec<String>) {
         src.push_str(&render_stmt(s));
     }
     src.push_str("}\n\n");
-    (src, kp.call)
+    (src, kp.call, kp.helpers)
 }
 
 fn data_init(ty: Ty) -> &'static str {
@@ -904,21 +1004,24 @@ fn show_call(p: &Prog, d: usize, what: &str) -> String {
     )
 }
 
-/// kernels.h of a program and each loop's op_par_loop arguments.
-fn gen_kernels(seed: u64, p: &Prog) -> (String, Vec<Vec<String>>) {
+/// kernels.h and helpers.h of a program and each loop's op_par_loop
+/// arguments.
+fn gen_kernels(seed: u64, p: &Prog) -> ([String; 2], Vec<Vec<String>>) {
     let mut r = Rng(seed ^ 0xdead_beef_cafe);
     let mut kernels = format!(
         "/* kernels.h: the kernels of random program {seed} (tests/tests/device_random.rs) */\n\
-         #ifndef RANDOM_KERNELS_H\n#define RANDOM_KERNELS_H\n\n"
+         #ifndef RANDOM_KERNELS_H\n#define RANDOM_KERNELS_H\n\n#include \"helpers.h\"\n\n"
     );
     let mut calls = Vec::new();
+    let mut helpers = Helpers::default();
     for k in 0..p.loops.len() {
-        let (src, call) = gen_kernel(&mut r, p, k);
+        let (src, call, h) = gen_kernel(&mut r, p, k);
         kernels.push_str(&src);
         calls.push(call);
+        helpers.merge(&h);
     }
     kernels.push_str("#endif\n");
-    (kernels, calls)
+    ([kernels, helpers_h(&helpers)], calls)
 }
 
 /// Where this rank's block of set `s` starts in rows of `width` values
@@ -1151,9 +1254,9 @@ fn main_head(seed: u64, p: &Prog, mpi: bool) -> String {
     m
 }
 
-/// main.c and kernels.h of a program (`mpi`: its MPI form, which has no
+/// main.c, kernels.h and helpers.h of a program (`mpi`: its MPI form, which has no
 /// op_arg_idx: see [`mpi_form`]).
-fn gen_sources(seed: u64, p: &Prog, mpi: bool) -> (String, String) {
+fn gen_sources(seed: u64, p: &Prog, mpi: bool) -> (String, [String; 2]) {
     let (kernels, calls) = gen_kernels(seed, p);
     let mut m = main_head(seed, p, mpi);
     decl_maps(&mut m, p, mpi);
@@ -1287,7 +1390,8 @@ fn build(seed: u64, tag: &str, libs: &[&str], mpi: bool) -> (Prog, Vec<PathBuf>)
     let dir = root_dir().join(tag).join(format!("seed{seed}"));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("main.c"), main).unwrap();
-    std::fs::write(dir.join("kernels.h"), &kernels).unwrap();
+    std::fs::write(dir.join("kernels.h"), &kernels[0]).unwrap();
+    std::fs::write(dir.join("helpers.h"), &kernels[1]).unwrap();
     if mpi {
         let (main, k2) = gen_sources(seed, &p, true);
         assert_eq!(k2, kernels, "seed {seed}: the two forms' kernels differ");
