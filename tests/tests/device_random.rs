@@ -6,8 +6,10 @@
 //! reductions, op_arg_idx, optional arguments switched on and off,
 //! constants declared again with new values; kernels that call inline
 //! helpers, one calling another, a function-like macro and file-scope
-//! `static const` tables, all from a header the kernels' header includes)
-//! built against libop2_seq and
+//! `static const` tables, all from a header the kernels' header includes;
+//! comments with braces and parentheses in and around kernels; every third
+//! program's kernels in main.c itself rather than a header) built against
+//! libop2_seq and
 //! libop2_opencl (PoCL), libop2_cuda (the CUDA emulator) and libop2_openmp,
 //! run on each, and their printed checksums compared with libop2_seq's.
 //!
@@ -897,9 +899,21 @@ fn gen_kernel(r: &mut Rng, p: &Prog, k: usize) -> (String, Vec<String>, Helpers)
         }
     }
     kp.spread_terms(r, l.args.len());
-    let mut src = format!("static inline void kern_{k}({}) {{\n", kp.params.join(", "));
+    // comments with braces and parentheses in them, where a reader of the
+    // source that counted them would lose the kernel's end
+    let lead = if r.chance(0.3) { "/* args ( */ " } else { "" };
+    let mut src = format!(
+        "static inline void kern_{k}({lead}{}) {{\n",
+        kp.params.join(", ")
+    );
+    if r.chance(0.5) {
+        let _ = writeln!(src, "  /* loop {k}: a }} and a ( in a comment */");
+    }
     for s in &kp.stmts {
         src.push_str(&render_stmt(s));
+    }
+    if r.chance(0.5) {
+        src.push_str("  // a closing } in a line comment\n");
     }
     src.push_str("}\n\n");
     (src, kp.call, kp.helpers)
@@ -1194,9 +1208,10 @@ fn partition_call(p: &Prog) -> String {
     )
 }
 
-/// main.c up to its declarations: headers, constants, helpers, op_init and
+/// main.c up to its declarations: headers, constants, the kernels (their
+/// header, or `kernels` itself for every third seed), helpers, op_init and
 /// the sets (under MPI, each rank's contiguous block of each).
-fn main_head(seed: u64, p: &Prog, mpi: bool) -> String {
+fn main_head(seed: u64, p: &Prog, mpi: bool, kernels: &str) -> String {
     let mut m = String::new();
     let _ = writeln!(
         m,
@@ -1219,7 +1234,15 @@ fn main_head(seed: u64, p: &Prog, mpi: bool) -> String {
             let _ = writeln!(m, "{} cst_{c}[{}];", cd.ty.c(), cd.dim);
         }
     }
-    m.push_str("\n#include \"kernels.h\"\n\n");
+    // every third program has its kernels in main.c itself
+    if seed % 3 == 0 {
+        let _ = write!(
+            m,
+            "\n/* the kernels, here rather than in a header */\n{kernels}\n"
+        );
+    } else {
+        m.push_str("\n#include \"kernels.h\"\n\n");
+    }
     m.push_str(C_PRELUDE);
     m.push_str(if mpi {
         "/* the whole set in its original order, on every rank */\n\
@@ -1258,7 +1281,7 @@ fn main_head(seed: u64, p: &Prog, mpi: bool) -> String {
 /// op_arg_idx: see [`mpi_form`]).
 fn gen_sources(seed: u64, p: &Prog, mpi: bool) -> (String, [String; 2]) {
     let (kernels, calls) = gen_kernels(seed, p);
-    let mut m = main_head(seed, p, mpi);
+    let mut m = main_head(seed, p, mpi, &kernels[0]);
     decl_maps(&mut m, p, mpi);
     decl_dats(&mut m, p, mpi);
     if mpi {
