@@ -15,7 +15,14 @@
  *              wins on the host): the generator refuses it;
  *   "collapsed" OP_RW on both ends of edges, one of which has one cell at
  *              both ends: the kernel writes that cell through both
- *              pointers, which the device's private copies would keep apart.
+ *              pointers, which the device's private copies would keep apart;
+ *   "twice"    one dat passed twice directly, OP_READ and OP_RW: the kernel
+ *              reads through one pointer what it wrote through the other;
+ *   "around"   one dat read directly and through a map from cells to cells
+ *              (both OP_READ): runs on the device;
+ *   "smooth"   one dat written directly (OP_RW) and read through that map:
+ *              each cell reads a neighbour that may have been updated
+ *              before it, in the order of the host's sequence.
  * Each loop runs twice; the results are checked against plain C loops and
  * the program prints PASSED or FAILED.
  */
@@ -55,6 +62,17 @@ static void collapsed(double *a, double *b) {
   *b += 10.0;
 }
 
+static void twice(const double *a, double *b) {
+  *b = 2.0 * *b;
+  *b += *a;
+}
+
+static void around(const double *mine, const double *other, double *out) {
+  *out = *mine - 0.5 * *other;
+}
+
+static void smooth(double *mine, const double *other) { *mine = 0.5 * (*mine + *other); }
+
 static void maxloc(const double *x, const int *i, double *m, int *loc) {
   if (*x > *m) {
     *m = *x;
@@ -63,7 +81,7 @@ static void maxloc(const double *x, const int *i, double *m, int *loc) {
 }
 
 int main(int argc, char **argv) {
-  static double x[N], y[N], w[N], z[N], zref[N];
+  static double x[N], y[N], w[N], z[N], zref[N], v[N], vref[N];
   static int e2n[2 * N], c2c[2 * N], out[N];
   for (int i = 0; i < N; i++) {
     x[i] = 0.5 * i;
@@ -72,6 +90,7 @@ int main(int argc, char **argv) {
     /* cell i and cell N - 1 - i, but edge 7 has cell 7 at both ends */
     c2c[2 * i] = i;
     c2c[2 * i + 1] = i == 7 ? 7 : N - 1 - i;
+    v[i] = vref[i] = 0.25 * (i % 17);
   }
   op_init(argc, argv, 1);
   op_set cells = op_decl_set(N, "cells");
@@ -83,6 +102,7 @@ int main(int argc, char **argv) {
   op_dat dw = op_decl_dat(cells, 1, "double", w, "w");
   op_dat dout = op_decl_dat(edges, 1, "int", out, "out");
   op_dat dz = op_decl_dat(cells, 1, "double", z, "z");
+  op_dat dv = op_decl_dat(cells, 1, "double", v, "v");
   int bad = 0;
   for (int rep = 0; rep < 2; rep++) {
     op_par_loop(doubled, "doubled", cells, op_arg_dat(dx, -1, OP_ID, 1, "double", OP_READ),
@@ -137,6 +157,23 @@ int main(int argc, char **argv) {
     op_fetch_data(dz, z);
     for (int i = 0; i < N; i++)
       bad += z[i] != zref[i];
+    op_par_loop(twice, "twice", cells, op_arg_dat(dv, -1, OP_ID, 1, "double", OP_READ),
+                op_arg_dat(dv, -1, OP_ID, 1, "double", OP_RW));
+    for (int i = 0; i < N; i++)
+      vref[i] = 4.0 * vref[i];
+    op_par_loop(around, "around", cells, op_arg_dat(dv, -1, OP_ID, 1, "double", OP_READ),
+                op_arg_dat(dv, 1, c_c, 1, "double", OP_READ),
+                op_arg_dat(dy, -1, OP_ID, 1, "double", OP_WRITE));
+    op_fetch_data(dy, y);
+    for (int i = 0; i < N; i++)
+      bad += y[i] != vref[i] - 0.5 * vref[c2c[2 * i + 1]];
+    op_par_loop(smooth, "smooth", cells, op_arg_dat(dv, -1, OP_ID, 1, "double", OP_RW),
+                op_arg_dat(dv, 1, c_c, 1, "double", OP_READ));
+    for (int i = 0; i < N; i++)
+      vref[i] = 0.5 * (vref[i] + vref[c2c[2 * i + 1]]);
+    op_fetch_data(dv, v);
+    for (int i = 0; i < N; i++)
+      bad += v[i] != vref[i];
   }
   op_timing_output();
   op_exit();

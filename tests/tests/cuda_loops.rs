@@ -335,10 +335,22 @@ fn nvrtc_errors_missing_kernels_and_written_globals_fall_back_with_one_line_each
         "{}",
         why("collapsed")
     );
-    for n in ["doubled", "ends", "maxloc", "scratch", "pair"] {
+    assert!(
+        why("twice").starts_with("arguments 0 and 1 pass dat v directly with OP_READ and OP_RW"),
+        "{}",
+        why("twice")
+    );
+    assert!(
+        why("smooth").starts_with(
+            "arguments 0 and 1 reach dat v directly (OP_RW) and through map c_c (OP_READ)"
+        ),
+        "{}",
+        why("smooth")
+    );
+    for n in ["doubled", "ends", "maxloc", "scratch", "pair", "around"] {
         assert_eq!(why(n), COMPILED);
     }
-    assert_eq!(f.len(), 9);
+    assert_eq!(f.len(), 12);
 }
 
 #[test]

@@ -318,15 +318,27 @@ fn loops_without_device_code_run_on_the_host_with_one_line_each() {
         "{}",
         r.stdout
     );
-    assert_eq!(said("runs on the host"), 4, "{}", r.stdout);
+    assert_eq!(
+        said("loop twice runs on the host: arguments 0 and 1 pass dat v directly with OP_READ and OP_RW: on the host the kernel's two pointers are one row, and it reads through one what it wrote through the other; the device would give each pointer a copy of its own"),
+        1,
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        said("loop smooth runs on the host: arguments 0 and 1 reach dat v directly (OP_RW) and through map c_c (OP_READ): an element's own row is another's through the map, and the device's colouring, which keeps apart writes through maps only, would not order them as the host does"),
+        1,
+        "{}",
+        r.stdout
+    );
+    assert_eq!(said("runs on the host"), 6, "{}", r.stdout);
     let p = placements(&r.stdout);
     let place = |n: &str| p.iter().find(|(x, _)| x == n).map(|(_, w)| w.clone());
     // op_arg_idx through a map (ends), op_arg_info (maxloc) and OP_WORK
     // (scratch: a dat, pair: a global) run on the device
-    for n in ["doubled", "ends", "maxloc", "scratch", "pair"] {
+    for n in ["doubled", "ends", "maxloc", "scratch", "pair", "around"] {
         assert_eq!(place(n).as_deref(), Some("device"), "{p:?}");
     }
-    for n in ["hidden", "scaled", "lastx", "collapsed"] {
+    for n in ["hidden", "scaled", "lastx", "collapsed", "twice", "smooth"] {
         assert!(place(n).unwrap().starts_with("host ("), "{p:?}");
     }
 

@@ -107,6 +107,9 @@ pub fn describe(
             },
         });
     }
+    if let Some(why) = mixed_modes(args, dom) {
+        return Err(why);
+    }
     if let Some(a) = op2_core::conflicts::aliased_writes(args, dom) {
         return Err(aliased(&a, args, dom));
     }
@@ -130,6 +133,71 @@ pub fn describe(
 /// per pointer (OpenCL C 1.2 has no pointer into global or local memory a
 /// kernel's parameter could take), which would keep apart what the host's
 /// kernel writes as one row.
+/// Two arguments on one dat that the device cannot serve as the host
+/// does, the first such pair said with the dat's and map's names:
+/// * both direct, with two access modes, one of which modifies the dat
+///   (OP_READ and OP_RW): on the host the kernel's two pointers are one
+///   row, and it reads what it wrote through the other; the device gives
+///   each pointer a copy of its own;
+/// * one direct and one through a map (a map from the loop's set to
+///   itself), one of them modifying the dat: an element's own row is
+///   another's neighbour, so elements meet on rows the plan's colouring
+///   does not see (it keeps apart writes through maps only);
+/// * both through maps, with two access modes (OP_READ and OP_INC): one
+///   element's update meets another's read of the row, in an order only
+///   the host's sequence defines.
+///
+/// Two direct arguments in one modifying mode (OP_RW twice) are aliased
+/// writes ([`op2_core::conflicts::aliased_writes`]); arguments switched
+/// off in this call are left out.
+fn mixed_modes(args: &[ArgSpec], dom: &Domain) -> Option<String> {
+    let dat_of = |a: &ArgSpec| match a.kind {
+        ArgKind::Dat { dat, map, .. } if a.opt => Some((dat, map)),
+        _ => None,
+    };
+    for (i, a) in args.iter().enumerate() {
+        let Some((d, ma)) = dat_of(a) else { continue };
+        for (j, b) in args[..i].iter().enumerate() {
+            let Some((e, mb)) = dat_of(b) else { continue };
+            if e != d {
+                continue;
+            }
+            let modifies = a.access != Access::Read || b.access != Access::Read;
+            let name = &dom.dat(d).name;
+            let (x, y) = (b.access.name(), a.access.name());
+            match (mb, ma) {
+                (None, None) if a.access != b.access && modifies => {
+                    return Some(format!(
+                        "arguments {j} and {i} pass dat {name} directly with {x} and {y}: on the host the kernel's two pointers are one row, and it reads through one what it wrote through the other; the device would give each pointer a copy of its own"
+                    ));
+                }
+                (Some(m), None) | (None, Some(m)) if modifies => {
+                    let (how_j, how_i) = match mb {
+                        None => (
+                            "directly".to_string(),
+                            format!("through map {}", dom.map(m).name),
+                        ),
+                        Some(_) => (
+                            format!("through map {}", dom.map(m).name),
+                            "directly".to_string(),
+                        ),
+                    };
+                    return Some(format!(
+                        "arguments {j} and {i} reach dat {name} {how_j} ({x}) and {how_i} ({y}): an element's own row is another's through the map, and the device's colouring, which keeps apart writes through maps only, would not order them as the host does"
+                    ));
+                }
+                (Some(_), Some(_)) if a.access != b.access => {
+                    return Some(format!(
+                        "arguments {j} and {i} reach dat {name} through maps with {x} and {y}: one element's update would meet another's access to the row in an order only the host's sequence defines"
+                    ));
+                }
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
 fn aliased(a: &op2_core::conflicts::Alias, args: &[ArgSpec], dom: &Domain) -> String {
     let dat = &dom.dat(a.dat).name;
     let how = |i: usize| match args[i].kind {
@@ -311,6 +379,71 @@ mod tests {
         let d = describe("l", "k", &args, &dom, &|_| false, cg::Conflicts::Colour2).unwrap();
         assert_eq!(d.args[1], cg::Arg::Off);
         d.validate().unwrap();
+    }
+
+    /// One dat in two arguments the device cannot serve as the host does:
+    /// passed twice directly in two modes, one modifying it; directly and
+    /// through a map, one modifying it; through maps in two modes. Reading
+    /// it directly and through a map, or twice directly, is served.
+    #[test]
+    fn one_dat_in_two_arguments_of_two_kinds_is_refused() {
+        let (mut dom, nodes, _, _, x) = chain();
+        let n2n = dom
+            .decl_map(nodes, nodes, 1, &[1, 2, 3, 0], 0, "n2n", MapCheck::Local)
+            .unwrap();
+        let direct = |a| {
+            spec(
+                ArgKind::Dat {
+                    dat: x,
+                    map: None,
+                    idx: -1,
+                },
+                2,
+                "double",
+                a,
+            )
+        };
+        let around = |a| {
+            let kind = ArgKind::Dat {
+                dat: x,
+                map: Some(n2n),
+                idx: 0,
+            };
+            spec(kind, 2, "double", a)
+        };
+        let why = |args: &[ArgSpec]| {
+            describe("l", "k", args, &dom, &|_| false, cg::Conflicts::Colour2).err()
+        };
+        let w = why(&[direct(Access::Read), direct(Access::Rw)]).unwrap();
+        assert!(
+            w.starts_with("arguments 0 and 1 pass dat x directly with OP_READ and OP_RW: "),
+            "{w}"
+        );
+        let w = why(&[around(Access::Read), direct(Access::Inc)]).unwrap();
+        assert!(
+            w.starts_with(
+                "arguments 0 and 1 reach dat x through map n2n (OP_READ) and directly (OP_INC): "
+            ),
+            "{w}"
+        );
+        let w = why(&[direct(Access::Write), around(Access::Read)]).unwrap();
+        assert!(
+            w.starts_with(
+                "arguments 0 and 1 reach dat x directly (OP_WRITE) and through map n2n (OP_READ): "
+            ),
+            "{w}"
+        );
+        let w = why(&[around(Access::Read), around(Access::Inc)]).unwrap();
+        assert!(
+            w.starts_with("arguments 0 and 1 reach dat x through maps with OP_READ and OP_INC: "),
+            "{w}"
+        );
+        assert_eq!(why(&[direct(Access::Read), around(Access::Read)]), None);
+        assert_eq!(why(&[direct(Access::Read), direct(Access::Read)]), None);
+        // switched off in this call: nothing meets
+        let mut off = direct(Access::Rw);
+        off.opt = false;
+        assert!(why(&[direct(Access::Read), off]).is_none());
     }
 
     /// An element that reaches one written row through two pointers (a
