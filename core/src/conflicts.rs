@@ -8,7 +8,7 @@
 //! after declaration (OP2's plans, cached per loop, rely on that too).
 
 use crate::arg::{Access, ArgKind, ArgSpec};
-use crate::domain::{DatId, Domain};
+use crate::domain::{DatId, Domain, MapId};
 
 /// No element shares a row of a dat the loop writes through a map with
 /// another element: for each dat written (OP_INC, OP_WRITE, OP_RW,
@@ -206,6 +206,117 @@ fn aliased_rows(args: &[ArgSpec], dom: &Domain, d: DatId) -> Option<Alias> {
     None
 }
 
+/// How two arguments on one dat meet ([`mixed_modes`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Meeting {
+    /// Both direct, in two access modes: the element's one row through two
+    /// pointers.
+    Direct,
+    /// One direct, one through the map (from the loop's set to itself): an
+    /// element's own row is another element's through the map.
+    DirectAndMap(MapId),
+    /// Both through maps, in two access modes.
+    Maps,
+}
+
+/// Two arguments on one dat, in two kinds of access at least one of which
+/// modifies it (`first` < `second`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mixed {
+    pub dat: DatId,
+    pub first: usize,
+    pub second: usize,
+    pub meeting: Meeting,
+}
+
+/// An argument's mode as the kernel sees it: OP_WORK on a dat is read and
+/// written, as OP_RW.
+fn mode(a: &ArgSpec) -> Access {
+    match a.access {
+        Access::Work => Access::Rw,
+        x => x,
+    }
+}
+
+impl Mixed {
+    /// Whether a plan's colouring leaves the two unordered between
+    /// elements, so that elements run side by side race on the dat's rows:
+    /// a direct argument never colours, nor does an OP_READ through a map.
+    /// (Two modifying modes through maps both colour: their elements run
+    /// in the plan's colour order, the same on any number of threads.)
+    pub fn races(&self, args: &[ArgSpec]) -> bool {
+        match self.meeting {
+            Meeting::Direct => false,
+            Meeting::DirectAndMap(_) => true,
+            Meeting::Maps => {
+                mode(&args[self.first]) == Access::Read || mode(&args[self.second]) == Access::Read
+            }
+        }
+    }
+
+    /// The pair in words: "arguments 0 and 1 reach dat v directly (OP_RW)
+    /// and through map c_c (OP_READ)".
+    pub fn pair(&self, args: &[ArgSpec], dom: &Domain) -> String {
+        let (i, j) = (self.first, self.second);
+        let (x, y) = (args[i].access.name(), args[j].access.name());
+        let name = &dom.dat(self.dat).name;
+        match self.meeting {
+            Meeting::Direct => {
+                format!("arguments {i} and {j} pass dat {name} directly with {x} and {y}")
+            }
+            Meeting::DirectAndMap(m) => {
+                let through = format!("through map {}", dom.map(m).name);
+                let (hi, hj) = if matches!(args[i].kind, ArgKind::Dat { map: None, .. }) {
+                    ("directly".to_string(), through)
+                } else {
+                    (through, "directly".to_string())
+                };
+                format!("arguments {i} and {j} reach dat {name} {hi} ({x}) and {hj} ({y})")
+            }
+            Meeting::Maps => {
+                format!("arguments {i} and {j} reach dat {name} through maps with {x} and {y}")
+            }
+        }
+    }
+}
+
+/// Every pair of switched-on arguments on one dat in two kinds of access
+/// of which one modifies it: both direct in two modes, one direct and one
+/// through a map (in any modes but two reads), both through maps in two
+/// modes. (Two direct arguments in one modifying mode are
+/// [`aliased_writes`].) In argument order.
+pub fn mixed_modes(args: &[ArgSpec]) -> Vec<Mixed> {
+    let dat_of = |a: &ArgSpec| match a.kind {
+        ArgKind::Dat { dat, map, .. } if a.opt => Some((dat, map)),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    for (j, b) in args.iter().enumerate() {
+        let Some((d, mb)) = dat_of(b) else { continue };
+        for (i, a) in args[..j].iter().enumerate() {
+            if dat_of(a).map(|(e, _)| e) != Some(d) {
+                continue;
+            }
+            let ma = dat_of(a).and_then(|(_, m)| m);
+            let modifies = mode(a) != Access::Read || mode(b) != Access::Read;
+            let two_modes = mode(a) != mode(b);
+            let meeting = match (ma, mb) {
+                (None, None) if two_modes && modifies => Meeting::Direct,
+                (Some(m), None) | (None, Some(m)) if modifies => Meeting::DirectAndMap(m),
+                (Some(_), Some(_)) if two_modes => Meeting::Maps,
+                _ => continue,
+            };
+            out.push(Mixed {
+                dat: d,
+                first: i,
+                second: j,
+                meeting,
+            });
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,6 +356,65 @@ mod tests {
         let q = dat(&mut dom, nodes, "q");
         let w = dat(&mut dom, pairs, "w");
         (dom, [pb, pe, pp], [res, q, w])
+    }
+
+    /// Pairs on one dat in two kinds of access, one modifying: which meet
+    /// how, which race where elements run side by side, and how they are
+    /// said.
+    #[test]
+    fn mixed_modes_and_which_of_them_race() {
+        let (dom, [_, pe, _], [res, q, w]) = mesh();
+        let direct = |d, a| arg(d, None, -1, a);
+        let end = |i, a| arg(res, Some(pe), i, a);
+        // both direct, two modes: meets, no race (one element)
+        let args = [direct(w, Access::Read), direct(w, Access::Rw)];
+        let m = mixed_modes(&args);
+        assert_eq!(
+            m,
+            [Mixed {
+                dat: w,
+                first: 0,
+                second: 1,
+                meeting: Meeting::Direct
+            }]
+        );
+        assert!(!m[0].races(&args));
+        assert_eq!(
+            m[0].pair(&args, &dom),
+            "arguments 0 and 1 pass dat w directly with OP_READ and OP_RW"
+        );
+        // through maps, OP_READ and OP_INC: races; OP_RW and OP_INC: both
+        // colour, no race; one mode twice: nothing
+        let args = [end(0, Access::Read), end(1, Access::Inc)];
+        let m = mixed_modes(&args);
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].meeting, Meeting::Maps);
+        assert!(m[0].races(&args));
+        assert_eq!(
+            m[0].pair(&args, &dom),
+            "arguments 0 and 1 reach dat res through maps with OP_READ and OP_INC"
+        );
+        let args = [end(0, Access::Rw), end(1, Access::Inc)];
+        assert!(!mixed_modes(&args)[0].races(&args));
+        assert!(mixed_modes(&[end(0, Access::Inc), end(1, Access::Inc)]).is_empty());
+        assert!(mixed_modes(&[end(0, Access::Read), end(1, Access::Read)]).is_empty());
+        // direct and through a map (mixed_modes reads the arguments only:
+        // res directly beside res through pedge), one modifying: races
+        let args = [direct(res, Access::Inc), end(1, Access::Read)];
+        let m = mixed_modes(&args);
+        assert_eq!(m[0].meeting, Meeting::DirectAndMap(pe));
+        assert!(m[0].races(&args));
+        assert_eq!(
+            m[0].pair(&args, &dom),
+            "arguments 0 and 1 reach dat res directly (OP_INC) and through map pedge (OP_READ)"
+        );
+        assert!(mixed_modes(&[direct(res, Access::Read), end(0, Access::Read)]).is_empty());
+        // other dats and switched-off arguments are left out; OP_WORK is
+        // read and written
+        let mut off = end(1, Access::Inc);
+        off.opt = false;
+        assert!(mixed_modes(&[end(0, Access::Read), off, direct(q, Access::Rw)]).is_empty());
+        assert!(mixed_modes(&[direct(w, Access::Work), direct(w, Access::Rw)]).is_empty());
     }
 
     #[test]

@@ -1235,7 +1235,7 @@ fn main_head(seed: u64, p: &Prog, mpi: bool, kernels: &str) -> String {
         }
     }
     // every third program has its kernels in main.c itself
-    if seed % 3 == 0 {
+    if seed.is_multiple_of(3) {
         let _ = write!(
             m,
             "\n/* the kernels, here rather than in a header */\n{kernels}\n"

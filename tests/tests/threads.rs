@@ -390,3 +390,41 @@ fn airfoil_on_a_shuffled_mesh_gets_smaller_blocks() {
     r.ok();
     assert!(!r.stdout.contains("shrunk"), "{}", r.stdout);
 }
+
+/// Loops whose elements would race on a dat's rows, which no colouring
+/// orders (tests/c/ordered_loops.c: a dat written directly and read
+/// through a map, read directly and incremented through one, read and
+/// incremented through two maps), run their elements in order on one
+/// thread, one line each saying so, and answer as the plain C loops in the
+/// program do, on every thread count and with blocks of 64; the coloured
+/// loop beside them says nothing.
+#[test]
+fn loops_that_would_race_run_in_element_order() {
+    let exe = openmp(Program::new(
+        "thr_ordered",
+        Lang::C99,
+        &["tests/c/ordered_loops.c"],
+    ));
+    for t in THREADS {
+        for args in [&[][..], &["OP_PART_SIZE=64"][..]] {
+            let (r, _) = run_threads(&exe, args, &format!("ordered-{t}"), t);
+            let ctx = format!("{t} threads {args:?}:\n{}\n{}", r.stdout, r.stderr);
+            assert_eq!(r.status, Some(0), "{ctx}");
+            assert!(r.stdout.contains("PASSED (0 wrong values)"), "{ctx}");
+            let said: Vec<&str> = r
+                .stdout
+                .lines()
+                .filter(|l| l.contains("runs its elements in order on one thread"))
+                .collect();
+            assert_eq!(
+                said,
+                [
+                    " op2-rs: loop smooth runs its elements in order on one thread: arguments 0 and 1 reach dat v directly (OP_RW) and through map to_next (OP_READ), and elements side by side would race on its rows",
+                    " op2-rs: loop carry runs its elements in order on one thread: arguments 0 and 1 reach dat u directly (OP_READ) and through map to_next (OP_INC), and elements side by side would race on its rows",
+                    " op2-rs: loop pass_on runs its elements in order on one thread: arguments 0 and 1 reach dat w through maps with OP_READ and OP_INC, and elements side by side would race on its rows",
+                ],
+                "{ctx}"
+            );
+        }
+    }
+}

@@ -107,11 +107,10 @@ pub fn describe(
             },
         });
     }
-    if let Some(why) = mixed_modes(args, dom) {
+    if let Some(why) = mixed_modes(args, dom)
+        .or_else(|| op2_core::conflicts::aliased_writes(args, dom).map(|a| aliased(&a, args, dom)))
+    {
         return Err(why);
-    }
-    if let Some(a) = op2_core::conflicts::aliased_writes(args, dom) {
-        return Err(aliased(&a, args, dom));
     }
     Ok(cg::LoopDesc {
         name: name.to_string(),
@@ -134,68 +133,27 @@ pub fn describe(
 /// kernel's parameter could take), which would keep apart what the host's
 /// kernel writes as one row.
 /// Two arguments on one dat that the device cannot serve as the host
-/// does, the first such pair said with the dat's and map's names:
-/// * both direct, with two access modes, one of which modifies the dat
-///   (OP_READ and OP_RW): on the host the kernel's two pointers are one
-///   row, and it reads what it wrote through the other; the device gives
-///   each pointer a copy of its own;
-/// * one direct and one through a map (a map from the loop's set to
-///   itself), one of them modifying the dat: an element's own row is
-///   another's neighbour, so elements meet on rows the plan's colouring
-///   does not see (it keeps apart writes through maps only);
-/// * both through maps, with two access modes (OP_READ and OP_INC): one
-///   element's update meets another's read of the row, in an order only
-///   the host's sequence defines.
-///
-/// Two direct arguments in one modifying mode (OP_RW twice) are aliased
-/// writes ([`op2_core::conflicts::aliased_writes`]); arguments switched
-/// off in this call are left out.
+/// does ([`op2_core::conflicts::mixed_modes`]), the first such pair said
+/// with the dat's and map's names and why:
+/// * both direct in two modes (OP_READ and OP_RW): on the host the
+///   kernel's two pointers are one row, and it reads what it wrote through
+///   the other; the device gives each pointer a copy of its own;
+/// * one direct and one through a map (from the loop's set to itself), one
+///   of them modifying the dat: an element's own row is another's
+///   neighbour, so elements meet on rows the plan's colouring does not see
+///   (it keeps apart writes through maps only);
+/// * both through maps, in two modes (OP_READ and OP_INC): one element's
+///   update meets another's access to the row in an order only the host's
+///   sequence defines.
 fn mixed_modes(args: &[ArgSpec], dom: &Domain) -> Option<String> {
-    let dat_of = |a: &ArgSpec| match a.kind {
-        ArgKind::Dat { dat, map, .. } if a.opt => Some((dat, map)),
-        _ => None,
+    use op2_core::conflicts::Meeting;
+    let m = op2_core::conflicts::mixed_modes(args).into_iter().next()?;
+    let why = match m.meeting {
+        Meeting::Direct => "on the host the kernel's two pointers are one row, and it reads through one what it wrote through the other; the device would give each pointer a copy of its own",
+        Meeting::DirectAndMap(_) => "an element's own row is another's through the map, and the device's colouring, which keeps apart writes through maps only, would not order them as the host does",
+        Meeting::Maps => "one element's update would meet another's access to the row in an order only the host's sequence defines",
     };
-    for (i, a) in args.iter().enumerate() {
-        let Some((d, ma)) = dat_of(a) else { continue };
-        for (j, b) in args[..i].iter().enumerate() {
-            let Some((e, mb)) = dat_of(b) else { continue };
-            if e != d {
-                continue;
-            }
-            let modifies = a.access != Access::Read || b.access != Access::Read;
-            let name = &dom.dat(d).name;
-            let (x, y) = (b.access.name(), a.access.name());
-            match (mb, ma) {
-                (None, None) if a.access != b.access && modifies => {
-                    return Some(format!(
-                        "arguments {j} and {i} pass dat {name} directly with {x} and {y}: on the host the kernel's two pointers are one row, and it reads through one what it wrote through the other; the device would give each pointer a copy of its own"
-                    ));
-                }
-                (Some(m), None) | (None, Some(m)) if modifies => {
-                    let (how_j, how_i) = match mb {
-                        None => (
-                            "directly".to_string(),
-                            format!("through map {}", dom.map(m).name),
-                        ),
-                        Some(_) => (
-                            format!("through map {}", dom.map(m).name),
-                            "directly".to_string(),
-                        ),
-                    };
-                    return Some(format!(
-                        "arguments {j} and {i} reach dat {name} {how_j} ({x}) and {how_i} ({y}): an element's own row is another's through the map, and the device's colouring, which keeps apart writes through maps only, would not order them as the host does"
-                    ));
-                }
-                (Some(_), Some(_)) if a.access != b.access => {
-                    return Some(format!(
-                        "arguments {j} and {i} reach dat {name} through maps with {x} and {y}: one element's update would meet another's access to the row in an order only the host's sequence defines"
-                    ));
-                }
-                _ => {}
-            }
-        }
-    }
-    None
+    Some(format!("{}: {why}", m.pair(args, dom)))
 }
 
 fn aliased(a: &op2_core::conflicts::Alias, args: &[ArgSpec], dom: &Domain) -> String {

@@ -292,8 +292,11 @@ impl Runtime {
     /// [`DIRECT_PART_SIZE`] for direct loops and [`indirect_part_size`] for
     /// indirect ones, the latter halved (down to [`MIN_INDIRECT_PART_SIZE`])
     /// until the plan is [`parallel_enough`]; when no size is, the one with
-    /// the most blocks per colour (the larger on a tie). Cached per key (the
-    /// policy's first size).
+    /// the most blocks per colour (the larger on a tie). A loop whose
+    /// elements would race on a dat's rows, which no colouring orders
+    /// ([`crate::conflicts::Mixed::races`]), gets one block (per part of
+    /// the set: core, owned, halo) that runs its elements in order, said
+    /// once. Cached per key (the policy's first size).
     pub(crate) fn loop_plan(
         &mut self,
         m: &mut dyn Mirror,
@@ -303,7 +306,18 @@ impl Runtime {
         inds: &[i32],
         ninds: usize,
     ) -> Result<Arc<Plan>> {
+        // elements that would race on a dat's rows (a dat written directly
+        // and reached through a map, or read and modified through maps):
+        // one block, its elements in order, as the sequential library runs
+        // them
+        let ordered = crate::conflicts::mixed_modes(specs)
+            .into_iter()
+            .find(|x| x.races(specs));
         let part_size = match self.config.part_size.max(0) as usize {
+            _ if ordered.is_some() => {
+                let s = self.dom.set(set);
+                (s.size + s.exec_size).max(1)
+            }
             0 if ninds == 0 => DIRECT_PART_SIZE,
             0 => indirect_part_size(self.dom.set(set).size),
             p => p,
@@ -319,10 +333,16 @@ impl Runtime {
         if let Some(p) = self.plans.get(&key) {
             return Ok(p.clone());
         }
+        if let Some(x) = &ordered {
+            self.say(&format!(
+                " op2-rs: loop {name} runs its elements in order on one thread: {}, and elements side by side would race on its rows\n",
+                x.pair(specs, &self.dom)
+            ));
+        }
         let number = self.plans.len();
         self.announce_plan(&key, number);
         let mut plan = self.make_plan(m, &key, false)?;
-        if self.config.part_size <= 0 && ninds > 0 && !parallel_enough(&plan) {
+        if self.config.part_size <= 0 && ninds > 0 && ordered.is_none() && !parallel_enough(&plan) {
             plan = self.smaller_blocks(m, &key, plan)?;
         }
         self.present_plan(&key, &plan);
