@@ -142,10 +142,12 @@ impl LaunchParam {
     }
 }
 
-/// A staged group: a dat reached through one map.
+/// A staged group: a dat reached through maps (one group per dat, whatever
+/// maps reach it: the plan stages each of its rows once).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Group {
     pub dat: usize,
+    /// The first map that reaches it.
     pub map: usize,
     pub dim: usize,
     pub ty: Ty,
@@ -668,10 +670,10 @@ impl Gen<'_> {
     fn collect_groups(&mut self) {
         for (i, a) in self.desc.args.iter().enumerate() {
             if let Arg::Indirect { dat, map, .. } = a {
-                let found = self
-                    .groups
-                    .iter()
-                    .position(|g| g.dat == dat.dat && g.map == *map);
+                // one group per dat, whatever maps reach it: a row two maps
+                // reach is staged once (two copies would each keep their
+                // own updates) and the plan colours by the dat's rows
+                let found = self.groups.iter().position(|g| g.dat == dat.dat);
                 let gi = found.unwrap_or_else(|| {
                     self.groups.push(Group {
                         dat: dat.dat,

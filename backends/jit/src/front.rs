@@ -51,7 +51,6 @@ use crate::{BuildError, Device};
 use op2_codegen::cache::{default_dir, Cache};
 use op2_codegen::{self as cg, Conflicts, Dialect, Generated, Options};
 use op2_core::arg::ArgKind;
-use op2_core::domain::MapId;
 use op2_core::runtime::{CompileRequest, ConstDecl};
 use op2_core::types::ScalarType;
 use std::collections::HashMap;
@@ -694,21 +693,19 @@ fn dump(dir: &std::path::Path, g: &Generated) {
         .and_then(|mut f| writeln!(f, "{file} {}", g.entry));
 }
 
-/// Each argument's staged group (-1: none): the group of its dat through
-/// its map.
-pub fn inds_of(g: &Generated, maps: &[MapId], specs: &[op2_core::arg::ArgSpec]) -> Vec<i32> {
+/// Each argument's staged group (-1: none): the group of its dat (one per
+/// dat, whatever maps reach it, as the generator groups them).
+pub fn inds_of(g: &Generated, specs: &[op2_core::arg::ArgSpec]) -> Vec<i32> {
     specs
         .iter()
         .map(|s| match s.kind {
             ArgKind::Dat {
-                dat, map: Some(m), ..
-            } => {
-                let mi = maps.iter().position(|&x| x == m);
-                g.groups
-                    .iter()
-                    .position(|gr| gr.dat == dat.0 && Some(gr.map) == mi)
-                    .map_or(-1, |i| i as i32)
-            }
+                dat, map: Some(_), ..
+            } => g
+                .groups
+                .iter()
+                .position(|gr| gr.dat == dat.0)
+                .map_or(-1, |i| i as i32),
             _ => -1,
         })
         .collect()

@@ -118,7 +118,7 @@ impl<D: Device> LoopCompiler for JitCompiler<D> {
 
     fn compile(&self, r: &CompileRequest<'_>) -> Result<Box<dyn DeviceKernel>, String> {
         let (g, kernel) = self.front.compile(r, &*self.dev)?;
-        let inds = front::inds_of(&g, &launch::maps_in_order(r.specs), r.specs);
+        let inds = front::inds_of(&g, r.specs);
         let note = self.front.source_note(r);
         Ok(Box::new(JitKernel {
             note,

@@ -1,0 +1,77 @@
+/*
+ * two_maps.c -- one dat reached through two maps in one loop
+ * (tests/tests/opencl_lib.rs, cuda_emu.rs): edges reach cells through
+ * "left" (cell e) and "right" (cell 7e + 3 mod N, a permutation; never
+ * cell e itself, as 6e + 3 is odd and N even), so a cell is one edge's left
+ * and another's right:
+ *   "both"     z read and written (OP_RW, adding only) through both maps;
+ *   "both_inc" y incremented through both maps;
+ *   "gather"   q read through both maps, a direct result written.
+ * A device library stages each row of a dat once, whatever maps reach it,
+ * and colours by the dat's rows: two copies of one row (one per map) would
+ * each keep their own updates. Each loop runs twice; every value (small
+ * integers and halves: exact) is checked against a plain C loop, and the
+ * program prints PASSED or FAILED.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "op_seq.h"
+
+#define N 20000
+
+static void both(double *l, double *r) {
+  *l += 1.0;
+  *r += 10.0;
+}
+
+static void both_inc(double *l, double *r) {
+  *l += 0.5;
+  *r += 4.0;
+}
+
+static void gather(const double *l, const double *r, double *out) { *out = *l - 2.0 * *r; }
+
+int main(int argc, char **argv) {
+  static double z[N], zr[N], y[N], yr[N], q[N], g[N];
+  static int left[N], right[N];
+  for (int i = 0; i < N; i++) {
+    left[i] = i;
+    right[i] = (int)((7LL * i + 3) % N);
+    q[i] = 0.5 * (i % 9);
+  }
+  op_init(argc, argv, 1);
+  op_set cells = op_decl_set(N, "cells");
+  op_set edges = op_decl_set(N, "edges");
+  op_map ml = op_decl_map(edges, cells, 1, left, "left");
+  op_map mr = op_decl_map(edges, cells, 1, right, "right");
+  op_dat dz = op_decl_dat(cells, 1, "double", z, "z");
+  op_dat dy = op_decl_dat(cells, 1, "double", y, "y");
+  op_dat dq = op_decl_dat(cells, 1, "double", q, "q");
+  op_dat dg = op_decl_dat(edges, 1, "double", g, "g");
+  int bad = 0;
+  for (int rep = 0; rep < 2; rep++) {
+    op_par_loop(both, "both", edges, op_arg_dat(dz, 0, ml, 1, "double", OP_RW),
+                op_arg_dat(dz, 0, mr, 1, "double", OP_RW));
+    op_par_loop(both_inc, "both_inc", edges, op_arg_dat(dy, 0, ml, 1, "double", OP_INC),
+                op_arg_dat(dy, 0, mr, 1, "double", OP_INC));
+    op_par_loop(gather, "gather", edges, op_arg_dat(dq, 0, ml, 1, "double", OP_READ),
+                op_arg_dat(dq, 0, mr, 1, "double", OP_READ),
+                op_arg_dat(dg, -1, OP_ID, 1, "double", OP_WRITE));
+    for (int e = 0; e < N; e++) {
+      zr[left[e]] += 1.0;
+      zr[right[e]] += 10.0;
+      yr[left[e]] += 0.5;
+      yr[right[e]] += 4.0;
+    }
+    op_fetch_data(dz, z);
+    op_fetch_data(dy, y);
+    op_fetch_data(dg, g);
+    for (int i = 0; i < N; i++)
+      bad += (z[i] != zr[i]) + (y[i] != yr[i]) + (g[i] != q[left[i]] - 2.0 * q[right[i]]);
+  }
+  op_timing_output();
+  op_exit();
+  printf("%s (%d wrong values)\n", bad ? "FAILED" : "PASSED", bad);
+  return bad != 0;
+}
