@@ -27,6 +27,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     ] {
         let mut loops = samples::airfoil(&dir, conflicts)?;
         loops.push(samples::synthetic(conflicts));
+        if conflicts != Conflicts::Atomics {
+            // (OP_RW through a map: atomics cannot serve it)
+            loops.push(samples::collapsed(conflicts));
+        }
         for s in loops {
             // the kernel's source, for launchers that compute a reference
             std::fs::write(out.join(format!("{}.kernel.h", s.desc.name)), &s.source)?;

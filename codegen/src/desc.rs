@@ -196,6 +196,13 @@ pub struct LoopDesc {
     /// scheme, its writes and increments plain stores and adds, no plan, no
     /// atomics, and its answers are the host's. False when unknown.
     pub disjoint_writes: bool,
+    /// Dats (their ids) one element may reach twice through pointers that
+    /// write without adding (OP_RW, OP_WRITE through maps, found on the
+    /// maps' values: a map's row that repeats an entry, as a collapsed
+    /// edge has): their private copies are one per distinct row of the
+    /// element, chosen when it runs, so two of the kernel's pointers to
+    /// one row are one pointer, as on the host. Empty when none.
+    pub shared_rows: Vec<usize>,
 }
 
 /// A description the generator cannot write code for.

@@ -963,6 +963,7 @@ impl Gen<'_> {
         let mut restore = Vec::new();
         let guard = self.guards_owned();
         let desc = self.desc;
+        self.share_rows(depth, indirect_src);
         for (i, a) in desc.args.iter().enumerate() {
             let p = match a {
                 Arg::Direct(d) => self.copy_in_direct(depth, i, d, e),
@@ -1045,6 +1046,58 @@ impl Gen<'_> {
             self.line(depth, &format!("if (r{r}[0] != p{r}) b{r} = {e};"));
         }
         self.write_back_direct(depth, e);
+    }
+
+    /// The pointers through maps on dat `dat`, in argument order: (the
+    /// argument, the map entry).
+    fn pointers_on(&self, dat: usize) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for (i, a) in self.desc.args.iter().enumerate() {
+            if let Arg::Indirect { dat: d, map, idx } = a {
+                if d.dat == dat {
+                    out.extend((0..self.entries(*map, *idx)).map(|j| (i, j)));
+                }
+            }
+        }
+        out
+    }
+
+    /// For each dat of [`LoopDesc::shared_rows`]: each of the element's
+    /// pointers to it takes the copy of the first pointer to the same row
+    /// (rows compared by the address `src` gives their first component),
+    /// its own otherwise; a vector argument's array is filled after. The
+    /// copies are slots of one private array, chosen by index: the kernel
+    /// then gets one pointer per distinct row, and writes one row through
+    /// two of its parameters as it does on the host.
+    fn share_rows(&mut self, depth: usize, src: &dyn Fn(usize, usize, &str) -> String) {
+        let desc = self.desc;
+        for &dat in &desc.shared_rows {
+            let ptrs = self.pointers_on(dat);
+            let Some(&(f, _)) = ptrs.first() else {
+                continue;
+            };
+            for (p, &(i, j)) in ptrs.iter().enumerate() {
+                self.line(depth, &format!("int sl{f}_{p} = {p};"));
+                let at = src(i, j, "0");
+                for (q, &(i2, j2)) in ptrs[..p].iter().enumerate() {
+                    let other = src(i2, j2, "0");
+                    self.line(
+                        depth,
+                        &format!("if (&({other}) == &({at})) sl{f}_{p} = sl{f}_{q};"),
+                    );
+                }
+                self.line(depth, &format!("a{i}_{j} = al{f}[sl{f}_{p}];"));
+            }
+            for (i, a) in desc.args.iter().enumerate() {
+                if let Arg::Indirect { dat: d, map, idx } = a {
+                    if d.dat == dat && *idx < 0 {
+                        for j in 0..self.entries(*map, *idx) {
+                            self.line(depth, &format!("a{i}[{j}] = a{i}_{j};"));
+                        }
+                    }
+                }
+            }
+        }
     }
 
     fn copy_in_direct(&mut self, depth: usize, i: usize, d: &DatArg, e: &str) -> String {
@@ -1162,21 +1215,41 @@ impl Gen<'_> {
                 }
                 Arg::Indirect { dat, map, idx } => {
                     let n = self.entries(*map, *idx);
-                    for j in 0..n {
+                    let shared = self.desc.shared_rows.contains(&dat.dat);
+                    if shared && self.ind_dat_first[i] == i {
+                        // one copy per pointer of the dat, the pointers
+                        // that meet on a row sharing one ([`Gen::share_rows`])
+                        let k = self.pointers_on(dat.dat).len();
                         self.line(
                             depth,
-                            &format!("{} a{i}_{j}[{}];", dat.ty.c_name(), dat.dim),
+                            &format!("{} al{i}[{k}][{}];", dat.ty.c_name(), dat.dim),
                         );
+                    }
+                    for j in 0..n {
+                        let decl = if shared {
+                            format!("{} *a{i}_{j};", dat.ty.c_name())
+                        } else {
+                            format!("{} a{i}_{j}[{}];", dat.ty.c_name(), dat.dim)
+                        };
+                        self.line(depth, &decl);
                     }
                     if *idx < 0 {
                         let elem = self.vec_types[i]
                             .clone()
                             .unwrap_or_else(|| format!("{} *", dat.ty.c_name()));
                         let list: Vec<String> = (0..n).map(|j| format!("a{i}_{j}")).collect();
-                        self.line(
-                            depth,
-                            &format!("{elem} a{i}[{n}] = {{{}}};", list.join(", ")),
-                        );
+                        if shared {
+                            // filled when the element runs: no top-level
+                            // const on the array's entries
+                            let e = elem.trim_end();
+                            let e = e.strip_suffix("const").unwrap_or(e).trim_end();
+                            self.line(depth, &format!("{e} a{i}[{n}];"));
+                        } else {
+                            self.line(
+                                depth,
+                                &format!("{elem} a{i}[{n}] = {{{}}};", list.join(", ")),
+                            );
+                        }
                     }
                 }
                 Arg::Global {

@@ -1,8 +1,9 @@
 //! Loop descriptions of real programs, for tests and the compile check:
 //! the five loops of c-examples/airfoil (kernels from its headers, the
-//! constants it declares) and one synthetic loop with every other kind of
+//! constants it declares), one synthetic loop with every other kind of
 //! argument (vector map argument, optional argument, `op_arg_idx`, SoA,
-//! float and int dats, min/max reductions).
+//! float and int dats, min/max reductions) and one whose elements may
+//! reach a written row twice (`LoopDesc::shared_rows`).
 
 use crate::desc::{Access, Arg, Conflicts, Const, ConstValue, DatArg, LoopDesc, MapDesc, Ty};
 
@@ -73,6 +74,7 @@ pub fn airfoil(dir: &std::path::Path, conflicts: Conflicts) -> std::io::Result<V
                     maps: maps.clone(),
                     conflicts,
                     disjoint_writes: false,
+                    shared_rows: Vec::new(),
                 },
                 source: crate::find::find_kernel(
                     name,
@@ -214,11 +216,65 @@ void mixed(const double *const *x, float *w, const int *e, const int *tag,
             maps: vec![MapDesc { dim: 2 }],
             conflicts,
             disjoint_writes: false,
+            shared_rows: Vec::new(),
         },
         source: source.into(),
         consts: vec![Const {
             name: "scale".into(),
             value: ConstValue::F64(vec![0.5]),
         }],
+    }
+}
+
+/// A loop over edges whose map may repeat an entry in a row (a collapsed
+/// edge): OP_RW at both ends of an SoA dat, and a vector OP_WRITE argument
+/// on another, both in [`LoopDesc::shared_rows`] (one private copy per
+/// distinct row of the element). Colouring only (atomics cannot serve
+/// OP_RW through a map).
+pub fn collapsed(conflicts: Conflicts) -> Sample {
+    use Access::*;
+    let source = r#"
+void collapsed(double *a, double *b, double *const *v) {
+  a[0] += 1.0;
+  b[0] += 10.0;
+  a[1] = 0.5 * a[1];
+  b[1] = b[1] + a[1];
+  v[1][0] = v[0][0] + 2.0;
+}
+"#;
+    Sample {
+        desc: LoopDesc {
+            name: "collapsed".into(),
+            kernel: "collapsed".into(),
+            args: vec![
+                Arg::Indirect {
+                    dat: DatArg {
+                        soa: true,
+                        ..dat(0, 2, Ty::F64, Rw)
+                    },
+                    map: 0,
+                    idx: 0,
+                },
+                Arg::Indirect {
+                    dat: DatArg {
+                        soa: true,
+                        ..dat(0, 2, Ty::F64, Rw)
+                    },
+                    map: 0,
+                    idx: 1,
+                },
+                Arg::Indirect {
+                    dat: dat(1, 1, Ty::F64, Write),
+                    map: 0,
+                    idx: -2,
+                },
+            ],
+            maps: vec![MapDesc { dim: 2 }],
+            conflicts,
+            disjoint_writes: false,
+            shared_rows: vec![0, 1],
+        },
+        source: source.into(),
+        consts: Vec::new(),
     }
 }

@@ -287,6 +287,7 @@ fn reductions_with_an_info_break_ties_by_element() {
             maps: vec![],
             conflicts: Conflicts::Colour2,
             disjoint_writes: false,
+            shared_rows: Vec::new(),
         },
         source: "void peak(const double *x, const int *i, double *m, int *at) {\n  if (*x > *m) { *m = *x; *at = *i; }\n}\n".into(),
         consts: vec![],
@@ -355,6 +356,7 @@ fn pin(conflicts: Conflicts, disjoint_writes: bool) -> samples::Sample {
             maps: vec![MapDesc { dim: 1 }],
             conflicts,
             disjoint_writes,
+            shared_rows: Vec::new(),
         },
         source: "void pin(double *z, int *tag) {\n  z[0] = 2.0 * z[0] + 1.0;\n  tag[0] = 7;\n}\n"
             .into(),
@@ -711,6 +713,7 @@ fn work_globals_are_scratch_started_per_element() {
                 maps: vec![MapDesc { dim: 2 }],
                 conflicts: c,
                 disjoint_writes: false,
+                shared_rows: Vec::new(),
             },
             source: "void flux(const double **x, double *t, double *f) {\n  t[0] = x[0][0]; t[1] = x[1][0]; t[2] = t[0] - t[1];\n  *f += t[2];\n}\n".into(),
             consts: vec![],
@@ -750,6 +753,7 @@ fn an_argument_that_is_off_is_a_null_pointer() {
                 maps: vec![MapDesc { dim: 2 }],
                 conflicts: c,
                 disjoint_writes: false,
+                shared_rows: Vec::new(),
             },
             source: "void opt(const double *x, double *w, const int *i) {\n  if (w) w[0] = x[0] + *i;\n}\n".into(),
             consts: vec![],
@@ -946,6 +950,7 @@ fn small_read_globals_are_passed_by_value() {
             maps: vec![],
             conflicts: Conflicts::Colour2,
             disjoint_writes: false,
+            shared_rows: Vec::new(),
         },
         source: "void scale(double *u, const double *c, const double *big, const int *n) {\n  *u = *u * c[0] + big[8] + n[15];\n}\n".into(),
         consts: vec![],
@@ -1010,6 +1015,9 @@ fn sixty_four_bit_offsets_only_widen_the_index_arithmetic() {
     ] {
         let mut loops = airfoil(c);
         loops.push(samples::synthetic(c));
+        if c != Conflicts::Atomics {
+            loops.push(samples::collapsed(c));
+        }
         for s in &loops {
             for d in [Dialect::OpenCl, Dialect::Cuda] {
                 let o = |wide_offsets| Options {
@@ -1072,4 +1080,43 @@ fn sixty_four_bit_offsets_only_widen_the_index_arithmetic() {
     // a dat of dim 16 (aero's K) on 2^27 elements: offsets up to 2^31 - 1
     assert!(!offsets_need_64_bits(16 << 27));
     assert!(offsets_need_64_bits(16 * ((1 << 27) + 32)));
+}
+
+/// A loop whose element may reach a written row twice (`shared_rows`):
+/// one private array per dat, a pointer per map entry into it, each
+/// pointer taking the slot of the first earlier pointer at the same
+/// address, the vector argument's array filled from them; in both
+/// colourings and both dialects. Without `shared_rows` each pointer has
+/// its own copy.
+#[test]
+fn pointers_that_may_meet_on_a_row_share_one_copy() {
+    // (OP_RW through a map: colouring only)
+    for c in [Conflicts::Colour2, Conflicts::Colour2Global] {
+        let s = samples::collapsed(c);
+        for d in [Dialect::OpenCl, Dialect::Cuda] {
+            let t = gen(&s, d).unwrap().text;
+            let name = format!("{c:?} {d:?}");
+            for want in [
+                "double al0[2][2];",
+                "double *a0_0;",
+                "double *a1_0;",
+                "double al2[2][1];",
+                "double * a2[2];",
+                "int sl0_1 = 1;",
+                ") sl0_1 = sl0_0;",
+                "a1_0 = al0[sl0_1];",
+                "a2_1 = al2[sl2_1];",
+                "a2[1] = a2_1;",
+            ] {
+                assert!(t.contains(want), "{name}: {want}\n{t}");
+            }
+            let mut own = s.clone();
+            own.desc.shared_rows.clear();
+            let t = gen(&own, d).unwrap().text;
+            assert!(
+                !t.contains("al0") && t.contains("double a1_0[2];"),
+                "{name}\n{t}"
+            );
+        }
+    }
 }

@@ -157,6 +157,12 @@ pub struct Alias {
 /// maps are not counted: their copies are added, whatever they alias.
 /// Checked over every row the maps hold here; None when nothing aliases.
 pub fn aliased_writes(args: &[ArgSpec], dom: &Domain) -> Option<Alias> {
+    aliased_each(args, dom).into_iter().next()
+}
+
+/// [`aliased_writes`] for every dat: the first such element of each dat
+/// that has one, in the order of the dats' first written arguments.
+pub fn aliased_each(args: &[ArgSpec], dom: &Domain) -> Vec<Alias> {
     let mut dats: Vec<DatId> = Vec::new();
     for a in args {
         if let ArgKind::Dat { dat, .. } = a.kind {
@@ -165,7 +171,9 @@ pub fn aliased_writes(args: &[ArgSpec], dom: &Domain) -> Option<Alias> {
             }
         }
     }
-    dats.into_iter().find_map(|d| aliased_rows(args, dom, d))
+    dats.into_iter()
+        .filter_map(|d| aliased_rows(args, dom, d))
+        .collect()
 }
 
 /// Switched on and written without adding, as a device copies it:

@@ -1,6 +1,6 @@
 /*
  * opencl_fallback.c -- loops libop2_opencl cannot run on the device, beside
- * one it can (tests/tests/opencl_lib.rs):
+ * some it can (tests/tests/opencl_lib.rs):
  *   "doubled"  y = 2 x: runs on the device;
  *   "scaled"   reads a file-scope variable that was never declared with
  *              op_decl_const: the OpenCL compiler rejects the generated code;
@@ -15,7 +15,8 @@
  *              wins on the host): the generator refuses it;
  *   "collapsed" OP_RW on both ends of edges, one of which has one cell at
  *              both ends: the kernel writes that cell through both
- *              pointers, which the device's private copies would keep apart;
+ *              pointers; runs on the device, the two pointers one copy of
+ *              the row;
  *   "twice"    one dat passed twice directly, OP_READ and OP_RW: the kernel
  *              reads through one pointer what it wrote through the other;
  *   "around"   one dat read directly and through a map from cells to cells

@@ -20,8 +20,10 @@
 //! program checks the ranges itself (a line `R BIG ...` would be the
 //! generator's fault). OP_WRITE and OP_RW through maps are generated only
 //! through injective maps, except OP_RW that only adds (order-free, as
-//! tests/c/device_args' `count`), one such argument per dat (two might
-//! reach one row from one element, which keeps a loop on the host). On a device every loop must run there;
+//! tests/c/device_args' `count`), several such arguments on a dat through
+//! one map or several (two of them meet on a row a skewed map's row
+//! repeats: the device hands both pointers one copy of it). On a device
+//! every loop must run there;
 //! each program runs on OpenCL in the default scheme and, in turn by seed,
 //! one of `atomics`, `colour2-global`, SoA device copies (`OP_AUTO_SOA=1`),
 //! work-groups of 32 (`OP_BLOCK_SIZE=32`) and 64-bit offsets
@@ -364,26 +366,37 @@ impl ArgPicker<'_> {
         if cand.is_empty() {
             return;
         }
-        let d = r.pick(&cand);
+        // half the time, another OP_RW that adds on a dat that has one
+        let again: Vec<usize> = cand
+            .iter()
+            .copied()
+            .filter(|&d| self.uses[d] == Use::RwAdd)
+            .collect();
+        let (d, acc) = if !again.is_empty() && r.chance(0.5) {
+            (r.pick(&again), Acc::RwAdd)
+        } else {
+            let d = r.pick(&cand);
+            let acc = r.pick(&[
+                Acc::Read,
+                Acc::Read,
+                Acc::Inc,
+                Acc::Inc,
+                Acc::Write,
+                Acc::Rw,
+                Acc::RwAdd,
+            ]);
+            (d, acc)
+        };
         let idx = r.below(self.maps[m].arity) as i64;
         let inj = self.maps[m].kind == MapKind::Injective;
-        let acc = r.pick(&[
-            Acc::Read,
-            Acc::Read,
-            Acc::Inc,
-            Acc::Inc,
-            Acc::Write,
-            Acc::Rw,
-            Acc::RwAdd,
-        ]);
         let u = self.uses[d];
         let ok = match acc {
             Acc::Read => matches!(u, Use::Free | Use::Read),
             Acc::Inc => matches!(u, Use::Free | Use::Inc),
-            // one such argument a dat: two could meet on a row that a map's
-            // row repeats, which keeps the loop on the host (one pointer
-            // per row is what the device's private copies need)
-            Acc::RwAdd => u == Use::Free,
+            // several on a dat, through one map or several: two of them
+            // meet on a row that a map's row repeats, where the device
+            // hands both pointers one copy of the row
+            Acc::RwAdd => matches!(u, Use::Free | Use::RwAdd),
             _ => inj && u == Use::Free,
         };
         if !ok || self.seen.contains(&(d, m, idx)) || self.seen.contains(&(d, m, -1)) {

@@ -107,11 +107,10 @@ pub fn describe(
             },
         });
     }
-    if let Some(why) = mixed_modes(args, dom)
-        .or_else(|| op2_core::conflicts::aliased_writes(args, dom).map(|a| aliased(&a, args, dom)))
-    {
+    if let Some(why) = mixed_modes(args, dom) {
         return Err(why);
     }
+    let shared_rows = shared_rows(args, dom)?;
     Ok(cg::LoopDesc {
         name: name.to_string(),
         kernel: kernel.to_string(),
@@ -124,6 +123,7 @@ pub fn describe(
             .collect(),
         conflicts,
         disjoint_writes: op2_core::conflicts::writes_disjoint(args, dom),
+        shared_rows,
     })
 }
 
@@ -154,6 +154,27 @@ fn mixed_modes(args: &[ArgSpec], dom: &Domain) -> Option<String> {
         Meeting::Maps => "one element's update would meet another's access to the row in an order only the host's sequence defines",
     };
     Some(format!("{}: {why}", m.pair(args, dom)))
+}
+
+/// The dats one element reaches twice through pointers through maps that
+/// write without adding ([`op2_core::conflicts::aliased_each`]): the
+/// generator gives such pointers one private copy per distinct row
+/// ([`cg::LoopDesc::shared_rows`]). Two direct arguments on one row, and
+/// an optional argument on such a dat (whose pointer may be null), are
+/// refused, said by argument, dat, row and element.
+fn shared_rows(args: &[ArgSpec], dom: &Domain) -> Result<Vec<usize>, String> {
+    let mut out = Vec::new();
+    for a in op2_core::conflicts::aliased_each(args, dom) {
+        let direct = |i: usize| matches!(args[i].kind, ArgKind::Dat { map: None, .. });
+        let optional = args
+            .iter()
+            .any(|s| matches!(s.kind, ArgKind::Dat { dat, .. } if dat == a.dat) && !s.opt);
+        if direct(a.first) || direct(a.second) || optional {
+            return Err(aliased(&a, args, dom));
+        }
+        out.push(a.dat.0);
+    }
+    Ok(out)
 }
 
 fn aliased(a: &op2_core::conflicts::Alias, args: &[ArgSpec], dom: &Domain) -> String {
@@ -404,12 +425,16 @@ mod tests {
         assert!(why(&[direct(Access::Read), off]).is_none());
     }
 
-    /// An element that reaches one written row through two pointers (a
-    /// collapsed edge) keeps its loop on the host, said by argument, dat,
-    /// row and element; increments through it do not.
+    /// An element that reaches one written row through two pointers
+    /// through maps (a collapsed edge) gets one copy per distinct row: the
+    /// dat is in `shared_rows` (two arguments, or a vector argument's two
+    /// entries); increments, and maps without a repeated entry, need none.
+    /// Two direct arguments on one row, or an optional argument on such a
+    /// dat, keep the loop on the host, said by argument, dat, row and
+    /// element.
     #[test]
-    fn pointers_meeting_on_a_written_row_are_refused() {
-        let (mut dom, nodes, edges, _, x) = chain();
+    fn pointers_meeting_on_a_written_row_share_one_copy() {
+        let (mut dom, nodes, edges, e2n, x) = chain();
         let c2n = dom
             .decl_map(
                 edges,
@@ -421,32 +446,52 @@ mod tests {
                 MapCheck::Local,
             )
             .unwrap();
-        let at = |idx| ArgKind::Dat {
+        let on = |m, idx| ArgKind::Dat {
             dat: x,
-            map: Some(c2n),
+            map: Some(m),
             idx,
         };
+        let shared = |args: &[ArgSpec]| {
+            describe("l", "k", args, &dom, &|_| false, cg::Conflicts::Colour2)
+                .map(|d| d.shared_rows)
+        };
         let two = [
-            spec(at(0), 2, "double", Access::Rw),
-            spec(at(1), 2, "double", Access::Rw),
+            spec(on(c2n, 0), 2, "double", Access::Rw),
+            spec(on(c2n, 1), 2, "double", Access::Rw),
         ];
-        let e = describe("l", "k", &two, &dom, &|_| false, cg::Conflicts::Colour2).unwrap_err();
+        assert_eq!(shared(&two), Ok(vec![x.0]));
+        let vector = [spec(on(c2n, -2), 2, "double", Access::Write)];
+        assert_eq!(shared(&vector), Ok(vec![x.0]));
+        let inc = [
+            spec(on(c2n, 0), 2, "double", Access::Inc),
+            spec(on(c2n, 1), 2, "double", Access::Inc),
+        ];
+        assert_eq!(shared(&inc), Ok(vec![]));
+        let chain_rw = [
+            spec(on(e2n, 0), 2, "double", Access::Rw),
+            spec(on(e2n, 1), 2, "double", Access::Rw),
+        ];
+        assert_eq!(shared(&chain_rw), Ok(vec![]));
+        let direct = ArgKind::Dat {
+            dat: x,
+            map: None,
+            idx: -1,
+        };
+        let twice = [
+            spec(direct.clone(), 2, "double", Access::Rw),
+            spec(direct, 2, "double", Access::Rw),
+        ];
         assert_eq!(
-            e,
-            "arguments 0 and 1 reach row 3 of dat x together from element 1 (OP_RW through map collapsed): \
+            shared(&twice).unwrap_err(),
+            "arguments 0 and 1 reach row 0 of dat x together from element 0 (OP_RW directly): \
              the device gives each pointer a copy of its own, and would keep apart what the kernel writes as one row"
         );
-        let vector = [spec(at(-2), 2, "double", Access::Write)];
-        let e = describe("l", "k", &vector, &dom, &|_| false, cg::Conflicts::Colour2).unwrap_err();
-        assert!(
-            e.starts_with("argument 0 reaches row 3 of dat x twice from element 1 (OP_WRITE through map collapsed)"),
-            "{e}"
-        );
-        let inc = [
-            spec(at(0), 2, "double", Access::Inc),
-            spec(at(1), 2, "double", Access::Inc),
-        ];
-        assert!(describe("l", "k", &inc, &dom, &|_| false, cg::Conflicts::Colour2).is_ok());
+        let mut off = spec(on(c2n, 0), 2, "double", Access::Rw);
+        off.opt = false;
+        let with_off = [two[0].clone(), two[1].clone(), off];
+        assert!(shared(&with_off)
+            .unwrap_err()
+            .starts_with("arguments 0 and 1 reach row 3 of dat x together from element 1 (OP_RW through map collapsed)"));
     }
 
     #[test]
