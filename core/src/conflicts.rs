@@ -152,9 +152,10 @@ pub struct Alias {
 /// argument, whose map entries (or the element itself, for a direct
 /// argument) agree, as a map with a repeated entry in a row gives. On the
 /// host the kernel writes that row through both pointers in its own order;
-/// code that hands the kernel a private copy per pointer (a device's)
-/// would keep the two apart and write back one of them. Increments through
-/// maps are not counted: their copies are added, whatever they alias.
+/// code that hands the kernel a private copy per pointer would keep the
+/// two apart and write back one of them, so a device shares one copy
+/// between them (from [`aliased_each`]). Increments through maps are not
+/// counted: their copies are added, whatever they alias.
 /// Checked over every row the maps hold here; None when nothing aliases.
 pub fn aliased_writes(args: &[ArgSpec], dom: &Domain) -> Option<Alias> {
     aliased_each(args, dom).into_iter().next()
