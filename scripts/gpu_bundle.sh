@@ -22,6 +22,9 @@
 #             device_args, device_args_atomics: tests/c/device_args (every
 #             argument kind, answers checked by the program) the same way,
 #             with two-level colouring and with atomics
+#             two_maps, two_maps_global: tests/c/two_maps (one dat through
+#             two maps, and one row twice in an element, checking itself),
+#             staged and unstaged colouring
 #   src/NAME/ the kernels' headers of each jit program (OP2_RS_KERNEL_PATH
 #             there: the library reads a kernel's source to write its loop)
 #   cache/    every jit program's loops compiled here for $CUDA_ARCH by
@@ -243,6 +246,10 @@ g++ -std=c++17 -O2 -I "$INC" -I tests/c/device_args tests/c/device_args/device_a
 # shellcheck disable=SC2086 # DA_ARGS are words
 "$WORK/device_args_seq" $DA_ARGS > "$WORK/device_args_seq.out" || die "device_args on libop2_seq failed"
 grep -E '^(PASSED|FAILED|wrong:) ' "$WORK/device_args_seq.out" > "$OUT/ref/selfcheck.out"
+# ---- tests/c/two_maps: one dat through two maps, a row twice in one element -------
+say "tests/c/two_maps (op_seq.h, one dat through two maps) on libop2_cuda, staged and unstaged colouring -> bin/two_maps*, cache/"
+jit_program two_maps selfcheck tests/c/two_maps "" "" tests/c/two_maps/two_maps.c
+jit_program two_maps_global selfcheck tests/c/two_maps "" "" tests/c/two_maps/two_maps.c
 # ---- tests/c/big_offsets: offsets past 2^31 - 1 -----------------------------------
 # run on the GPU with BO_ARGS cells (8.6 GB of ints: no other machine here
 # holds the host and device copies); its loops are written with 64-bit

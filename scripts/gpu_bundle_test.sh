@@ -3,7 +3,7 @@
 # (called by scripts/test.sh):
 #  1. scripts/gpu_bundle.sh without OP2_DIR builds the bundle (tests/cuda
 #     programs, mesh generators, our CUDA libraries, c-examples' airfoil
-#     and tests/c/device_args with their loops compiled by NVRTC into the
+#     tests/c/device_args and tests/c/two_maps with their loops compiled by NVRTC into the
 #     bundle's cache); it fails when a
 #     program does not link, does not find its libraries through its rpath,
 #     or the bundle is over the size limit;
@@ -33,15 +33,17 @@ cubins=$(grep -l $'\x7fELF' "$T/bundle/cache"/*.bin 2> /dev/null | wc -l)
 # off); device_args_atomics 2 more (flux's two: its direct loops are the
 # same code in both schemes, pin, writing through a map that reaches each
 # node once, is flat in both, and count, OP_RW through shared rows, is
-# staged in both); big_offsets 2 (its loops with 64-bit offsets)
-for l in 'ex_airfoil_jit: 5 loops' 'device_args: 5 loops' 'device_args_atomics: 5 loops' 'big_offsets: 2 loops'; do
+# staged in both); two_maps 4 (gather, reads only, flat), two_maps_global 3
+# more (gather's flat code is the same); big_offsets 2 (its loops with
+# 64-bit offsets)
+for l in 'ex_airfoil_jit: 5 loops' 'device_args: 5 loops' 'device_args_atomics: 5 loops' 'two_maps: 4 loops' 'two_maps_global: 4 loops' 'big_offsets: 2 loops'; do
   grep -qx "$l" "$T/bundle/cache.txt" || {
     echo "gpu_bundle_test: cache.txt lacks '$l'" >&2
     exit 1
   }
 done
-if [ "$cubins" != 15 ]; then
-  echo "gpu_bundle_test: want 15 cubins in the bundle's cache, found $cubins" >&2
+if [ "$cubins" != 22 ]; then
+  echo "gpu_bundle_test: want 22 cubins in the bundle's cache, found $cubins" >&2
   exit 1
 fi
 

@@ -254,16 +254,17 @@ fn every_argument_kind_on_the_emulated_gpu_in_every_scheme() {
 }
 
 /// tests/c/two_maps (one dat through two maps: read and written, added
-/// to, read) on the emulated GPU in every scheme, a block's threads run
-/// forwards and backwards between barriers: every value as the plain C
-/// loops give it, every loop on the device.
+/// to, read; and twice through a map whose rows sometimes repeat a cell)
+/// on the emulated GPU in every scheme, a block's threads run forwards and
+/// backwards between barriers: every value as the plain C loops give it,
+/// every loop on the device.
 #[test]
 fn one_dat_through_two_maps_on_the_emulated_gpu() {
     let exe = example(
         "emu_two_maps",
         Lang::C99,
-        &["tests/c/two_maps.c"],
-        &[],
+        &["tests/c/two_maps/two_maps.c"],
+        &["tests/c/two_maps"],
         "op2_cuda",
     );
     let cache = shared_cache();
@@ -272,7 +273,7 @@ fn one_dat_through_two_maps_on_the_emulated_gpu() {
             let env = [("OP2_RS_CONFLICTS", scheme), ("OP2EMU_ORDER", order)];
             let r = run_emu(&exe, &[], &cache, &env);
             assert_passed(&r, &format!("{scheme}, {order}"));
-            all_on_device(&r, 3);
+            all_on_device(&r, 4);
         }
     }
 }
