@@ -6,9 +6,11 @@
 //! `op_opt_arg_dat(0, ...)` becomes) as an argument that is off (a null
 //! pointer for the kernel); an OP_WORK dat as OP_RW; whether no two
 //! elements share a row the loop writes through a map (found on the maps'
-//! values: [`op2_core::conflicts::writes_disjoint`]). What the
-//! generator does not write is refused with the argument's number and
-//! why, so the loop can run on the host instead.
+//! values: [`op2_core::conflicts::writes_disjoint`]); the dats one
+//! element may write twice through maps (one copy per distinct row). What
+//! the generator does not write, or the device cannot order as the host
+//! does, is refused with the arguments and why, so the loop can run on the
+//! host instead.
 
 use op2_codegen as cg;
 use op2_core::arg::{Access, ArgKind, ArgSpec};
@@ -127,11 +129,6 @@ pub fn describe(
     })
 }
 
-/// Why a loop whose element reaches one written row through two pointers
-/// stays on the host: the generated code hands the kernel a private copy
-/// per pointer (OpenCL C 1.2 has no pointer into global or local memory a
-/// kernel's parameter could take), which would keep apart what the host's
-/// kernel writes as one row.
 /// Two arguments on one dat that the device cannot serve as the host
 /// does ([`op2_core::conflicts::mixed_modes`]), the first such pair said
 /// with the dat's and map's names and why:
@@ -177,6 +174,11 @@ fn shared_rows(args: &[ArgSpec], dom: &Domain) -> Result<Vec<usize>, String> {
     Ok(out)
 }
 
+/// Why a loop whose element reaches one written row through two direct
+/// pointers (or through an optional one) stays on the host: the generated
+/// code hands the kernel a private copy per such pointer (OpenCL C 1.2 has
+/// no pointer into global or local memory a kernel's parameter could
+/// take), which would keep apart what the host's kernel writes as one row.
 fn aliased(a: &op2_core::conflicts::Alias, args: &[ArgSpec], dom: &Domain) -> String {
     let dat = &dom.dat(a.dat).name;
     let how = |i: usize| match args[i].kind {
