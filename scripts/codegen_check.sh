@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # codegen_check.sh -- what op2-codegen writes, compiled with the real device
 # compilers and run: every sample loop (c-examples/airfoil's five loops and a
-# synthetic loop with every other argument kind; codegen/src/samples.rs), in
+# synthetic loops with every other argument kind and type; codegen/src/samples.rs), in
 # the three conflict schemes (staged two-level colouring, the same colouring
 # unstaged, flat atomics), as
 #   OpenCL C 1.2 on the first OpenCL device (PoCL's CPU device here:

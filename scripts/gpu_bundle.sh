@@ -25,6 +25,9 @@
 #             two_maps, two_maps_global: tests/c/two_maps (one dat through
 #             two maps, and one row twice in an element, checking itself),
 #             staged and unstaged colouring
+#             wide_ints, wide_ints_atomics: tests/c/wide_ints (OP2's 64-bit
+#             and unsigned integer types, checking itself), colouring and
+#             atomics (64-bit atomicAdd)
 #   src/NAME/ the kernels' headers of each jit program (OP2_RS_KERNEL_PATH
 #             there: the library reads a kernel's source to write its loop)
 #   cache/    every jit program's loops compiled here for $CUDA_ARCH by
@@ -250,6 +253,10 @@ grep -E '^(PASSED|FAILED|wrong:) ' "$WORK/device_args_seq.out" > "$OUT/ref/selfc
 say "tests/c/two_maps (op_seq.h, one dat through two maps) on libop2_cuda, staged and unstaged colouring -> bin/two_maps*, cache/"
 jit_program two_maps selfcheck tests/c/two_maps "" "" tests/c/two_maps/two_maps.c
 jit_program two_maps_global selfcheck tests/c/two_maps "" "" tests/c/two_maps/two_maps.c
+# ---- tests/c/wide_ints: OP2's 64-bit and unsigned integer types ---------------------
+say "tests/c/wide_ints (op_seq.h, ll/long/ull/uint dats, globals, constants) on libop2_cuda, colouring and atomics -> bin/wide_ints*, cache/"
+jit_program wide_ints selfcheck tests/c/wide_ints "" "" tests/c/wide_ints/wide_ints.c
+jit_program wide_ints_atomics selfcheck tests/c/wide_ints "" "" tests/c/wide_ints/wide_ints.c
 # ---- tests/c/big_offsets: offsets past 2^31 - 1 -----------------------------------
 # run on the GPU with BO_ARGS cells (8.6 GB of ints: no other machine here
 # holds the host and device copies); its loops are written with 64-bit

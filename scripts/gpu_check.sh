@@ -62,7 +62,8 @@
 #     PASSED line as the reference's, every loop on the GPU, memcheck;
 #     two_maps and two_maps_global (app selfcheck too: tests/c/two_maps,
 #     one dat through two maps and a row twice in one element, staged and
-#     unstaged colouring) the same;
+#     unstaged colouring) the same; wide_ints and wide_ints_atomics
+#     (tests/c/wide_ints: OP2's 64-bit and unsigned integer types) the same;
 #     big_offsets (tests/c/big_offsets, app bigoffsets, run last, after
 #     the timing rounds) the same with a dat whose offsets pass 2^31 - 1
 #     (67.2M cells of 32 ints, 8.6 GB on the host and on the device: its

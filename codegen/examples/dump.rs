@@ -1,5 +1,5 @@
 //! Write the generated code of the sample loops (c-examples/airfoil's five
-//! loops and a synthetic one), both dialects and the three conflict schemes,
+//! loops and the synthetic ones of `op2_codegen::samples`), both dialects and the three conflict schemes,
 //! into a folder, one file per loop, for the compile check
 //! (scripts/codegen_check.sh):
 //!
@@ -27,6 +27,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     ] {
         let mut loops = samples::airfoil(&dir, conflicts)?;
         loops.push(samples::synthetic(conflicts));
+        loops.push(samples::wide_ints(conflicts));
         if conflicts != Conflicts::Atomics {
             // (OP_RW through a map: atomics cannot serve it)
             loops.push(samples::collapsed(conflicts));

@@ -75,6 +75,27 @@ pub fn declarations(consts: &[Const], d: Dialect, loop_name: &str) -> Result<Str
                     .ok_or_else(|| bad("not finite"))?,
             ),
             ConstValue::I32(v) => ("int", v.iter().map(|x| x.to_string()).collect()),
+            ConstValue::U32(v) => ("unsigned int", v.iter().map(|x| format!("{x}u")).collect()),
+            ConstValue::I64(v) => (
+                match d {
+                    Dialect::OpenCl => "long",
+                    Dialect::Cuda => "long long",
+                },
+                // the most negative value has no literal of its own
+                v.iter()
+                    .map(|x| match *x {
+                        i64::MIN => "(-9223372036854775807L - 1)".to_string(),
+                        x => format!("{x}L"),
+                    })
+                    .collect(),
+            ),
+            ConstValue::U64(v) => (
+                match d {
+                    Dialect::OpenCl => "ulong",
+                    Dialect::Cuda => "unsigned long long",
+                },
+                v.iter().map(|x| format!("{x}UL")).collect(),
+            ),
         };
         match (vals.len(), d) {
             (0, _) => return Err(bad("no values")),
@@ -99,6 +120,9 @@ pub fn values(consts: &[Const]) -> Vec<(String, Vec<u8>)> {
                 ConstValue::F64(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
                 ConstValue::F32(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
                 ConstValue::I32(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+                ConstValue::U32(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+                ConstValue::I64(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+                ConstValue::U64(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
             };
             (c.name.clone(), bytes)
         })
@@ -191,6 +215,32 @@ mod tests {
         assert_eq!(v[1].1.len(), 16);
         assert_eq!(v[1].1[8..], 0.5f64.to_ne_bytes());
         assert_eq!(v[2].1, 3i32.to_ne_bytes());
+        let ints = [
+            Const {
+                name: "big".into(),
+                value: ConstValue::I64(vec![i64::MIN, -5, 1 << 40]),
+            },
+            Const {
+                name: "u".into(),
+                value: ConstValue::U64(vec![u64::MAX]),
+            },
+            Const {
+                name: "w".into(),
+                value: ConstValue::U32(vec![7]),
+            },
+        ];
+        assert_eq!(
+            declarations(&ints, Dialect::OpenCl, "l").unwrap(),
+            "__constant long big[3] = {(-9223372036854775807L - 1), -5L, 1099511627776L};\n\
+             __constant ulong u = 18446744073709551615UL;\n\
+             __constant unsigned int w = 7u;\n"
+        );
+        assert_eq!(
+            declarations(&ints, Dialect::Cuda, "l").unwrap(),
+            "__constant__ long long big[3];\n__constant__ unsigned long long u;\n\
+             __constant__ unsigned int w;\n"
+        );
+        assert_eq!(values(&ints)[0].1[8..16], (-5i64).to_ne_bytes());
         let bad = [Const {
             name: "x".into(),
             value: ConstValue::F64(vec![f64::INFINITY]),

@@ -11,11 +11,19 @@ pub enum Ty {
     F64,
     F32,
     I32,
+    /// `uint`, `unsigned int`.
+    U32,
+    /// `ll`, `long long`, `long` (8 bytes on the LP64 hosts OP2 runs on).
+    I64,
+    /// `ull`, `unsigned long long`.
+    U64,
 }
 
 impl Ty {
     /// OP2's type strings: `double`, `float`, `int` (also `r8`, `r4`,
-    /// `i4`), each optionally with the `:soa` suffix (returned as the flag).
+    /// `i4`), `uint`, `ll`, `long`, `ull` (also `long long`, `unsigned
+    /// long long`, `i8`), each optionally with the `:soa` suffix (returned
+    /// as the flag).
     pub fn parse(s: &str) -> Option<(Ty, bool)> {
         let (base, soa) = match s.strip_suffix(":soa") {
             Some(b) => (b, true),
@@ -25,22 +33,48 @@ impl Ty {
             "double" | "r8" | "real(8)" => Ty::F64,
             "float" | "r4" | "real(4)" => Ty::F32,
             "int" | "i4" | "integer(4)" => Ty::I32,
+            "uint" | "unsigned int" => Ty::U32,
+            "ll" | "long long" | "long" | "i8" | "integer(8)" => Ty::I64,
+            "ull" | "unsigned long long" => Ty::U64,
             _ => return None,
         };
         Some((t, soa))
     }
-    /// The C spelling (the same in OpenCL C and CUDA C++).
+    /// The name the generated code gives it, the same in OpenCL C and
+    /// CUDA C++: the C spelling, or for the 64-bit integers a typedef the
+    /// generated code declares ([`Ty::typedef`]: C's `long long` is
+    /// 128 bits in OpenCL C).
     pub fn c_name(self) -> &'static str {
         match self {
             Ty::F64 => "double",
             Ty::F32 => "float",
             Ty::I32 => "int",
+            Ty::U32 => "unsigned int",
+            Ty::I64 => "op2_ll",
+            Ty::U64 => "op2_ull",
         }
+    }
+    /// The typedef behind [`Ty::c_name`] for a 64-bit integer, `None` for
+    /// the others. `spelling` is how the kernel's parameter names the type
+    /// (`long` or `long long`): in CUDA C++ the two are distinct types, and
+    /// the private copies the kernel gets pointers to must have its type;
+    /// in OpenCL C `long` is 64 bits (the kernel's `long long` is rewritten
+    /// so, [`crate::source::opencl_long_long`]).
+    pub fn typedef(self, d: Dialect, long_only: bool) -> Option<&'static str> {
+        Some(match (self, d) {
+            (Ty::I64, Dialect::OpenCl) => "typedef long op2_ll;",
+            (Ty::U64, Dialect::OpenCl) => "typedef ulong op2_ull;",
+            (Ty::I64, Dialect::Cuda) if long_only => "typedef long op2_ll;",
+            (Ty::U64, Dialect::Cuda) if long_only => "typedef unsigned long op2_ull;",
+            (Ty::I64, Dialect::Cuda) => "typedef long long op2_ll;",
+            (Ty::U64, Dialect::Cuda) => "typedef unsigned long long op2_ull;",
+            _ => return None,
+        })
     }
     pub fn bytes(self) -> usize {
         match self {
-            Ty::F64 => 8,
-            Ty::F32 | Ty::I32 => 4,
+            Ty::F64 | Ty::I64 | Ty::U64 => 8,
+            Ty::F32 | Ty::I32 | Ty::U32 => 4,
         }
     }
 }
@@ -148,6 +182,9 @@ pub enum ConstValue {
     F64(Vec<f64>),
     F32(Vec<f32>),
     I32(Vec<i32>),
+    U32(Vec<u32>),
+    I64(Vec<i64>),
+    U64(Vec<u64>),
 }
 
 /// How increments through maps that may collide are kept apart.

@@ -395,7 +395,9 @@ fn map_entry(map: impl fmt::Display, j: impl fmt::Display, e: &str, wide: bool) 
 /// The kernel's source as the dialect takes it.
 fn kernel_source(dialect: Dialect, src: &str) -> String {
     let k = match dialect {
-        Dialect::OpenCl => opencl_storage(&crate::source::opencl_identifiers(&device_source(src))),
+        Dialect::OpenCl => opencl_storage(&crate::source::opencl_long_long(
+            &crate::source::opencl_identifiers(&device_source(src)),
+        )),
         Dialect::Cuda => device_source(src),
     };
     if crate::source::mentions_ident(&crate::source::code_only(&k), "op2_std_abs") {
@@ -445,7 +447,7 @@ pub fn generate(
             ""
         }
     );
-    text += &prelude(o.dialect, desc, o.fma);
+    text += &prelude(o.dialect, desc, &params, o.fma);
     if o.wide_offsets {
         text += match o.dialect {
             Dialect::OpenCl => "typedef long op2_i64;\n",
@@ -543,7 +545,26 @@ fn check(desc: &LoopDesc, src: &str, o: Options) -> Result<(Vec<Param>, Scheme),
     Ok((params, Scheme::Flat))
 }
 
-fn prelude(d: Dialect, desc: &LoopDesc, fma: bool) -> String {
+/// Do the kernel's parameters of 64-bit integer type `t` name it `long`
+/// (not `long long`)? Then, in CUDA C++, where the two are distinct, the
+/// private copies are `long` too ([`Ty::typedef`]).
+fn long_only(desc: &LoopDesc, params: &[Param], t: Ty) -> bool {
+    desc.args.iter().zip(params).any(|(a, p)| {
+        let ty = match a {
+            Arg::Direct(x) | Arg::Indirect { dat: x, .. } => x.ty,
+            Arg::Global { ty, .. } | Arg::Info { ty, .. } => *ty,
+            Arg::Idx | Arg::IdxMap { .. } | Arg::Off => return false,
+        };
+        let code = crate::source::code_only(&p.ty);
+        let longs = code
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| *w == "long")
+            .count();
+        ty == t && longs == 1
+    })
+}
+
+fn prelude(d: Dialect, desc: &LoopDesc, params: &[Param], fma: bool) -> String {
     let wants = |t: Ty| {
         desc.args.iter().any(|a| match a {
             Arg::Direct(x) | Arg::Indirect { dat: x, .. } => x.ty == t,
@@ -553,6 +574,15 @@ fn prelude(d: Dialect, desc: &LoopDesc, fma: bool) -> String {
         })
     };
     let mut s = String::from(crate::source::STD_MACRO_DEFS);
+    for t in [Ty::I64, Ty::U64] {
+        if let Some(def) = t
+            .typedef(d, long_only(desc, params, t))
+            .filter(|_| wants(t))
+        {
+            s += def;
+            s += "\n";
+        }
+    }
     match d {
         Dialect::OpenCl => {
             s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
@@ -579,6 +609,9 @@ fn prelude(d: Dialect, desc: &LoopDesc, fma: bool) -> String {
                 s += "static inline void op2_atomic_add_float(volatile __global float *p, float v) {\n";
                 s += "  union { uint u; float f; } o, n;\n";
                 s += "  do { o.f = *p; n.f = o.f + v; } while (atomic_cmpxchg((volatile __global uint *)p, o.u, n.u) != o.u);\n}\n";
+            }
+            if atomics && (wants(Ty::I64) || wants(Ty::U64)) {
+                s += "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n";
             }
         }
         Dialect::Cuda => {
@@ -1759,9 +1792,16 @@ fn group_addr(gi: usize, gr: &Group, wide: bool) -> String {
 
 fn atomic_add(d: Dialect, t: Ty, p: &str, v: &str) -> String {
     match (d, t) {
+        // CUDA adds 64-bit integers as unsigned long long (two's
+        // complement: the same bits for signed ones)
+        (Dialect::Cuda, Ty::I64 | Ty::U64) => {
+            format!("atomicAdd((unsigned long long *)({p}), (unsigned long long)({v}))")
+        }
         (Dialect::Cuda, _) => format!("atomicAdd({p}, {v})"),
         (Dialect::OpenCl, Ty::F64) => format!("op2_atomic_add_double({p}, {v})"),
         (Dialect::OpenCl, Ty::F32) => format!("op2_atomic_add_float({p}, {v})"),
-        (Dialect::OpenCl, Ty::I32) => format!("atomic_add({p}, {v})"),
+        (Dialect::OpenCl, Ty::I32 | Ty::U32) => format!("atomic_add({p}, {v})"),
+        // cl_khr_int64_base_atomics (enabled in the prelude)
+        (Dialect::OpenCl, Ty::I64 | Ty::U64) => format!("atom_add({p}, {v})"),
     }
 }

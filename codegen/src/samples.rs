@@ -2,8 +2,9 @@
 //! the five loops of c-examples/airfoil (kernels from its headers, the
 //! constants it declares), one synthetic loop with every other kind of
 //! argument (vector map argument, optional argument, `op_arg_idx`, SoA,
-//! float and int dats, min/max reductions) and one whose elements may
-//! reach a written row twice (`LoopDesc::shared_rows`).
+//! float and int dats, min/max reductions), one whose elements may
+//! reach a written row twice (`LoopDesc::shared_rows`) and one on OP2's
+//! 64-bit and unsigned integer types.
 
 use crate::desc::{Access, Arg, Conflicts, Const, ConstValue, DatArg, LoopDesc, MapDesc, Ty};
 
@@ -276,5 +277,72 @@ void collapsed(double *a, double *b, double *const *v) {
         },
         source: source.into(),
         consts: Vec::new(),
+    }
+}
+
+/// A loop over edges on OP2's 64-bit and unsigned integer types: `ll`
+/// increments through a map (atomics or colouring), a vector argument of
+/// `uint`, a direct `ull` dat of dim 2 read and written, reductions of
+/// each type (sum, max, min), constants of each type. The kernel names the
+/// 64-bit types `long long` (128 bits in OpenCL C: the generator rewrites
+/// them).
+pub fn wide_ints(conflicts: Conflicts) -> Sample {
+    use Access::*;
+    let source = r#"
+static inline unsigned long long mix(unsigned long long h, unsigned int t) {
+  return (h ^ t) * mult;
+}
+void wide_ints(long long *l, long long *r, const unsigned int *const *tag,
+               unsigned long long *h, unsigned long long *sum, long long *hi,
+               unsigned int *lo) {
+  long long v = (long long)(tag[0][0] & mask) * shift;
+  *l += v;
+  *r -= 2 * v;
+  h[0] = mix(h[0], tag[1][0]);
+  h[1] += (unsigned long long)sizeof(long long);
+  *sum += (unsigned long long)v;
+  *hi = MAX(*hi, v);
+  *lo = MIN(*lo, tag[1][0]);
+}
+"#;
+    let ind = |d: DatArg, idx: i32| Arg::Indirect {
+        dat: d,
+        map: 0,
+        idx,
+    };
+    let gbl = |ty: Ty, access: Access| Arg::Global { dim: 1, ty, access };
+    Sample {
+        desc: LoopDesc {
+            name: "wide_ints".into(),
+            kernel: "wide_ints".into(),
+            args: vec![
+                ind(dat(0, 1, Ty::I64, Inc), 0),
+                ind(dat(0, 1, Ty::I64, Inc), 1),
+                ind(dat(1, 1, Ty::U32, Read), -2),
+                Arg::Direct(dat(2, 2, Ty::U64, Rw)),
+                gbl(Ty::U64, Inc),
+                gbl(Ty::I64, Max),
+                gbl(Ty::U32, Min),
+            ],
+            maps: vec![MapDesc { dim: 2 }],
+            conflicts,
+            disjoint_writes: false,
+            shared_rows: Vec::new(),
+        },
+        source: source.into(),
+        consts: vec![
+            Const {
+                name: "mult".into(),
+                value: ConstValue::U64(vec![0x9E37_79B9_7F4A_7C15]),
+            },
+            Const {
+                name: "shift".into(),
+                value: ConstValue::I64(vec![-(1 << 35)]),
+            },
+            Const {
+                name: "mask".into(),
+                value: ConstValue::U32(vec![0xFFFF]),
+            },
+        ],
     }
 }

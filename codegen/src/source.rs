@@ -351,6 +351,47 @@ pub fn opencl_identifiers(src: &str) -> String {
     out
 }
 
+/// C's `long long` (64 bits on every host OP2 runs on) as OpenCL C's
+/// `long`, which is 64 bits: OpenCL C reserves `long long` for 128 bits,
+/// and PoCL's compiler takes it so (`sizeof(long long)` is 16 there), so
+/// a kernel's `long long *` would read an `ll` dat's 8-byte values two at
+/// a time. Code only: comments and strings stay as they are.
+pub fn opencl_long_long(src: &str) -> String {
+    let code = code_only(src);
+    let b = code.as_bytes();
+    let word_at = |i: usize| -> Option<usize> {
+        if i < b.len() && is_ident_byte(b[i]) && (i == 0 || !is_ident_byte(b[i - 1])) {
+            Some(b[i..].iter().take_while(|c| is_ident_byte(**c)).count())
+        } else {
+            None
+        }
+    };
+    let mut out = String::with_capacity(src.len());
+    let (mut at, mut i) = (0, 0);
+    while i < b.len() {
+        let Some(n) = word_at(i) else {
+            i += 1;
+            continue;
+        };
+        if &code[i..i + n] == "long" {
+            let mut j = i + n;
+            while j < b.len() && b[j].is_ascii_whitespace() {
+                j += 1;
+            }
+            if word_at(j).is_some_and(|m| &code[j..j + m] == "long") {
+                // drop the second `long` and the blanks before it
+                out.push_str(&src[at..i + n]);
+                at = j + 4;
+                i = j + 4;
+                continue;
+            }
+        }
+        i += n;
+    }
+    out.push_str(&src[at..]);
+    out
+}
+
 /// OpenCL C 1.2's storage rules applied to the kernel's source (C and C++
 /// allow what it does not): a constant of file scope with its initializer
 /// (`static const double w = 0.5;`, `const double c[2] = {...};`) becomes
@@ -865,5 +906,23 @@ mod part_tests {
     fn blanked_code_keeps_byte_offsets() {
         let s = "/* é */ int x; // ü\nchar *s = \"ß\";\n";
         assert_eq!(code_only(s).len(), s.len());
+    }
+
+    #[test]
+    fn long_long_becomes_opencl_long() {
+        let s = "inline void k(const long long *a, unsigned long long b[2],\n\
+                 long  \n long int *c, long *d) {\n\
+                 /* long long */ const char *t = \"long long\"; longlong x; long long_y;\n\
+                 b[0] = sizeof(long long) + (unsigned long long)1ll; }\n";
+        let r = opencl_long_long(s);
+        assert_eq!(
+            r,
+            "inline void k(const long *a, unsigned long b[2],\n\
+             long int *c, long *d) {\n\
+             /* long long */ const char *t = \"long long\"; longlong x; long long_y;\n\
+             b[0] = sizeof(long) + (unsigned long)1ll; }\n"
+        );
+        // nothing to change: the same text
+        assert_eq!(opencl_long_long("long x; int y;"), "long x; int y;");
     }
 }

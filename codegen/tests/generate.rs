@@ -896,7 +896,12 @@ fn types_parse_as_op2_writes_them() {
     assert_eq!(Ty::parse("double:soa"), Some((Ty::F64, true)));
     assert_eq!(Ty::parse("r4"), Some((Ty::F32, false)));
     assert_eq!(Ty::parse("int"), Some((Ty::I32, false)));
-    assert_eq!(Ty::parse("long"), None);
+    assert_eq!(Ty::parse("long"), Some((Ty::I64, false)));
+    assert_eq!(Ty::parse("ll:soa"), Some((Ty::I64, true)));
+    assert_eq!(Ty::parse("unsigned long long"), Some((Ty::U64, false)));
+    assert_eq!(Ty::parse("uint"), Some((Ty::U32, false)));
+    assert_eq!(Ty::parse("bool"), None);
+    assert_eq!(Ty::parse("long double"), None);
 }
 
 #[test]
@@ -1119,4 +1124,59 @@ fn pointers_that_may_meet_on_a_row_share_one_copy() {
             );
         }
     }
+}
+
+/// OP2's 64-bit and unsigned integer types: the private copies and device
+/// pointers through typedefs of the dialect (OpenCL C's `long long` is 128
+/// bits: the kernel's is rewritten to `long`; CUDA C++'s `long` and `long
+/// long` are distinct types, so the typedef follows the kernel's
+/// spelling), 64-bit atomics where asked, constants with their literals.
+#[test]
+fn sixty_four_bit_and_unsigned_integers() {
+    let s = samples::wide_ints(Conflicts::Atomics);
+    let cl = gen(&s, Dialect::OpenCl).unwrap().text;
+    assert!(
+        cl.contains("typedef long op2_ll;\ntypedef ulong op2_ull;\n"),
+        "{cl}"
+    );
+    assert!(cl.contains("cl_khr_int64_base_atomics"), "{cl}");
+    assert!(cl.contains("atom_add("), "{cl}");
+    assert!(!cl.contains("long long"), "{cl}");
+    assert!(cl.contains("void wide_ints(long *l, long *r,"), "{cl}");
+    assert!(cl.contains("op2_ll a0_0[1];"), "{cl}");
+    assert!(cl.contains("unsigned int a2_1[1];"), "{cl}");
+    assert!(
+        cl.contains("__constant long shift = -34359738368L;"),
+        "{cl}"
+    );
+    assert!(
+        cl.contains("__constant ulong mult = 11400714819323198485UL;"),
+        "{cl}"
+    );
+    let cu = gen(&s, Dialect::Cuda).unwrap().text;
+    assert!(
+        cu.contains("typedef long long op2_ll;\ntypedef unsigned long long op2_ull;\n"),
+        "{cu}"
+    );
+    assert!(cu.contains("atomicAdd((unsigned long long *)("), "{cu}");
+    assert!(cu.contains("__constant__ long long shift;"), "{cu}");
+    // a kernel that says `long` (and `unsigned long`): so do the
+    // typedefs, in CUDA only
+    let mut l = s.clone();
+    l.source = l.source.replace("long long *", "long *");
+    let cu = gen(&l, Dialect::Cuda).unwrap().text;
+    assert!(
+        cu.contains("typedef long op2_ll;\ntypedef unsigned long op2_ull;\n"),
+        "{cu}"
+    );
+    let cl = gen(&l, Dialect::OpenCl).unwrap().text;
+    assert!(cl.contains("typedef long op2_ll;\n"), "{cl}");
+    // colouring: no atomics, no extension
+    let c = gen(&samples::wide_ints(Conflicts::Colour2), Dialect::OpenCl)
+        .unwrap()
+        .text;
+    assert!(
+        !c.contains("cl_khr_int64_base_atomics") && !c.contains("atom_add"),
+        "{c}"
+    );
 }

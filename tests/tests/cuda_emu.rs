@@ -278,6 +278,27 @@ fn one_dat_through_two_maps_on_the_emulated_gpu() {
     }
 }
 
+/// tests/c/wide_ints (OP2's 64-bit and unsigned integer types; kernels
+/// that name them `long long` and, in one loop, `long`: CUDA C++'s
+/// distinct types, which the private copies follow) on the emulated GPU
+/// in every scheme: the plain C loops' values, every loop on the device.
+#[test]
+fn sixty_four_bit_and_unsigned_integer_dats_on_the_emulated_gpu() {
+    let exe = example(
+        "emu_wide_ints",
+        Lang::C99,
+        &["tests/c/wide_ints/wide_ints.c"],
+        &["tests/c/wide_ints"],
+        "op2_cuda",
+    );
+    let cache = shared_cache();
+    for scheme in ["colour2", "colour2-global", "atomics"] {
+        let r = run_emu(&exe, &[], &cache, &[("OP2_RS_CONFLICTS", scheme)]);
+        assert_passed(&r, scheme);
+        all_on_device(&r, 3);
+    }
+}
+
 #[test]
 fn jac_quadvec_reduction_on_the_emulated_gpu() {
     let cache = shared_cache();

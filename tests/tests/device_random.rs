@@ -1,6 +1,7 @@
 //! A randomized differential test of the device path: from fixed seeds,
 //! random op_seq.h C99 programs (2-3 sets, maps of arity 1-4 with random,
-//! injective or much-repeated targets, double/float/int dats of dims 1-4,
+//! injective or much-repeated targets, double/float/int/long long (OP2's
+//! `ll`) dats of dims 1-4,
 //! loops mixing direct and indirect dats in every access mode the
 //! program's order allows, vector map arguments, global reads and
 //! reductions, op_arg_idx, optional arguments switched on and off,
@@ -77,6 +78,8 @@ enum Ty {
     D,
     F,
     I,
+    /// `long long`, OP2's `ll`
+    L,
 }
 
 impl Ty {
@@ -85,6 +88,14 @@ impl Ty {
             Ty::D => "double",
             Ty::F => "float",
             Ty::I => "int",
+            Ty::L => "long long",
+        }
+    }
+    /// OP2's type string.
+    fn op2(self) -> &'static str {
+        match self {
+            Ty::L => "ll",
+            t => t.c(),
         }
     }
     /// A literal of this type worth `halves / 2` (ints: `halves` itself).
@@ -92,7 +103,7 @@ impl Ty {
         match self {
             Ty::D => format!("{:.1}", halves as f64 / 2.0),
             Ty::F => format!("{:.1}f", halves as f64 / 2.0),
-            Ty::I => format!("{halves}"),
+            Ty::I | Ty::L => format!("{halves}"),
         }
     }
 }
@@ -257,6 +268,7 @@ fn gen_prog(seed: u64) -> Prog {
     for s in 0..nsets {
         for _ in 0..r.range(2, 4) {
             let ty = r.pick(&[Ty::D, Ty::D, Ty::F, Ty::I]);
+            let ty = long_if(ty, dats.len() % 2 == 1);
             let dim = r.pick(&[1, 1, 2, 2, 3, 4]);
             let soa = ty == Ty::D && r.chance(0.15);
             dats.push(DatDef {
@@ -270,6 +282,7 @@ fn gen_prog(seed: u64) -> Prog {
     let mut consts = Vec::new();
     for _ in 0..r.range(1, 3) {
         let ty = r.pick(&[Ty::D, Ty::I]);
+        let ty = long_if(ty, consts.len() % 2 == 0);
         let dim = r.pick(&[1, 1, 2, 3]);
         let vals: Vec<i64> = (0..dim).map(|_| r.range(-6, 6)).collect();
         let again = r
@@ -459,6 +472,7 @@ impl ArgPicker<'_> {
 
     fn global(&mut self, r: &mut Rng) {
         let ty = r.pick(&[Ty::D, Ty::I]);
+        let ty = long_if(ty, self.args.len() % 2 == 1);
         let dim = r.range(1, 3) as usize;
         let acc = r.pick(&[Acc::Read, Acc::Inc, Acc::Min, Acc::Max]);
         let init = (0..dim)
@@ -569,20 +583,31 @@ struct Stmt {
 #[derive(Default, Clone, Copy)]
 struct Helpers {
     /// `h_abs_<t>`: an inline function
-    abs: [bool; 3],
+    abs: [bool; 4],
     /// `h_mix_<t>`: an inline function that calls `h_abs_<t>`
-    mix: [bool; 3],
+    mix: [bool; 4],
     /// `tab_<t>`: a file-scope `static const` table of coefficients
-    tab: [bool; 3],
+    tab: [bool; 4],
 }
 
 impl Helpers {
     fn merge(&mut self, o: &Helpers) {
-        for t in 0..3 {
+        for t in 0..4 {
             self.abs[t] |= o.abs[t];
             self.mix[t] |= o.mix[t];
             self.tab[t] |= o.tab[t];
         }
+    }
+}
+
+/// An int made a long long where `turn` says (every other int dat,
+/// constant, global), drawing no random number: the programs of earlier
+/// seeds keep their shape.
+fn long_if(ty: Ty, turn: bool) -> Ty {
+    if ty == Ty::I && turn {
+        Ty::L
+    } else {
+        ty
     }
 }
 
@@ -591,11 +616,12 @@ fn ty_index(ty: Ty) -> usize {
         Ty::D => 0,
         Ty::F => 1,
         Ty::I => 2,
+        Ty::L => 3,
     }
 }
 
 fn ty_suffix(ty: Ty) -> &'static str {
-    ["d", "f", "i"][ty_index(ty)]
+    ["d", "f", "i", "l"][ty_index(ty)]
 }
 
 /// The tables' values (exact in every type).
@@ -609,11 +635,11 @@ fn helpers_h(h: &Helpers) -> String {
         "/* helpers.h: what the random kernels call (tests/tests/device_random.rs) */\n\
          #ifndef RANDOM_HELPERS_H\n#define RANDOM_HELPERS_H\n\n#define TWICE(x) ((x) + (x))\n\n",
     );
-    for ty in [Ty::D, Ty::F, Ty::I] {
+    for ty in [Ty::D, Ty::F, Ty::I, Ty::L] {
         let (t, c, x) = (ty_index(ty), ty.c(), ty_suffix(ty));
         if h.tab[t] {
             let vals: Vec<String> = match ty {
-                Ty::I => TAB_I.iter().map(|v| v.to_string()).collect(),
+                Ty::I | Ty::L => TAB_I.iter().map(|v| v.to_string()).collect(),
                 Ty::F => TAB.iter().map(|v| format!("{v}f")).collect(),
                 Ty::D => TAB.iter().map(|v| v.to_string()).collect(),
             };
@@ -647,7 +673,7 @@ fn term(r: &mut Rng, input: &Input, ty: Ty, h: &mut Helpers) -> String {
                 .pick(&["0.5", "1.0", "-1.0", "2.0", "-0.25", "1.5", "3.0"])
                 .to_string(),
             Ty::F => format!("{}f", r.pick(&["0.5", "1.0", "-1.0", "2.0", "1.5", "3.0"])),
-            Ty::I => r.pick(&["1", "-1", "2", "3", "-2"]).to_string(),
+            Ty::I | Ty::L => r.pick(&["1", "-1", "2", "3", "-2"]).to_string(),
         }
     };
     let x = format!("({})({})", ty.c(), input.expr);
@@ -674,7 +700,7 @@ fn fold(ty: Ty, e: &str, m: i64) -> String {
     match ty {
         Ty::D => format!("(double)((int)(({e}) * 2.0) % {m}) * 0.5"),
         Ty::F => format!("(float)((int)(({e}) * 2.0f) % {m}) * 0.5f"),
-        Ty::I => format!("(({e}) % {m})"),
+        Ty::I | Ty::L => format!("(({e}) % {m})"),
     }
 }
 
@@ -687,7 +713,7 @@ fn render_stmt(s: &Stmt) -> String {
         Acc::Write => format!("{} = {};", s.target, fold(s.ty, &e, 2001)),
         Acc::Rw => {
             let c = match s.ty {
-                Ty::I => "2",
+                Ty::I | Ty::L => "2",
                 Ty::F => "0.5f",
                 Ty::D => "0.5",
             };
@@ -721,9 +747,9 @@ fn dat_name(d: usize) -> String {
 
 fn type_str(d: &DatDef) -> String {
     if d.soa {
-        format!("{}:soa", d.ty.c())
+        format!("{}:soa", d.ty.op2())
     } else {
-        d.ty.c().to_string()
+        d.ty.op2().to_string()
     }
 }
 
@@ -812,7 +838,7 @@ impl KernelParts {
         self.params.push(format!("{cnst}{} *{pn}", ty.c()));
         self.call.push(format!(
             "op_arg_gbl(gbl_{k}_{i}, {dim}, \"{}\", {})",
-            ty.c(),
+            ty.op2(),
             acc.c()
         ));
         for c in 0..dim {
@@ -932,7 +958,7 @@ fn data_init(ty: Ty) -> &'static str {
     match ty {
         Ty::D => "(double)rnd_range(-64, 64) * 0.5",
         Ty::F => "(float)rnd_range(-64, 64) * 0.5f",
-        Ty::I => "rnd_range(-40, 40)",
+        Ty::I | Ty::L => "rnd_range(-40, 40)",
     }
 }
 
@@ -999,15 +1025,30 @@ const SHOW_I: &str = r#"static void show_i(const char *what, op_dat dat, int n, 
   free(v);
 }
 "#;
+const SHOW_L: &str = r#"static void show_l(const char *what, op_dat dat, int n, int dim, double limit) {
+  long long *v = (long long *)malloc(sizeof(long long) * (size_t)(n * dim));
+  long long s = 0;
+  int i, big = 0;
+  FETCH(dat, v, n);
+  for (i = 0; i < n * dim; i++) {
+    s += v[i] * ((i * 7) % 31 + 1);
+    if ((double)v[i] > limit || (double)v[i] < -limit) big = 1;
+    if (dump && root) printf("D %s %d %lld\n", what, i, v[i]);
+  }
+  if (root) printf("R %s %lld\n", what, s);
+  if (big && root) printf("R BIG %s\n", what);
+  free(v);
+}
+"#;
 
 /// The checksum and range check of a dat of each type.
-const C_SHOW: [&str; 3] = [SHOW_D, SHOW_F, SHOW_I];
+const C_SHOW: [&str; 4] = [SHOW_D, SHOW_F, SHOW_I, SHOW_L];
 
 fn limit(ty: Ty) -> &'static str {
     match ty {
         Ty::D => "1048576.0",
         Ty::F => "65536.0",
-        Ty::I => "16777216.0",
+        Ty::I | Ty::L => "16777216.0",
     }
 }
 
@@ -1017,6 +1058,7 @@ fn show_call(p: &Prog, d: usize, what: &str) -> String {
         Ty::D => "show_d",
         Ty::F => "show_f",
         Ty::I => "show_i",
+        Ty::L => "show_l",
     };
     format!(
         "{f}({what}, {}, {}, {}, {});\n",
@@ -1126,7 +1168,7 @@ fn decl_dats(m: &mut String, p: &Prog, mpi: bool) {
 fn decl_const(m: &mut String, c: usize, cd: &ConstDef, vals: &[i64]) {
     if cd.dim == 1 {
         let _ = writeln!(m, "  cst_{c} = {};", cd.ty.lit(vals[0]));
-        let _ = writeln!(m, "  op_decl_const(1, \"{}\", &cst_{c});", cd.ty.c());
+        let _ = writeln!(m, "  op_decl_const(1, \"{}\", &cst_{c});", cd.ty.op2());
     } else {
         for (j, v) in vals.iter().enumerate() {
             let _ = writeln!(m, "  cst_{c}[{j}] = {};", cd.ty.lit(*v));
@@ -1135,7 +1177,7 @@ fn decl_const(m: &mut String, c: usize, cd: &ConstDef, vals: &[i64]) {
             m,
             "  op_decl_const({}, \"{}\", cst_{c});",
             cd.dim,
-            cd.ty.c()
+            cd.ty.op2()
         );
     }
 }
@@ -1172,7 +1214,11 @@ fn loop_code(m: &mut String, p: &Prog, k: usize, call: &[String]) {
         let mut fmt = format!("R pass %d kern_{k} gbl_{i}");
         let mut vals = String::new();
         for c in 0..*dim {
-            fmt.push_str(if *ty == Ty::I { " %d" } else { " %.17g" });
+            fmt.push_str(match ty {
+                Ty::I => " %d",
+                Ty::L => " %lld",
+                Ty::D | Ty::F => " %.17g",
+            });
             let _ = write!(vals, ", gbl_{k}_{i}[{c}]");
         }
         let _ = writeln!(m, "      if (root) printf(\"{fmt}\\n\", pass{vals});");
@@ -1259,7 +1305,7 @@ fn main_head(seed: u64, p: &Prog, mpi: bool, kernels: &str) -> String {
     } else {
         "#define FETCH(dat, v, n) op_fetch_data(dat, v)\n"
     });
-    for (ty, show) in [Ty::D, Ty::F, Ty::I].into_iter().zip(C_SHOW) {
+    for (ty, show) in [Ty::D, Ty::F, Ty::I, Ty::L].into_iter().zip(C_SHOW) {
         if p.dats.iter().any(|d| d.ty == ty) {
             m.push('\n');
             m.push_str(show);

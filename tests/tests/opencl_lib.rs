@@ -552,6 +552,53 @@ fn one_dat_through_two_maps_on_the_device_in_every_scheme() {
     }
 }
 
+/// tests/c/wide_ints: dats, globals and constants of OP2's 64-bit and
+/// unsigned integer types ("ll", "long", "ull", "uint": increments
+/// through a map past 32 bits, sums that wrap modulo 2^64, min and max
+/// reductions, a constant declared again) on the device in every scheme,
+/// with SoA device copies and 64-bit offsets: the plain C loops' values,
+/// every loop on the device (before, such loops ran on the host; and
+/// OpenCL C's `long long` is 128 bits: the kernels' are rewritten, or
+/// `sizeof(long long)` and the wrapping products would differ).
+#[test]
+fn sixty_four_bit_and_unsigned_integer_dats_on_the_device() {
+    let exe = example(
+        "ocl_wide_ints",
+        Lang::C99,
+        &["tests/c/wide_ints/wide_ints.c"],
+        &["tests/c/wide_ints"],
+        "op2_opencl",
+    );
+    let seq = example(
+        "seq_wide_ints",
+        Lang::C99,
+        &["tests/c/wide_ints/wide_ints.c"],
+        &["tests/c/wide_ints"],
+        "op2_seq",
+    );
+    let host = run_with(&seq, &[], &[]);
+    assert_passed(&host, "libop2_seq");
+    let rounds = |r: &Run| -> Vec<String> {
+        r.stdout
+            .lines()
+            .filter(|l| l.starts_with("round "))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(rounds(&host).len(), 2, "{}", host.stdout);
+    for (scheme, extra) in [
+        ("colour2", ("OP_BLOCK_SIZE", "32")),
+        ("colour2-global", ("OP_AUTO_SOA", "1")),
+        ("atomics", ("OP2_RS_WIDE_OFFSETS", "1")),
+        ("atomics", ("OP_AUTO_SOA", "1")),
+    ] {
+        let r = run_with(&exe, &[], &[("OP2_RS_CONFLICTS", scheme), extra]);
+        assert_passed(&r, &format!("{scheme} {extra:?}"));
+        all_on_device(&r, 3);
+        assert_eq!(rounds(&r), rounds(&host), "{scheme} {extra:?}");
+    }
+}
+
 /// A per-loop option that names no loop of the run (a misspelt
 /// `OP2_RS_CONFLICTS` entry, an `OP2_RS_CONFIG` pattern that matches no
 /// loop) is said once at op_exit, naming the entry and the loops that ran;

@@ -469,11 +469,26 @@ pub fn used_consts(src: &str, consts: &[ConstDecl]) -> Result<Vec<cg::Const>, St
                         .map(|b| i32::from_ne_bytes(b.try_into().unwrap_or([0; 4])))
                         .collect(),
                 ),
+                (ScalarType::U32, 4) => cg::ConstValue::U32(
+                    vals(4)
+                        .map(|b| u32::from_ne_bytes(b.try_into().unwrap_or([0; 4])))
+                        .collect(),
+                ),
+                (ScalarType::I64, 8) => cg::ConstValue::I64(
+                    vals(8)
+                        .map(|b| i64::from_ne_bytes(b.try_into().unwrap_or([0; 8])))
+                        .collect(),
+                ),
+                (ScalarType::U64, 8) => cg::ConstValue::U64(
+                    vals(8)
+                        .map(|b| u64::from_ne_bytes(b.try_into().unwrap_or([0; 8])))
+                        .collect(),
+                ),
                 _ => {
                     return Err(format!(
-                        "constant {} of type {} has no device form (double, float, int)",
-                        c.name, c.type_name
-                    ))
+                    "constant {} of type {} has no device form (double, float, int, uint, ll, ull)",
+                    c.name, c.type_name
+                ))
                 }
             };
             Ok(cg::Const {
