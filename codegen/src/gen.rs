@@ -400,6 +400,9 @@ fn kernel_source(dialect: Dialect, src: &str) -> String {
         )),
         Dialect::Cuda => device_source(src),
     };
+    let k =
+        crate::source::stdint_typedefs(&crate::source::code_only(&k), dialect == Dialect::OpenCl)
+            + &k;
     if crate::source::mentions_ident(&crate::source::code_only(&k), "op2_std_abs") {
         crate::source::std_abs_defs(dialect == Dialect::OpenCl) + &k
     } else {
@@ -546,8 +549,9 @@ fn check(desc: &LoopDesc, src: &str, o: Options) -> Result<(Vec<Param>, Scheme),
 }
 
 /// Do the kernel's parameters of 64-bit integer type `t` name it `long`
-/// (not `long long`)? Then, in CUDA C++, where the two are distinct, the
-/// private copies are `long` too ([`Ty::typedef`]).
+/// (not `long long`), or `int64_t`/`uint64_t` (glibc's `long`)? Then, in
+/// CUDA C++, where `long` and `long long` are distinct, the private copies
+/// are `long` too ([`Ty::typedef`]).
 fn long_only(desc: &LoopDesc, params: &[Param], t: Ty) -> bool {
     desc.args.iter().zip(params).any(|(a, p)| {
         let ty = match a {
@@ -556,11 +560,10 @@ fn long_only(desc: &LoopDesc, params: &[Param], t: Ty) -> bool {
             Arg::Idx | Arg::IdxMap { .. } | Arg::Off => return false,
         };
         let code = crate::source::code_only(&p.ty);
-        let longs = code
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .filter(|w| *w == "long")
-            .count();
-        ty == t && longs == 1
+        let words = || code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+        let longs = words().filter(|w| *w == "long").count();
+        let fixed = words().any(|w| matches!(w, "int64_t" | "uint64_t"));
+        ty == t && (longs == 1 || fixed)
     })
 }
 

@@ -392,6 +392,47 @@ pub fn opencl_long_long(src: &str) -> String {
     out
 }
 
+/// The `<stdint.h>` names the kernel's code uses (`int64_t`, `uint32_t`,
+/// ...), as typedefs of the types glibc gives them on the LP64 hosts OP2
+/// runs on: the device compilers have no `<stdint.h>` (its `#include` is
+/// not part of the generated code). A name the code typedefs itself is
+/// left to it. OpenCL C's `char` is signed and its `long` 64 bits.
+pub fn stdint_typedefs(code: &str, opencl: bool) -> String {
+    const NAMES: [(&str, &str, &str); 8] = [
+        ("int8_t", "char", "signed char"),
+        ("uint8_t", "uchar", "unsigned char"),
+        ("int16_t", "short", "short"),
+        ("uint16_t", "ushort", "unsigned short"),
+        ("int32_t", "int", "int"),
+        ("uint32_t", "uint", "unsigned int"),
+        ("int64_t", "long", "long"),
+        ("uint64_t", "ulong", "unsigned long"),
+    ];
+    let b = code.as_bytes();
+    let mut out = String::new();
+    for (name, cl, cu) in NAMES {
+        let mut used = false;
+        let mut own = false;
+        for (i, _) in code.match_indices(name) {
+            if !whole_word(b, i, name.len()) {
+                continue;
+            }
+            used = true;
+            // `typedef ... name;`: the statement before it says typedef
+            let after = code[i + name.len()..].trim_start();
+            let start = code[..i].rfind([';', '{', '}']).map_or(0, |k| k + 1);
+            if after.starts_with(';') && code[start..i].split_whitespace().next() == Some("typedef")
+            {
+                own = true;
+            }
+        }
+        if used && !own {
+            out += &format!("typedef {} {name};\n", if opencl { cl } else { cu });
+        }
+    }
+    out
+}
+
 /// OpenCL C 1.2's storage rules applied to the kernel's source (C and C++
 /// allow what it does not): a constant of file scope with its initializer
 /// (`static const double w = 0.5;`, `const double c[2] = {...};`) becomes
@@ -924,5 +965,22 @@ mod part_tests {
         );
         // nothing to change: the same text
         assert_eq!(opencl_long_long("long x; int y;"), "long x; int y;");
+    }
+
+    #[test]
+    fn stdint_names_become_typedefs_unless_the_code_has_its_own() {
+        let code = "void k(int64_t *a, const uint32_t *b, my_int64_t *c) {\n\
+                    /* int8_t */ a[0] += b[0]; }\n\
+                    typedef unsigned char uint8_t; static uint8_t z;\n";
+        let c = code_only(code);
+        assert_eq!(
+            stdint_typedefs(&c, true),
+            "typedef uint uint32_t;\ntypedef long int64_t;\n"
+        );
+        assert_eq!(
+            stdint_typedefs(&c, false),
+            "typedef unsigned int uint32_t;\ntypedef long int64_t;\n"
+        );
+        assert_eq!(stdint_typedefs("int x;", true), "");
     }
 }

@@ -1171,6 +1171,27 @@ fn sixty_four_bit_and_unsigned_integers() {
     );
     let cl = gen(&l, Dialect::OpenCl).unwrap().text;
     assert!(cl.contains("typedef long op2_ll;\n"), "{cl}");
+    // <stdint.h>'s names: declared as glibc does (int64_t is long)
+    let mut f = s.clone();
+    f.source = f
+        .source
+        .replace("unsigned long long *", "uint64_t *")
+        .replace("long long *", "int64_t *")
+        .replace(
+            "const unsigned int *const *tag",
+            "const uint32_t *const *tag",
+        );
+    let cu = gen(&f, Dialect::Cuda).unwrap().text;
+    assert!(
+        cu.contains("typedef long op2_ll;\ntypedef unsigned long op2_ull;\n"),
+        "{cu}"
+    );
+    let fixed =
+        "typedef unsigned int uint32_t;\ntypedef long int64_t;\ntypedef unsigned long uint64_t;\n";
+    assert!(cu.contains(fixed), "{cu}");
+    let cl = gen(&f, Dialect::OpenCl).unwrap().text;
+    let fixed = "typedef uint uint32_t;\ntypedef long int64_t;\ntypedef ulong uint64_t;\n";
+    assert!(cl.contains(fixed), "{cl}");
     // colouring: no atomics, no extension
     let c = gen(&samples::wide_ints(Conflicts::Colour2), Dialect::OpenCl)
         .unwrap()

@@ -295,7 +295,7 @@ fn sixty_four_bit_and_unsigned_integer_dats_on_the_emulated_gpu() {
     for scheme in ["colour2", "colour2-global", "atomics"] {
         let r = run_emu(&exe, &[], &cache, &[("OP2_RS_CONFLICTS", scheme)]);
         assert_passed(&r, scheme);
-        all_on_device(&r, 3);
+        all_on_device(&r, 4);
     }
 }
 

@@ -2,10 +2,12 @@
  * kernels.h -- the kernels of wide_ints.c: dats and globals of OP2's
  * 64-bit and unsigned integer types ("ll", "long", "ull", "uint") and
  * constants of them, with values past 32 bits and arithmetic that wraps
- * modulo 2^64.
+ * modulo 2^64; one kernel spells them as <stdint.h> does.
  */
 #ifndef WIDE_INTS_KERNELS_H
 #define WIDE_INTS_KERNELS_H
+
+#include <stdint.h>
 
 /* unsigned long long mult; long long shift; unsigned int mask: the
  * program's constants (op_decl_const) */
@@ -38,6 +40,11 @@ static void hash(unsigned long long *h, const long long *total) {
 static void gather(const long *const *c, long *d, unsigned int *t) {
   *d = c[0][0] - 3 * c[1][0] + (long)shift;
   *t = *t * 1664525u + 1013904223u;
+}
+
+/* edges: <stdint.h>'s names (a device compiler has no <stdint.h>) */
+static void stamp(int64_t *st, const uint32_t *tag) {
+  *st = (int64_t)*tag * (int64_t)-3000000001LL + (int64_t)sizeof(int64_t);
 }
 
 #endif

@@ -8,7 +8,9 @@
  *   "hash"   a direct unsigned long long dat of dim 2 read and written
  *            with products that wrap modulo 2^64, the totals read;
  *   "gather" long ("long") values read through a vector map argument, a
- *            long and an unsigned int written.
+ *            long and an unsigned int written;
+ *   "stamp"  int64_t ("long") written from a uint32_t ("uint"): the
+ *            kernel spells the types as <stdint.h> does.
  * Constants "mult" (ull), "shift" (ll), "mask" (uint) are declared with
  * op_decl_const and "shift" declared again with a new value before the
  * second round. Every value is checked against plain C loops in this
@@ -35,6 +37,7 @@ int main(int argc, char **argv) {
   static long lv[N], d[N], dr[N];
   static unsigned int tag[N], t[N], tr[N];
   static int ends[2 * N];
+  static int64_t st[N];
   for (int i = 0; i < N; i++) {
     ends[2 * i] = i;
     ends[2 * i + 1] = (int)((7LL * i + 3) % N);
@@ -54,6 +57,7 @@ int main(int argc, char **argv) {
   op_dat dtag = op_decl_dat(edges, 1, "uint", tag, "tag");
   op_dat dd = op_decl_dat(edges, 1, "long", d, "d");
   op_dat dt = op_decl_dat(edges, 1, "uint", t, "t");
+  op_dat dst = op_decl_dat(edges, 1, "long", st, "st");
   op_decl_const(1, "ull", &mult);
   op_decl_const(1, "ll", &shift);
   op_decl_const(1, "uint", &mask);
@@ -75,6 +79,8 @@ int main(int argc, char **argv) {
     op_par_loop(gather, "gather", edges, op_arg_dat(dlv, -2, me, 1, "long", OP_READ),
                 op_arg_dat(dd, -1, OP_ID, 1, "long", OP_WRITE),
                 op_arg_dat(dt, -1, OP_ID, 1, "uint", OP_RW));
+    op_par_loop(stamp, "stamp", edges, op_arg_dat(dst, -1, OP_ID, 1, "long", OP_WRITE),
+                op_arg_dat(dtag, -1, OP_ID, 1, "uint", OP_READ));
     for (int e = 0; e < N; e++) {
       long long v = (long long)(tag[e] & mask) * shift;
       totr[ends[2 * e]] += v;
@@ -95,9 +101,11 @@ int main(int argc, char **argv) {
     op_fetch_data(dh, h);
     op_fetch_data(dd, d);
     op_fetch_data(dt, t);
+    op_fetch_data(dst, st);
     for (int i = 0; i < N; i++)
       bad += (tot[i] != totr[i]) + (h[2 * i] != hr[2 * i]) + (h[2 * i + 1] != hr[2 * i + 1]) +
-             (d[i] != dr[i]) + (t[i] != tr[i]);
+             (d[i] != dr[i]) + (t[i] != tr[i]) +
+             (st[i] != (int64_t)tag[i] * (int64_t)-3000000001LL + 8);
     bad += (sum != sumr) + (hi != hir) + (lo != lor);
     printf("round %d: sum %llu max %lld min %u\n", rep, sum, hi, lo);
   }
