@@ -26,8 +26,8 @@
 #             two maps, and one row twice in an element, checking itself),
 #             staged and unstaged colouring
 #             wide_ints, wide_ints_atomics: tests/c/wide_ints (OP2's 64-bit
-#             and unsigned integer types, checking itself), colouring and
-#             atomics (64-bit atomicAdd)
+#             and unsigned integer types and bools, checking itself),
+#             colouring and atomics (64-bit atomicAdd)
 #   src/NAME/ the kernels' headers of each jit program (OP2_RS_KERNEL_PATH
 #             there: the library reads a kernel's source to write its loop)
 #   cache/    every jit program's loops compiled here for $CUDA_ARCH by
@@ -254,7 +254,7 @@ say "tests/c/two_maps (op_seq.h, one dat through two maps) on libop2_cuda, stage
 jit_program two_maps selfcheck tests/c/two_maps "" "" tests/c/two_maps/two_maps.c
 jit_program two_maps_global selfcheck tests/c/two_maps "" "" tests/c/two_maps/two_maps.c
 # ---- tests/c/wide_ints: OP2's 64-bit and unsigned integer types ---------------------
-say "tests/c/wide_ints (op_seq.h, ll/long/ull/uint dats, globals, constants) on libop2_cuda, colouring and atomics -> bin/wide_ints*, cache/"
+say "tests/c/wide_ints (op_seq.h, ll/long/ull/uint/bool dats, globals, constants) on libop2_cuda, colouring and atomics -> bin/wide_ints*, cache/"
 jit_program wide_ints selfcheck tests/c/wide_ints "" "" tests/c/wide_ints/wide_ints.c
 jit_program wide_ints_atomics selfcheck tests/c/wide_ints "" "" tests/c/wide_ints/wide_ints.c
 # ---- tests/c/big_offsets: offsets past 2^31 - 1 -----------------------------------

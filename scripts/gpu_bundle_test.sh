@@ -34,17 +34,17 @@ cubins=$(grep -l $'\x7fELF' "$T/bundle/cache"/*.bin 2> /dev/null | wc -l)
 # same code in both schemes, pin, writing through a map that reaches each
 # node once, is flat in both, and count, OP_RW through shared rows, is
 # staged in both); two_maps 4 (gather, reads only, flat), two_maps_global 3
-# more (gather's flat code is the same); wide_ints 4 (spread staged, hash,
-# gather and stamp flat), wide_ints_atomics 1 more (spread's atomics);
+# more (gather's flat code is the same); wide_ints 5 (spread staged, hash,
+# gather, stamp and flags flat), wide_ints_atomics 1 more (spread's atomics);
 # big_offsets 2 (its loops with 64-bit offsets)
-for l in 'ex_airfoil_jit: 5 loops' 'device_args: 5 loops' 'device_args_atomics: 5 loops' 'two_maps: 4 loops' 'two_maps_global: 4 loops' 'wide_ints: 4 loops' 'wide_ints_atomics: 4 loops' 'big_offsets: 2 loops'; do
+for l in 'ex_airfoil_jit: 5 loops' 'device_args: 5 loops' 'device_args_atomics: 5 loops' 'two_maps: 4 loops' 'two_maps_global: 4 loops' 'wide_ints: 5 loops' 'wide_ints_atomics: 5 loops' 'big_offsets: 2 loops'; do
   grep -qx "$l" "$T/bundle/cache.txt" || {
     echo "gpu_bundle_test: cache.txt lacks '$l'" >&2
     exit 1
   }
 done
-if [ "$cubins" != 27 ]; then
-  echo "gpu_bundle_test: want 27 cubins in the bundle's cache, found $cubins" >&2
+if [ "$cubins" != 28 ]; then
+  echo "gpu_bundle_test: want 28 cubins in the bundle's cache, found $cubins" >&2
   exit 1
 fi
 

@@ -28,6 +28,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut loops = samples::airfoil(&dir, conflicts)?;
         loops.push(samples::synthetic(conflicts));
         loops.push(samples::wide_ints(conflicts));
+        loops.push(samples::flags(conflicts));
         if conflicts != Conflicts::Atomics {
             // (OP_RW through a map: atomics cannot serve it)
             loops.push(samples::collapsed(conflicts));

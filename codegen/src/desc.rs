@@ -17,6 +17,8 @@ pub enum Ty {
     I64,
     /// `ull`, `unsigned long long`.
     U64,
+    /// `bool` (one byte, 0 or 1).
+    Bool,
 }
 
 impl Ty {
@@ -36,6 +38,7 @@ impl Ty {
             "uint" | "unsigned int" => Ty::U32,
             "ll" | "long long" | "long" | "i8" | "integer(8)" => Ty::I64,
             "ull" | "unsigned long long" => Ty::U64,
+            "bool" => Ty::Bool,
             _ => return None,
         };
         Some((t, soa))
@@ -52,6 +55,18 @@ impl Ty {
             Ty::U32 => "unsigned int",
             Ty::I64 => "op2_ll",
             Ty::U64 => "op2_ull",
+            Ty::Bool => "bool",
+        }
+    }
+    /// The name of its values in device memory (buffers, local memory,
+    /// kernel parameters): [`Ty::c_name`], except `bool`, which OpenCL C
+    /// allows in neither buffers nor kernel parameters: bytes
+    /// (`op2_bool`, 0 or 1), converted to `bool` in the private copies
+    /// the kernel gets.
+    pub fn store_name(self) -> &'static str {
+        match self {
+            Ty::Bool => "op2_bool",
+            t => t.c_name(),
         }
     }
     /// The typedef behind [`Ty::c_name`] for a 64-bit integer, `None` for
@@ -68,6 +83,8 @@ impl Ty {
             (Ty::U64, Dialect::Cuda) if long_only => "typedef unsigned long op2_ull;",
             (Ty::I64, Dialect::Cuda) => "typedef long long op2_ll;",
             (Ty::U64, Dialect::Cuda) => "typedef unsigned long long op2_ull;",
+            (Ty::Bool, Dialect::OpenCl) => "typedef uchar op2_bool;",
+            (Ty::Bool, Dialect::Cuda) => "typedef unsigned char op2_bool;",
             _ => return None,
         })
     }
@@ -75,6 +92,7 @@ impl Ty {
         match self {
             Ty::F64 | Ty::I64 | Ty::U64 => 8,
             Ty::F32 | Ty::I32 | Ty::U32 => 4,
+            Ty::Bool => 1,
         }
     }
 }
@@ -296,6 +314,15 @@ impl LoopDesc {
     /// One argument's own checks (see [`LoopDesc::validate`]).
     fn check_arg(&self, i: usize, a: &Arg) -> Result<(), GenError> {
         let at = |w: String| self.err(format!("argument {i}: {w}"));
+        if let Arg::Info { reference, ty, .. } = a {
+            let of_bool = matches!(
+                self.args.get(*reference),
+                Some(Arg::Global { ty: Ty::Bool, .. })
+            );
+            if *ty == Ty::Bool || of_bool {
+                return Err(at("op_arg_info with a bool".into()));
+            }
+        }
         match a {
             Arg::Direct(d) | Arg::Indirect { dat: d, .. } if d.dim == 0 => {
                 return Err(at("dim 0".into()))
@@ -315,6 +342,11 @@ impl LoopDesc {
                 }
                 if matches!(dat.access, Access::Min | Access::Max | Access::Work) {
                     return Err(at(format!("{} is for globals only", dat.access.name())));
+                }
+                if dat.ty == Ty::Bool && dat.access == Access::Inc {
+                    // the increments of a block's elements are summed
+                    // before they reach the dat
+                    return Err(at("OP_INC through a map on a bool dat".into()));
                 }
             }
             Arg::IdxMap { map, idx } => {

@@ -577,7 +577,7 @@ fn prelude(d: Dialect, desc: &LoopDesc, params: &[Param], fma: bool) -> String {
         })
     };
     let mut s = String::from(crate::source::STD_MACRO_DEFS);
-    for t in [Ty::I64, Ty::U64] {
+    for t in [Ty::I64, Ty::U64, Ty::Bool] {
         if let Some(def) = t
             .typedef(d, long_only(desc, params, t))
             .filter(|_| wants(t))
@@ -681,7 +681,7 @@ impl Gen<'_> {
         } else {
             ""
         };
-        format!("{}{c}{} *{r}{name}", self.sp.g, ty.c_name())
+        format!("{}{c}{} *{r}{name}", self.sp.g, ty.store_name())
     }
 
     /// The declaration of a read-only index array (maps, plan arrays):
@@ -744,7 +744,7 @@ impl Gen<'_> {
                 }
                 Arg::Info { ty, dim, .. } => {
                     self.gbl_input(i, *dim, *ty);
-                    let t = ty.c_name();
+                    let t = ty.store_name();
                     self.param(LaunchParam::RedOut(i), format!("{g}{t} *red{i}"));
                 }
                 Arg::Global { ty, access, dim } => {
@@ -758,7 +758,7 @@ impl Gen<'_> {
                     if !matches!(access, Access::Read | Access::Work) {
                         self.param(
                             LaunchParam::RedOut(i),
-                            format!("{g}{} *red{i}", ty.c_name()),
+                            format!("{g}{} *red{i}", ty.store_name()),
                         );
                     }
                 }
@@ -783,7 +783,7 @@ impl Gen<'_> {
         if gbl_by_value(dim, ty) {
             self.types.push(format!(
                 "typedef struct {{ {} v[{dim}]; }} op2_gbl{i}_t;",
-                ty.c_name()
+                ty.store_name()
             ));
             self.param(
                 LaunchParam::GblValue(i),
@@ -793,7 +793,7 @@ impl Gen<'_> {
             let g = self.sp.g;
             self.param(
                 LaunchParam::GblIn(i),
-                format!("{g}const {} *gbl{i}", ty.c_name()),
+                format!("{g}const {} *gbl{i}", ty.store_name()),
             );
         }
     }
@@ -855,7 +855,10 @@ impl Gen<'_> {
                     Dialect::OpenCl => "__local",
                     Dialect::Cuda => "__shared__",
                 };
-                self.line(1, &format!("{shared} {t} red{i}_s[{}];", bs * dim));
+                self.line(
+                    1,
+                    &format!("{shared} {} red{i}_s[{}];", ty.store_name(), bs * dim),
+                );
                 self.line(1, &format!("{t} r{i}[{dim}];"));
                 let init = match access {
                     Access::Inc => "0".to_string(),
@@ -883,8 +886,10 @@ impl Gen<'_> {
                 self.pair_reduction(i, j, slot);
                 continue;
             }
-            if let Arg::Global { dim, access, .. } = a {
+            if let Arg::Global { dim, access, ty } = a {
                 let op = |x: &str, y: &str| match access {
+                    // a sum of bools is whether any is true
+                    Access::Inc if *ty == Ty::Bool => format!("({x}) || ({y})"),
                     Access::Inc => format!("{x} + {y}"),
                     Access::Min => format!("MIN({x}, {y})"),
                     _ => format!("MAX({x}, {y})"),
@@ -1649,7 +1654,7 @@ impl Gen<'_> {
         let groups = self.groups.clone();
         let ng = groups.len();
         for (gi, gr) in groups.iter().enumerate() {
-            let t = gr.ty.c_name();
+            let t = gr.ty.store_name();
             let (dim, bytes) = (gr.dim, gr.ty.bytes());
             self.line(
                 1,
@@ -1800,6 +1805,10 @@ fn atomic_add(d: Dialect, t: Ty, p: &str, v: &str) -> String {
         (Dialect::Cuda, Ty::I64 | Ty::U64) => {
             format!("atomicAdd((unsigned long long *)({p}), (unsigned long long)({v}))")
         }
+        // never asked: LoopDesc::validate refuses OP_INC through a map on
+        // a bool dat (a sum of bools is an `or`, which no atomic of one
+        // byte does in OpenCL C 1.2)
+        (_, Ty::Bool) => format!("*({p}) = (op2_bool)(*({p}) || ({v}))"),
         (Dialect::Cuda, _) => format!("atomicAdd({p}, {v})"),
         (Dialect::OpenCl, Ty::F64) => format!("op2_atomic_add_double({p}, {v})"),
         (Dialect::OpenCl, Ty::F32) => format!("op2_atomic_add_float({p}, {v})"),

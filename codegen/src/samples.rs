@@ -3,8 +3,8 @@
 //! constants it declares), one synthetic loop with every other kind of
 //! argument (vector map argument, optional argument, `op_arg_idx`, SoA,
 //! float and int dats, min/max reductions), one whose elements may
-//! reach a written row twice (`LoopDesc::shared_rows`) and one on OP2's
-//! 64-bit and unsigned integer types.
+//! reach a written row twice (`LoopDesc::shared_rows`), one on OP2's
+//! 64-bit and unsigned integer types and one on `bool`s.
 
 use crate::desc::{Access, Arg, Conflicts, Const, ConstValue, DatArg, LoopDesc, MapDesc, Ty};
 
@@ -344,5 +344,48 @@ void wide_ints(long long *l, long long *r, const unsigned int *const *tag,
                 value: ConstValue::U32(vec![0xFFFF]),
             },
         ],
+    }
+}
+
+/// A loop over edges on `bool`s: a direct dat read and written, a dat read
+/// through a map, reductions of each kind (`OP_INC`: any; `OP_MIN`: all;
+/// `OP_MAX`: any).
+pub fn flags(conflicts: Conflicts) -> Sample {
+    use Access::*;
+    let source = r#"
+void flags(bool *f, const bool *n, bool *any, bool *all, bool *some) {
+  *f = *f != *n;
+  *any += *f;
+  *all = MIN(*all, *n);
+  *some = MAX(*some, (bool)(*f && *n));
+}
+"#;
+    let gbl = |access: Access| Arg::Global {
+        dim: 1,
+        ty: Ty::Bool,
+        access,
+    };
+    Sample {
+        desc: LoopDesc {
+            name: "flags".into(),
+            kernel: "flags".into(),
+            args: vec![
+                Arg::Direct(dat(0, 1, Ty::Bool, Rw)),
+                Arg::Indirect {
+                    dat: dat(1, 1, Ty::Bool, Read),
+                    map: 0,
+                    idx: 1,
+                },
+                gbl(Inc),
+                gbl(Min),
+                gbl(Max),
+            ],
+            maps: vec![MapDesc { dim: 2 }],
+            conflicts,
+            disjoint_writes: false,
+            shared_rows: Vec::new(),
+        },
+        source: source.into(),
+        consts: Vec::new(),
     }
 }

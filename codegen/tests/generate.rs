@@ -900,7 +900,8 @@ fn types_parse_as_op2_writes_them() {
     assert_eq!(Ty::parse("ll:soa"), Some((Ty::I64, true)));
     assert_eq!(Ty::parse("unsigned long long"), Some((Ty::U64, false)));
     assert_eq!(Ty::parse("uint"), Some((Ty::U32, false)));
-    assert_eq!(Ty::parse("bool"), None);
+    assert_eq!(Ty::parse("bool"), Some((Ty::Bool, false)));
+    assert_eq!(Ty::parse("my_type"), None);
     assert_eq!(Ty::parse("long double"), None);
 }
 
@@ -1200,4 +1201,35 @@ fn sixty_four_bit_and_unsigned_integers() {
         !c.contains("cl_khr_int64_base_atomics") && !c.contains("atom_add"),
         "{c}"
     );
+}
+
+/// `bool` dats and globals: bytes in device memory (OpenCL C allows
+/// `bool` in neither buffers nor kernel parameters), `bool` private
+/// copies for the kernel; a sum of bools reduces with `||`; OP_INC through
+/// a map on a bool dat and op_arg_info with a bool are refused (the loop
+/// runs on the host).
+#[test]
+fn bools_are_bytes_in_device_memory() {
+    let s = samples::flags(Conflicts::Colour2);
+    for d in [Dialect::OpenCl, Dialect::Cuda] {
+        let t = gen(&s, d).unwrap().text;
+        let def = match d {
+            Dialect::OpenCl => "typedef uchar op2_bool;\n",
+            Dialect::Cuda => "typedef unsigned char op2_bool;\n",
+        };
+        assert!(t.contains(def), "{t}");
+        assert!(t.contains("op2_bool *") && t.contains("bool a0[1];"), "{t}");
+        assert!(t.contains(") || ("), "{t}");
+        let decl = t.split("void op2_k_flags(").nth(1).unwrap();
+        let decl = &decl[..decl.find(')').unwrap()];
+        // no parameter of the entry is a bool (OpenCL C refuses them)
+        let words = decl.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+        assert!(!words.clone().any(|w| w == "bool"), "{decl}");
+    }
+    let mut inc = s.clone();
+    if let Arg::Indirect { dat, .. } = &mut inc.desc.args[1] {
+        dat.access = Access::Inc;
+    }
+    let e = gen(&inc, Dialect::OpenCl).unwrap_err().to_string();
+    assert!(e.contains("OP_INC through a map on a bool dat"), "{e}");
 }

@@ -278,7 +278,7 @@ fn one_dat_through_two_maps_on_the_emulated_gpu() {
     }
 }
 
-/// tests/c/wide_ints (OP2's 64-bit and unsigned integer types; kernels
+/// tests/c/wide_ints (OP2's 64-bit and unsigned integer types and bools; kernels
 /// that name them `long long` and, in one loop, `long`: CUDA C++'s
 /// distinct types, which the private copies follow) on the emulated GPU
 /// in every scheme: the plain C loops' values, every loop on the device.
@@ -295,7 +295,7 @@ fn sixty_four_bit_and_unsigned_integer_dats_on_the_emulated_gpu() {
     for scheme in ["colour2", "colour2-global", "atomics"] {
         let r = run_emu(&exe, &[], &cache, &[("OP2_RS_CONFLICTS", scheme)]);
         assert_passed(&r, scheme);
-        all_on_device(&r, 4);
+        all_on_device(&r, 5);
     }
 }
 

@@ -556,7 +556,8 @@ fn one_dat_through_two_maps_on_the_device_in_every_scheme() {
 /// unsigned integer types ("ll", "long", "ull", "uint": increments
 /// through a map past 32 bits, sums that wrap modulo 2^64, min and max
 /// reductions, a constant declared again, a kernel spelling them as
-/// <stdint.h> does) on the device in every scheme,
+/// <stdint.h> does) and of "bool" (a dat read and written and one read
+/// through a map, any/all reductions) on the device in every scheme,
 /// with SoA device copies and 64-bit offsets: the plain C loops' values,
 /// every loop on the device (before, such loops ran on the host; and
 /// OpenCL C's `long long` is 128 bits: the kernels' are rewritten, or
@@ -595,7 +596,7 @@ fn sixty_four_bit_and_unsigned_integer_dats_on_the_device() {
     ] {
         let r = run_with(&exe, &[], &[("OP2_RS_CONFLICTS", scheme), extra]);
         assert_passed(&r, &format!("{scheme} {extra:?}"));
-        all_on_device(&r, 4);
+        all_on_device(&r, 5);
         assert_eq!(rounds(&r), rounds(&host), "{scheme} {extra:?}");
     }
 }

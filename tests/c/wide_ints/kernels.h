@@ -1,12 +1,14 @@
 /*
  * kernels.h -- the kernels of wide_ints.c: dats and globals of OP2's
- * 64-bit and unsigned integer types ("ll", "long", "ull", "uint") and
+ * 64-bit and unsigned integer types ("ll", "long", "ull", "uint") and of
+ * "bool", and
  * constants of them, with values past 32 bits and arithmetic that wraps
  * modulo 2^64; one kernel spells them as <stdint.h> does.
  */
 #ifndef WIDE_INTS_KERNELS_H
 #define WIDE_INTS_KERNELS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* unsigned long long mult; long long shift; unsigned int mask: the
@@ -45,6 +47,15 @@ static void gather(const long *const *c, long *d, unsigned int *t) {
 /* edges: <stdint.h>'s names (a device compiler has no <stdint.h>) */
 static void stamp(int64_t *st, const uint32_t *tag) {
   *st = (int64_t)*tag * (int64_t)-3000000001LL + (int64_t)sizeof(int64_t);
+}
+
+/* edges: bools, a dat read and written, a dat read through the map, and
+ * reductions (OP_INC: any; OP_MIN: all; OP_MAX: any) */
+static void flags(bool *f, const bool *n, bool *any, bool *all, bool *some) {
+  *f = *f != *n;
+  *any += *f;
+  *all = *n < *all ? *n : *all;
+  if (*f && *n) *some = true;
 }
 
 #endif

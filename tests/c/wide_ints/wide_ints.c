@@ -10,7 +10,9 @@
  *   "gather" long ("long") values read through a vector map argument, a
  *            long and an unsigned int written;
  *   "stamp"  int64_t ("long") written from a uint32_t ("uint"): the
- *            kernel spells the types as <stdint.h> does.
+ *            kernel spells the types as <stdint.h> does;
+ *   "flags"  bools: a dat read and written, one read through the map,
+ *            OP_INC (any), OP_MIN (all) and OP_MAX (any) globals.
  * Constants "mult" (ull), "shift" (ll), "mask" (uint) are declared with
  * op_decl_const and "shift" declared again with a new value before the
  * second round. Every value is checked against plain C loops in this
@@ -18,6 +20,7 @@
  * is 128 bits: a device library that passed the kernels' types through
  * would read and wrap differently.)
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -38,6 +41,7 @@ int main(int argc, char **argv) {
   static unsigned int tag[N], t[N], tr[N];
   static int ends[2 * N];
   static int64_t st[N];
+  static bool f[N], fr[N], nb[N];
   for (int i = 0; i < N; i++) {
     ends[2 * i] = i;
     ends[2 * i + 1] = (int)((7LL * i + 3) % N);
@@ -46,6 +50,8 @@ int main(int argc, char **argv) {
     h[2 * i + 1] = hr[2 * i + 1] = (unsigned long long)i << 40;
     lv[i] = (long)i * 5000000001L - 7L;
     t[i] = tr[i] = (unsigned int)i;
+    f[i] = fr[i] = i % 3 == 0;
+    nb[i] = i % 5 != 0;
   }
   op_init(argc, argv, 1);
   op_set cells = op_decl_set(N, "cells");
@@ -58,6 +64,8 @@ int main(int argc, char **argv) {
   op_dat dd = op_decl_dat(edges, 1, "long", d, "d");
   op_dat dt = op_decl_dat(edges, 1, "uint", t, "t");
   op_dat dst = op_decl_dat(edges, 1, "long", st, "st");
+  op_dat df = op_decl_dat(edges, 1, "bool", f, "f");
+  op_dat dnb = op_decl_dat(cells, 1, "bool", nb, "nb");
   op_decl_const(1, "ull", &mult);
   op_decl_const(1, "ll", &shift);
   op_decl_const(1, "uint", &mask);
@@ -81,6 +89,19 @@ int main(int argc, char **argv) {
                 op_arg_dat(dt, -1, OP_ID, 1, "uint", OP_RW));
     op_par_loop(stamp, "stamp", edges, op_arg_dat(dst, -1, OP_ID, 1, "long", OP_WRITE),
                 op_arg_dat(dtag, -1, OP_ID, 1, "uint", OP_READ));
+    /* round 0: some edge's flag ends true, not every cell's nb is true;
+     * round 1 the same from the flags round 0 left */
+    bool any = false, all = true, some = false, anyr = false, allr = true, somer = false;
+    op_par_loop(flags, "flags", edges, op_arg_dat(df, -1, OP_ID, 1, "bool", OP_RW),
+                op_arg_dat(dnb, 1, me, 1, "bool", OP_READ), op_arg_gbl(&any, 1, "bool", OP_INC),
+                op_arg_gbl(&all, 1, "bool", OP_MIN), op_arg_gbl(&some, 1, "bool", OP_MAX));
+    for (int e = 0; e < N; e++) {
+      bool n = nb[ends[2 * e + 1]];
+      fr[e] = fr[e] != n;
+      anyr = anyr || fr[e];
+      allr = allr && n;
+      somer = somer || (fr[e] && n);
+    }
     for (int e = 0; e < N; e++) {
       long long v = (long long)(tag[e] & mask) * shift;
       totr[ends[2 * e]] += v;
@@ -102,12 +123,15 @@ int main(int argc, char **argv) {
     op_fetch_data(dd, d);
     op_fetch_data(dt, t);
     op_fetch_data(dst, st);
+    op_fetch_data(df, f);
     for (int i = 0; i < N; i++)
       bad += (tot[i] != totr[i]) + (h[2 * i] != hr[2 * i]) + (h[2 * i + 1] != hr[2 * i + 1]) +
              (d[i] != dr[i]) + (t[i] != tr[i]) +
-             (st[i] != (int64_t)tag[i] * (int64_t)-3000000001LL + 8);
+             (st[i] != (int64_t)tag[i] * (int64_t)-3000000001LL + 8) + (f[i] != fr[i]);
+    bad += (any != anyr) + (all != allr) + (some != somer);
     bad += (sum != sumr) + (hi != hir) + (lo != lor);
-    printf("round %d: sum %llu max %lld min %u\n", rep, sum, hi, lo);
+    printf("round %d: sum %llu max %lld min %u any %d all %d some %d\n", rep, sum, hi, lo, any, all,
+           some);
   }
   op_timing_output();
   op_exit();
