@@ -443,6 +443,15 @@ impl Front {
     }
 }
 
+/// The first `n` values of `W` bytes each in `bytes` (the host's order).
+fn scalars<T, const W: usize>(bytes: &[u8], n: usize, from: fn([u8; W]) -> T) -> Vec<T> {
+    bytes
+        .chunks_exact(W)
+        .take(n)
+        .map(|b| from(b.try_into().unwrap_or([0; W])))
+        .collect()
+}
+
 /// The constants `src` uses, as the generator takes them.
 pub fn used_consts(src: &str, consts: &[ConstDecl]) -> Result<Vec<cg::Const>, String> {
     let code = cg::source::code_only(src);
@@ -452,38 +461,14 @@ pub fn used_consts(src: &str, consts: &[ConstDecl]) -> Result<Vec<cg::Const>, St
         .map(|c| {
             let t = ScalarType::parse(&c.type_name);
             let n = c.dim.max(1);
-            let vals = |size: usize| c.bytes.chunks_exact(size).take(n);
+            let b = &c.bytes;
             let value = match (t, c.bytes.len() / n) {
-                (ScalarType::F64, 8) => cg::ConstValue::F64(
-                    vals(8)
-                        .map(|b| f64::from_ne_bytes(b.try_into().unwrap_or([0; 8])))
-                        .collect(),
-                ),
-                (ScalarType::F32, 4) => cg::ConstValue::F32(
-                    vals(4)
-                        .map(|b| f32::from_ne_bytes(b.try_into().unwrap_or([0; 4])))
-                        .collect(),
-                ),
-                (ScalarType::I32, 4) => cg::ConstValue::I32(
-                    vals(4)
-                        .map(|b| i32::from_ne_bytes(b.try_into().unwrap_or([0; 4])))
-                        .collect(),
-                ),
-                (ScalarType::U32, 4) => cg::ConstValue::U32(
-                    vals(4)
-                        .map(|b| u32::from_ne_bytes(b.try_into().unwrap_or([0; 4])))
-                        .collect(),
-                ),
-                (ScalarType::I64, 8) => cg::ConstValue::I64(
-                    vals(8)
-                        .map(|b| i64::from_ne_bytes(b.try_into().unwrap_or([0; 8])))
-                        .collect(),
-                ),
-                (ScalarType::U64, 8) => cg::ConstValue::U64(
-                    vals(8)
-                        .map(|b| u64::from_ne_bytes(b.try_into().unwrap_or([0; 8])))
-                        .collect(),
-                ),
+                (ScalarType::F64, 8) => cg::ConstValue::F64(scalars(b, n, f64::from_ne_bytes)),
+                (ScalarType::F32, 4) => cg::ConstValue::F32(scalars(b, n, f32::from_ne_bytes)),
+                (ScalarType::I32, 4) => cg::ConstValue::I32(scalars(b, n, i32::from_ne_bytes)),
+                (ScalarType::U32, 4) => cg::ConstValue::U32(scalars(b, n, u32::from_ne_bytes)),
+                (ScalarType::I64, 8) => cg::ConstValue::I64(scalars(b, n, i64::from_ne_bytes)),
+                (ScalarType::U64, 8) => cg::ConstValue::U64(scalars(b, n, u64::from_ne_bytes)),
                 _ => {
                     return Err(format!(
                     "constant {} of type {} has no device form (double, float, int, uint, ll, ull)",
