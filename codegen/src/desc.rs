@@ -69,12 +69,13 @@ impl Ty {
             t => t.c_name(),
         }
     }
-    /// The typedef behind [`Ty::c_name`] for a 64-bit integer, `None` for
-    /// the others. `spelling` is how the kernel's parameter names the type
-    /// (`long` or `long long`): in CUDA C++ the two are distinct types, and
-    /// the private copies the kernel gets pointers to must have its type;
-    /// in OpenCL C `long` is 64 bits (the kernel's `long long` is rewritten
-    /// so, [`crate::source::opencl_long_long`]).
+    /// The typedef behind [`Ty::c_name`] of a 64-bit integer and behind
+    /// [`Ty::store_name`] of a `bool`, `None` for the others. `long_only`:
+    /// the kernel's parameters name the 64-bit type `long`, not `long
+    /// long`: in CUDA C++ the two are distinct types, and the private
+    /// copies the kernel gets pointers to must have its type; in OpenCL C
+    /// `long` is 64 bits (the kernel's `long long` is rewritten so,
+    /// [`crate::source::opencl_long_long`]).
     pub fn typedef(self, d: Dialect, long_only: bool) -> Option<&'static str> {
         Some(match (self, d) {
             (Ty::I64, Dialect::OpenCl) => "typedef long op2_ll;",
@@ -164,6 +165,18 @@ pub enum Arg {
     /// with a 0 flag): the kernel gets a null pointer, as on the host, and
     /// nothing is staged, copied or reduced for it.
     Off,
+}
+
+impl Arg {
+    /// The element type of the values the argument passes (`None` for
+    /// indices and arguments switched off).
+    pub fn elem_ty(&self) -> Option<Ty> {
+        match self {
+            Arg::Direct(d) | Arg::Indirect { dat: d, .. } => Some(d.ty),
+            Arg::Global { ty, .. } | Arg::Info { ty, .. } => Some(*ty),
+            Arg::Idx | Arg::IdxMap { .. } | Arg::Off => None,
+        }
+    }
 }
 
 /// A dat argument: which dat (`dat`, an identifier the caller chooses, equal

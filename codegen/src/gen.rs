@@ -400,10 +400,10 @@ fn kernel_source(dialect: Dialect, src: &str) -> String {
         )),
         Dialect::Cuda => device_source(src),
     };
-    let k =
-        crate::source::stdint_typedefs(&crate::source::code_only(&k), dialect == Dialect::OpenCl)
-            + &k;
-    if crate::source::mentions_ident(&crate::source::code_only(&k), "op2_std_abs") {
+    // (the typedefs mention no op2_std_abs: one blanked copy serves both)
+    let code = crate::source::code_only(&k);
+    let k = crate::source::stdint_typedefs(&code, dialect == Dialect::OpenCl) + &k;
+    if crate::source::mentions_ident(&code, "op2_std_abs") {
         crate::source::std_abs_defs(dialect == Dialect::OpenCl) + &k
     } else {
         k
@@ -554,28 +554,16 @@ fn check(desc: &LoopDesc, src: &str, o: Options) -> Result<(Vec<Param>, Scheme),
 /// are `long` too ([`Ty::typedef`]).
 fn long_only(desc: &LoopDesc, params: &[Param], t: Ty) -> bool {
     desc.args.iter().zip(params).any(|(a, p)| {
-        let ty = match a {
-            Arg::Direct(x) | Arg::Indirect { dat: x, .. } => x.ty,
-            Arg::Global { ty, .. } | Arg::Info { ty, .. } => *ty,
-            Arg::Idx | Arg::IdxMap { .. } | Arg::Off => return false,
-        };
         let code = crate::source::code_only(&p.ty);
         let words = || code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
         let longs = words().filter(|w| *w == "long").count();
         let fixed = words().any(|w| matches!(w, "int64_t" | "uint64_t"));
-        ty == t && (longs == 1 || fixed)
+        a.elem_ty() == Some(t) && (longs == 1 || fixed)
     })
 }
 
 fn prelude(d: Dialect, desc: &LoopDesc, params: &[Param], fma: bool) -> String {
-    let wants = |t: Ty| {
-        desc.args.iter().any(|a| match a {
-            Arg::Direct(x) | Arg::Indirect { dat: x, .. } => x.ty == t,
-            Arg::Global { ty, .. } => *ty == t,
-            Arg::Info { ty, .. } => *ty == t,
-            Arg::Idx | Arg::IdxMap { .. } | Arg::Off => false,
-        })
-    };
+    let wants = |t: Ty| desc.args.iter().any(|a| a.elem_ty() == Some(t));
     let mut s = String::from(crate::source::STD_MACRO_DEFS);
     for t in [Ty::I64, Ty::U64, Ty::Bool] {
         if let Some(def) = t

@@ -68,7 +68,7 @@ pub fn describe(
             .ok_or_else(|| no("dim must be positive"))?;
         let (ty, soa_type) = cg::Ty::parse(&a.type_name).ok_or_else(|| {
             no(&format!(
-                "type '{}' has no device form (double, float, int, uint, ll, ull)",
+                "type '{}' has no device form (double, float, int, uint, ll, ull, bool)",
                 a.type_name
             ))
         })?;
